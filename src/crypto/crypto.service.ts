@@ -1,0 +1,27 @@
+import { NotFoundError } from "../common/errors";
+import type { Context } from "../context";
+import { resolveInstrument } from "../security/security.service";
+import type { CryptoPrice } from "./crypto.types";
+
+export async function getCryptoPrice(ctx: Context, symbol: string): Promise<CryptoPrice> {
+  const row = await resolveInstrument(ctx, { symbol }, ["crypto"]);
+  const q = row.quote;
+  if (!q) throw new NotFoundError(`no price for ${row.listing.symbol}`);
+  const [base] = row.listing.symbol.split("-");
+  return {
+    symbol: row.listing.symbol,
+    base: base!,
+    name: row.security.name,
+    currency: row.listing.currency,
+    price: q.c,
+    change: q.c - q.pc,
+    changePercent: q.pc === 0 ? 0 : Math.round(((q.c - q.pc) / q.pc) * 100 * 1e4) / 1e4,
+    open: q.o,
+    high: q.h,
+    low: q.l,
+    previousClose: q.pc,
+    volume: q.v,
+    marketCapitalization: row.security.marketCap,
+    t: q.t,
+  };
+}

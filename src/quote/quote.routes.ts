@@ -1,0 +1,49 @@
+import { z } from "zod";
+import { currencyField, securityRefBody } from "../rest/rest.body";
+import { QuoteDocument, type QuoteQuery } from "../rest/rest.operations.generated";
+import { route, VERSIONS, type RouteEntry } from "../rest/rest.route";
+
+/** The contract's quote shape (CONTRACT.md section 4), whose keys GraphQL names cannot spell. */
+function quoteShape(data: QuoteQuery) {
+  const q = data.quote;
+  return {
+    symbol: q.symbol,
+    c: q.c,
+    d: q.d,
+    dp: q.dp,
+    h: q.h,
+    l: q.l,
+    o: q.o,
+    pc: q.pc,
+    t: q.t,
+    v: q.v,
+    currency: q.currency,
+    exchange: q.exchange,
+    earningsAnnouncement: q.earningsAnnouncement,
+    historical_price: { day: q.historicalPrice.day, "50days": q.historicalPrice.fiftyDays, "200days": q.historicalPrice.twoHundredDays },
+    metrics: q.metrics && {
+      marketCapitalization: q.metrics.marketCapitalization,
+      avgVolume: q.metrics.avgVolume,
+      eps: q.metrics.eps,
+      "pe/ratio": q.metrics.peRatio,
+      sharesOutstanding: q.metrics.sharesOutstanding,
+    },
+  };
+}
+
+export const QUOTE_ROUTES: readonly RouteEntry[] = [
+  route({
+    path: "quote",
+    summary: "Latest quote of a stock, ETF, fund, crypto pair or forex pair",
+    versions: VERSIONS,
+    scope: null,
+    body: securityRefBody.and(z.object({ currency: currencyField.optional() })).transform((b) => ({
+      symbol: b.symbol ?? null,
+      isin: b.isin ?? null,
+      currency: b.currency ?? null,
+    })),
+    operation: QuoteDocument,
+    shape: quoteShape,
+    singleSecurity: true,
+  }),
+];

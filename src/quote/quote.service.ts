@@ -1,0 +1,85 @@
+import { requireScope, SCOPE_OF_TYPE } from "../auth/auth.scope-of";
+import { NotFoundError } from "../common/errors";
+import type { Context } from "../context";
+import { dayOf, fxConverter, normalizeCurrency } from "../fx/fx.service";
+import { resolveInstrument, type SecurityRef } from "../security/security.service";
+import { SecurityKind } from "../security/security.types";
+import type { InstrumentRow, QuarterlyFinancialsRow } from "../sources/data-source";
+import type { Quote, QuoteMetrics } from "./quote.types";
+
+const round = (x: number, digits = 6) => {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+};
+
+/** Builds the quote of a resolved instrument, optionally converted into `currency` at the quote day's rate. */
+export async function quoteOf(ctx: Context, row: InstrumentRow, currency?: string | null): Promise<Quote> {
+  requireScope(ctx, SCOPE_OF_TYPE[row.security.type]);
+  const q = row.quote;
+  if (!q) throw new NotFoundError(`no quote for ${row.listing.symbol}`);
+  const target = currency ? normalizeCurrency(currency) : row.listing.currency;
+  const day = dayOf(q.t);
+  const f = target === row.listing.currency ? 1 : (await fxConverter(ctx, row.listing.currency, target, day, day))(day);
+  const px = (x: number) => round(x * f);
+  const c = px(q.c);
+  const pc = px(q.pc);
+  return {
+    symbol: row.listing.symbol,
+    name: row.security.name,
+    type: row.security.type as SecurityKind,
+    isin: row.security.isin,
+    c,
+    d: round(c - pc),
+    dp: pc === 0 ? 0 : round(((q.c - q.pc) / q.pc) * 100, 4),
+    h: px(q.h),
+    l: px(q.l),
+    o: px(q.o),
+    pc,
+    t: q.t,
+    v: q.v,
+    currency: target,
+    exchange: row.listing.exchange,
+    earningsAnnouncement: row.security.nextEarningsDate,
+    historicalPrice: {
+      day: c,
+      fiftyDays: q.ma50 == null ? null : px(q.ma50),
+      twoHundredDays: q.ma200 == null ? null : px(q.ma200),
+    },
+    securityId: row.security.id,
+    securityType: row.security.type as SecurityKind,
+    marketCap: row.security.marketCap,
+    sharesOutstanding: row.security.sharesOutstanding,
+    avgVolume: q.avgVolume,
+  };
+}
+
+export async function getQuote(ctx: Context, ref: SecurityRef & { currency?: string | null }): Promise<Quote> {
+  return quoteOf(ctx, await resolveInstrument(ctx, ref), ref.currency);
+}
+
+/** Sum of the last four quarters of a flow, or null with fewer than four quarters. */
+export function trailingSum(quarters: readonly QuarterlyFinancialsRow[], pick: (q: QuarterlyFinancialsRow) => number): number | null {
+  if (quarters.length < 4) return null;
+  return quarters.slice(-4).reduce((s, q) => s + pick(q), 0);
+}
+
+export async function metricsOf(ctx: Context, quote: Quote): Promise<QuoteMetrics | null> {
+  if (quote.securityType === SecurityKind.crypto || quote.securityType === SecurityKind.forex) return null;
+  let eps: number | null = null;
+  let pe: number | null = null;
+  if (quote.securityType === SecurityKind.stock) {
+    const quarters = await ctx.loaders.financials.load(quote.securityId);
+    eps = trailingSum(quarters, (q) => q.eps);
+    const netIncome = trailingSum(quarters, (q) => q.netIncome);
+    // Market cap over TTM net income is P/E without converting the listing's price into the reporting currency.
+    if (netIncome != null && netIncome > 0 && quote.marketCap != null) pe = round(quote.marketCap / netIncome, 4);
+    if (eps != null) eps = round(eps, 4);
+  }
+  return {
+    marketCapitalization: quote.marketCap,
+    avgVolume: quote.avgVolume,
+    eps,
+    peRatio: pe,
+    sharesOutstanding: quote.sharesOutstanding,
+  };
+}

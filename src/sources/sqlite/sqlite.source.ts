@@ -1,0 +1,482 @@
+import Database from "better-sqlite3";
+import type { Database as Db, Statement } from "better-sqlite3";
+import type {
+  ApiKeyRow,
+  BarCoverageRow,
+  BarRangeKey,
+  BarRow,
+  DataSource,
+  DividendCalendarParams,
+  DividendRow,
+  EtfProfileRow,
+  ExposureRow,
+  FundProfileRow,
+  FxRangeKey,
+  FxRow,
+  HoldingRow,
+  IndexConstituentRow,
+  InstrumentRow,
+  ListSecuritiesParams,
+  ListingRow,
+  QuarterlyFinancialsRow,
+  QuoteRow,
+  SearchDocument,
+  SecurityRow,
+  SecurityType,
+  SourceStats,
+  SplitRow,
+} from "../data-source";
+import { migrate } from "./sqlite.migrate";
+
+type Raw = Record<string, unknown>;
+
+const SECURITY_COLUMNS = `s.id AS s_id, s.type AS s_type, s.name AS s_name, s.isin AS s_isin, s.cusip AS s_cusip,
+  s.country AS s_country, s.sector AS s_sector, s.industry AS s_industry, s.currency AS s_currency,
+  s.market_cap AS s_market_cap, s.shares_outstanding AS s_shares_outstanding, s.is_adr AS s_is_adr,
+  s.is_active AS s_is_active, s.description AS s_description, s.website AS s_website, s.ipo_date AS s_ipo_date,
+  s.next_earnings_date AS s_next_earnings_date, s.rank AS s_rank`;
+const QUOTE_COLUMNS = `q.listing_id AS q_listing_id, q.t AS q_t, q.c AS q_c, q.o AS q_o, q.h AS q_h, q.l AS q_l,
+  q.pc AS q_pc, q.v AS q_v, q.ma50 AS q_ma50, q.ma200 AS q_ma200, q.avg_volume AS q_avg_volume`;
+const LISTING_COLUMNS = `l.id AS l_id, l.security_id AS l_security_id, l.symbol AS l_symbol, l.exchange AS l_exchange,
+  l.currency AS l_currency, l.is_primary AS l_is_primary, l.quote_currency AS l_quote_currency`;
+
+function toSecurity(r: Raw): SecurityRow {
+  return {
+    id: r.s_id as number,
+    type: r.s_type as SecurityType,
+    name: r.s_name as string,
+    isin: r.s_isin as string | null,
+    cusip: r.s_cusip as string | null,
+    country: r.s_country as string | null,
+    sector: r.s_sector as string | null,
+    industry: r.s_industry as string | null,
+    currency: r.s_currency as string,
+    marketCap: r.s_market_cap as number | null,
+    sharesOutstanding: r.s_shares_outstanding as number | null,
+    isAdr: r.s_is_adr === 1,
+    isActive: r.s_is_active === 1,
+    description: r.s_description as string | null,
+    website: r.s_website as string | null,
+    ipoDate: r.s_ipo_date as string | null,
+    nextEarningsDate: r.s_next_earnings_date as string | null,
+    rank: r.s_rank as number | null,
+  };
+}
+
+function toListing(r: Raw): ListingRow {
+  return {
+    id: r.l_id as number,
+    securityId: r.l_security_id as number,
+    symbol: r.l_symbol as string,
+    exchange: r.l_exchange as string,
+    currency: r.l_currency as string,
+    isPrimary: r.l_is_primary === 1,
+    quoteCurrency: r.l_quote_currency as string | null,
+  };
+}
+
+function toQuote(r: Raw): QuoteRow | null {
+  if (r.q_listing_id == null) return null;
+  return {
+    listingId: r.q_listing_id as number,
+    t: r.q_t as number,
+    c: r.q_c as number,
+    o: r.q_o as number,
+    h: r.q_h as number,
+    l: r.q_l as number,
+    pc: r.q_pc as number,
+    v: r.q_v as number,
+    ma50: r.q_ma50 as number | null,
+    ma200: r.q_ma200 as number | null,
+    avgVolume: r.q_avg_volume as number | null,
+  };
+}
+
+const toInstrument = (r: Raw): InstrumentRow => ({ listing: toListing(r), security: toSecurity(r), quote: toQuote(r) });
+
+function toApiKey(r: Raw): ApiKeyRow {
+  return {
+    id: r.id as string,
+    name: r.name as string,
+    hash: r.hash as string,
+    scopes: (r.scopes as string).split(" ").filter(Boolean),
+    createdAt: r.created_at as number,
+    expiresAt: r.expires_at as number | null,
+    revokedAt: r.revoked_at as number | null,
+    ratePerMinute: r.rate_per_minute as number,
+    dailyQuota: r.daily_quota as number,
+  };
+}
+
+const toHolding = (r: Raw): HoldingRow => ({
+  position: r.position as number,
+  holdingSecurityId: r.holding_security_id as number | null,
+  symbol: r.symbol as string | null,
+  name: r.name as string,
+  isin: r.isin as string | null,
+  cusip: (r.cusip ?? null) as string | null,
+  assetClass: (r.asset_class ?? null) as string | null,
+  sector: r.sector as string | null,
+  country: r.country as string | null,
+  shares: (r.shares ?? null) as number | null,
+  weight: r.weight as number,
+  marketValue: r.market_value as number,
+});
+
+const toBar = (r: Raw): BarRow => ({ t: r.t as number, o: r.o as number, h: r.h as number, l: r.l as number, c: r.c as number, v: r.v as number });
+const toExposure = (r: Raw): ExposureRow => ({ name: r.name as string, weight: r.weight as number });
+
+function toDividend(r: Raw): DividendRow {
+  return {
+    securityId: r.security_id as number,
+    exDate: r.ex_date as string,
+    recordDate: r.record_date as string | null,
+    payDate: r.pay_date as string | null,
+    declarationDate: r.declaration_date as string | null,
+    amount: r.amount as number,
+    adjustedAmount: r.adjusted_amount as number,
+    currency: r.currency as string,
+    frequency: r.frequency as number,
+  };
+}
+
+function snakeToCamel(r: Raw): Raw {
+  const out: Raw = {};
+  for (const k in r) out[k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())] = r[k];
+  return out;
+}
+
+/** Groups rows carrying a `k` column (the key's position in the batch) into one list per key. */
+function groupByKey<T>(rows: Raw[], n: number, map: (r: Raw) => T): T[][] {
+  const out: T[][] = Array.from({ length: n }, () => []);
+  for (const r of rows) out[r.k as number]!.push(map(r));
+  return out;
+}
+
+function oneByKey<T>(rows: Raw[], n: number, map: (r: Raw) => T): (T | null)[] {
+  const out: (T | null)[] = new Array(n).fill(null);
+  for (const r of rows) out[r.k as number] = map(r);
+  return out;
+}
+
+/**
+ * The embedded store. Every batch method is one SQL statement: the keys go in
+ * as one JSON array and `json_each` joins them against the table, so a
+ * DataLoader batch of N keys costs one query.
+ */
+export class SqliteSource implements DataSource {
+  readonly kind = "sqlite" as const;
+  readonly stats: SourceStats = { queries: 0 };
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(readonly db: Db) {}
+
+  private stmt(sql: string): Statement {
+    let s = this.statements.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
+  }
+
+  private all(sql: string, ...params: unknown[]): Raw[] {
+    this.stats.queries++;
+    return this.stmt(sql).all(...params) as Raw[];
+  }
+
+  private get(sql: string, ...params: unknown[]): Raw | undefined {
+    this.stats.queries++;
+    return this.stmt(sql).get(...params) as Raw | undefined;
+  }
+
+  /** One statement for a batch of scalar keys; rows come back tagged with `k`, the key's index. */
+  private batch(keys: readonly unknown[], sql: string): Raw[] {
+    if (keys.length === 0) return [];
+    return this.all(sql, JSON.stringify(keys));
+  }
+
+  async getInstrumentsBySymbols(symbols: readonly string[]): Promise<(InstrumentRow | null)[]> {
+    const rows = this.batch(
+      symbols,
+      `SELECT k.key AS k, ${LISTING_COLUMNS}, ${SECURITY_COLUMNS}, ${QUOTE_COLUMNS}
+       FROM json_each(?) k JOIN listings l ON l.symbol = k.value JOIN securities s ON s.id = l.security_id
+       LEFT JOIN quotes q ON q.listing_id = l.id`,
+    );
+    return oneByKey(rows, symbols.length, toInstrument);
+  }
+
+  async getInstrumentsByIsins(isins: readonly string[]): Promise<(InstrumentRow | null)[]> {
+    const rows = this.batch(
+      isins,
+      `SELECT k.key AS k, ${LISTING_COLUMNS}, ${SECURITY_COLUMNS}, ${QUOTE_COLUMNS}
+       FROM json_each(?) k JOIN securities s ON s.isin = k.value
+       JOIN listings l ON l.security_id = s.id AND l.is_primary = 1
+       LEFT JOIN quotes q ON q.listing_id = l.id`,
+    );
+    return oneByKey(rows, isins.length, toInstrument);
+  }
+
+  async getSecuritiesByIds(ids: readonly number[]): Promise<(SecurityRow | null)[]> {
+    const rows = this.batch(ids, `SELECT k.key AS k, ${SECURITY_COLUMNS} FROM json_each(?) k JOIN securities s ON s.id = k.value`);
+    return oneByKey(rows, ids.length, toSecurity);
+  }
+
+  async getListingsBySecurityIds(securityIds: readonly number[]): Promise<ListingRow[][]> {
+    const rows = this.batch(
+      securityIds,
+      `SELECT k.key AS k, ${LISTING_COLUMNS} FROM json_each(?) k JOIN listings l ON l.security_id = k.value
+       ORDER BY k.key, l.is_primary DESC, l.id`,
+    );
+    return groupByKey(rows, securityIds.length, toListing);
+  }
+
+  async getQuotes(listingIds: readonly number[]): Promise<(QuoteRow | null)[]> {
+    const rows = this.batch(listingIds, `SELECT k.key AS k, ${QUOTE_COLUMNS} FROM json_each(?) k JOIN quotes q ON q.listing_id = k.value`);
+    return oneByKey(rows, listingIds.length, toQuote);
+  }
+
+  private bars(table: "daily_bars" | "intraday_bars", keys: readonly BarRangeKey[]): BarRow[][] {
+    const rows = this.batch(
+      keys.map((k) => [k.listingId, k.from, k.to]),
+      `SELECT k.key AS k, b.t, b.o, b.h, b.l, b.c, b.v FROM json_each(?) k
+       JOIN ${table} b ON b.listing_id = k.value ->> 0 AND b.t BETWEEN k.value ->> 1 AND k.value ->> 2
+       ORDER BY k.key, b.t`,
+    );
+    return groupByKey(rows, keys.length, toBar);
+  }
+
+  async getDailyBars(keys: readonly BarRangeKey[]): Promise<BarRow[][]> {
+    return this.bars("daily_bars", keys);
+  }
+
+  async getIntradayBars(keys: readonly BarRangeKey[]): Promise<BarRow[][]> {
+    return this.bars("intraday_bars", keys);
+  }
+
+  async getBarCoverage(listingIds: readonly number[]): Promise<BarCoverageRow[]> {
+    // min/max over the (listing_id, t) primary keys are index seeks, not scans.
+    const rows = this.batch(
+      listingIds,
+      `SELECT k.key AS k,
+         (SELECT min(t) FROM daily_bars WHERE listing_id = k.value) AS daily_from,
+         (SELECT max(t) FROM daily_bars WHERE listing_id = k.value) AS daily_to,
+         (SELECT min(t) FROM intraday_bars WHERE listing_id = k.value) AS intraday_from,
+         (SELECT max(t) FROM intraday_bars WHERE listing_id = k.value) AS intraday_to
+       FROM json_each(?) k`,
+    );
+    const out = oneByKey(rows, listingIds.length, (r) => ({
+      dailyFrom: r.daily_from as number | null,
+      dailyTo: r.daily_to as number | null,
+      intradayFrom: r.intraday_from as number | null,
+      intradayTo: r.intraday_to as number | null,
+    }));
+    return out.map((c) => c ?? { dailyFrom: null, dailyTo: null, intradayFrom: null, intradayTo: null });
+  }
+
+  async getFxRates(keys: readonly FxRangeKey[]): Promise<FxRow[][]> {
+    const rows = this.batch(
+      keys.map((k) => [k.currency, k.fromDay, k.toDay]),
+      `SELECT k.key AS k, f.day, f.per_usd FROM json_each(?) k
+       JOIN fx_daily f ON f.currency = k.value ->> 0 AND f.day BETWEEN k.value ->> 1 AND k.value ->> 2
+       ORDER BY k.key, f.day`,
+    );
+    return groupByKey(rows, keys.length, (r) => ({ day: r.day as string, perUsd: r.per_usd as number }));
+  }
+
+  async getEtfProfiles(securityIds: readonly number[]): Promise<(EtfProfileRow | null)[]> {
+    const rows = this.batch(securityIds, `SELECT k.key AS k, p.* FROM json_each(?) k JOIN etf_profiles p ON p.security_id = k.value`);
+    return oneByKey(rows, securityIds.length, (r) => {
+      const { k: _k, ...rest } = r;
+      return snakeToCamel(rest) as unknown as EtfProfileRow;
+    });
+  }
+
+  async getEtfHoldings(securityIds: readonly number[]): Promise<HoldingRow[][]> {
+    const rows = this.batch(
+      securityIds,
+      `SELECT k.key AS k, h.* FROM json_each(?) k JOIN etf_holdings h ON h.etf_id = k.value ORDER BY k.key, h.position`,
+    );
+    return groupByKey(rows, securityIds.length, toHolding);
+  }
+
+  private exposure(table: string, idColumn: string, nameColumn: string, securityIds: readonly number[]): ExposureRow[][] {
+    const rows = this.batch(
+      securityIds,
+      `SELECT k.key AS k, e.${nameColumn} AS name, e.weight FROM json_each(?) k
+       JOIN ${table} e ON e.${idColumn} = k.value ORDER BY k.key, e.weight DESC, e.${nameColumn}`,
+    );
+    return groupByKey(rows, securityIds.length, toExposure);
+  }
+
+  async getEtfSectorExposure(ids: readonly number[]): Promise<ExposureRow[][]> {
+    return this.exposure("etf_sector_exposure", "etf_id", "sector", ids);
+  }
+
+  async getEtfCountryExposure(ids: readonly number[]): Promise<ExposureRow[][]> {
+    return this.exposure("etf_country_exposure", "etf_id", "country", ids);
+  }
+
+  async getFundProfiles(securityIds: readonly number[]): Promise<(FundProfileRow | null)[]> {
+    const rows = this.batch(securityIds, `SELECT k.key AS k, p.* FROM json_each(?) k JOIN fund_profiles p ON p.security_id = k.value`);
+    return oneByKey(rows, securityIds.length, (r) => {
+      const { k: _k, ...rest } = r;
+      return snakeToCamel(rest) as unknown as FundProfileRow;
+    });
+  }
+
+  async getFundHoldings(securityIds: readonly number[]): Promise<HoldingRow[][]> {
+    const rows = this.batch(
+      securityIds,
+      `SELECT k.key AS k, h.* FROM json_each(?) k JOIN fund_holdings h ON h.fund_id = k.value ORDER BY k.key, h.position`,
+    );
+    return groupByKey(rows, securityIds.length, toHolding);
+  }
+
+  async getFundSectorExposure(ids: readonly number[]): Promise<ExposureRow[][]> {
+    return this.exposure("fund_sector_exposure", "fund_id", "sector", ids);
+  }
+
+  async getFundCountryExposure(ids: readonly number[]): Promise<ExposureRow[][]> {
+    return this.exposure("fund_country_exposure", "fund_id", "country", ids);
+  }
+
+  async getFundAllocation(ids: readonly number[]): Promise<ExposureRow[][]> {
+    return this.exposure("fund_allocation", "fund_id", "asset_class", ids);
+  }
+
+  async getQuarterlyFinancials(securityIds: readonly number[]): Promise<QuarterlyFinancialsRow[][]> {
+    const rows = this.batch(
+      securityIds,
+      `SELECT k.key AS k, f.* FROM json_each(?) k JOIN quarterly_financials f ON f.security_id = k.value ORDER BY k.key, f.period_end`,
+    );
+    return groupByKey(rows, securityIds.length, (r) => {
+      const { k: _k, security_id: _s, ...rest } = r;
+      return snakeToCamel(rest) as unknown as QuarterlyFinancialsRow;
+    });
+  }
+
+  async getDividends(securityIds: readonly number[]): Promise<DividendRow[][]> {
+    const rows = this.batch(
+      securityIds,
+      `SELECT k.key AS k, d.* FROM json_each(?) k JOIN dividends d ON d.security_id = k.value ORDER BY k.key, d.ex_date`,
+    );
+    return groupByKey(rows, securityIds.length, toDividend);
+  }
+
+  async getSplits(securityIds: readonly number[]): Promise<SplitRow[][]> {
+    const rows = this.batch(
+      securityIds,
+      `SELECT k.key AS k, sp.day, sp.numerator, sp.denominator FROM json_each(?) k JOIN splits sp ON sp.security_id = k.value ORDER BY k.key, sp.day`,
+    );
+    return groupByKey(rows, securityIds.length, (r) => ({ day: r.day as string, numerator: r.numerator as number, denominator: r.denominator as number }));
+  }
+
+  async getDividendCalendar(p: DividendCalendarParams): Promise<DividendRow[]> {
+    const afterDate = p.after?.exDate ?? "";
+    const afterId = p.after?.securityId ?? -1;
+    const rows = p.securityIds
+      ? this.all(
+          `SELECT d.* FROM dividends d WHERE d.security_id IN (SELECT value FROM json_each(?))
+           AND d.ex_date BETWEEN ? AND ? AND (d.ex_date, d.security_id) > (?, ?)
+           ORDER BY d.ex_date, d.security_id LIMIT ?`,
+          JSON.stringify(p.securityIds), p.fromDay, p.toDay, afterDate, afterId, p.limit,
+        )
+      : this.all(
+          `SELECT d.* FROM dividends d JOIN securities s ON s.id = d.security_id AND s.type IN ('stock','etf')
+           WHERE d.ex_date BETWEEN ? AND ? AND (d.ex_date, d.security_id) > (?, ?)
+           ORDER BY d.ex_date, d.security_id LIMIT ?`,
+          p.fromDay, p.toDay, afterDate, afterId, p.limit,
+        );
+    return rows.map(toDividend);
+  }
+
+  async getIndexConstituents(indexSymbols: readonly string[]): Promise<IndexConstituentRow[][]> {
+    const rows = this.batch(
+      indexSymbols,
+      `SELECT k.key AS k, c.security_id, c.weight, c.index_name FROM json_each(?) k
+       JOIN index_constituents c ON c.index_symbol = k.value ORDER BY k.key, c.weight DESC`,
+    );
+    return groupByKey(rows, indexSymbols.length, (r) => ({
+      securityId: r.security_id as number,
+      weight: r.weight as number,
+      indexName: r.index_name as string,
+    }));
+  }
+
+  async listSecurities(p: ListSecuritiesParams): Promise<SecurityRow[]> {
+    const rows = this.all(
+      `SELECT ${SECURITY_COLUMNS} FROM securities s
+       WHERE s.type IN (SELECT value FROM json_each(?)) AND s.id > ? ORDER BY s.id LIMIT ?`,
+      JSON.stringify(p.types), p.afterId ?? 0, p.limit,
+    );
+    return rows.map(toSecurity);
+  }
+
+  async *searchDocuments(): AsyncIterable<SearchDocument[]> {
+    const pageSize = 20_000;
+    let afterId = 0;
+    for (;;) {
+      const rows = this.all(
+        `SELECT ${SECURITY_COLUMNS}, ${LISTING_COLUMNS} FROM
+           (SELECT * FROM securities WHERE id > ? ORDER BY id LIMIT ?) s
+         JOIN listings l ON l.security_id = s.id ORDER BY s.id, l.is_primary DESC, l.id`,
+        afterId, pageSize,
+      );
+      if (rows.length === 0) return;
+      const docs: SearchDocument[] = [];
+      for (const r of rows) {
+        const last = docs[docs.length - 1];
+        if (last && last.security.id === r.s_id) last.listings.push(toListing(r));
+        else docs.push({ security: toSecurity(r), listings: [toListing(r)] });
+      }
+      afterId = docs[docs.length - 1]!.security.id;
+      yield docs;
+    }
+  }
+
+  async findApiKeyByHash(hash: string): Promise<ApiKeyRow | null> {
+    const r = this.get(`SELECT * FROM api_keys WHERE hash = ?`, hash);
+    return r ? toApiKey(r) : null;
+  }
+
+  async insertApiKey(row: ApiKeyRow): Promise<void> {
+    this.stats.queries++;
+    this.stmt(
+      `INSERT INTO api_keys (id, name, hash, scopes, created_at, expires_at, revoked_at, rate_per_minute, daily_quota)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(row.id, row.name, row.hash, row.scopes.join(" "), row.createdAt, row.expiresAt, row.revokedAt, row.ratePerMinute, row.dailyQuota);
+  }
+
+  async listApiKeys(): Promise<ApiKeyRow[]> {
+    return this.all(`SELECT * FROM api_keys ORDER BY created_at, id`).map(toApiKey);
+  }
+
+  async revokeApiKey(id: string, at: number): Promise<boolean> {
+    this.stats.queries++;
+    const r = this.stmt(`UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`).run(at, id);
+    return r.changes > 0;
+  }
+
+  async ping(): Promise<void> {
+    this.get(`SELECT 1`);
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}
+
+/** Opens (and migrates, unless read-only) the store at `path`. */
+export function openSqliteSource(path: string, opts: { readonly?: boolean } = {}): SqliteSource {
+  const db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+  if (!opts.readonly) {
+    db.pragma("journal_mode = WAL");
+    migrate(db);
+  }
+  db.pragma("busy_timeout = 5000");
+  // Reads dominate: a larger page cache and memory-mapped I/O keep hot rows off the syscall path.
+  db.pragma("cache_size = -65536");
+  db.pragma("mmap_size = 268435456");
+  return new SqliteSource(db);
+}

@@ -1,0 +1,60 @@
+import "reflect-metadata";
+import type { Express } from "express";
+import pino, { type Logger } from "pino";
+import request from "supertest";
+import { createApp } from "../../src/app";
+import { ApiKeyService } from "../../src/auth/auth.service";
+import { fixedClock, type Clock } from "../../src/common/clock";
+import { loadConfig } from "../../src/config";
+import type { AppDeps } from "../../src/context";
+import { SearchIndex } from "../../src/search/search.index";
+import { openSqliteSource, type SqliteSource } from "../../src/sources/sqlite/sqlite.source";
+import { BOOTSTRAP_KEY, TEST_ANCHOR, TEST_STORE_PATH } from "./constants";
+
+export interface TestApp {
+  app: Express;
+  http: ReturnType<typeof request>;
+  source: SqliteSource;
+  apiKeys: ApiKeyService;
+  deps: AppDeps;
+  close(): Promise<void>;
+  /** POST a REST path with the bootstrap key and a JSON body. */
+  post(path: string, body?: unknown, key?: string | null): request.Test;
+  /** Counts store queries made while `fn` runs. */
+  countQueries<T>(fn: () => Promise<T>): Promise<{ result: T; queries: number }>;
+}
+
+let index: Promise<SearchIndex> | undefined;
+
+export async function createTestApp(opts: { clock?: Clock; env?: NodeJS.ProcessEnv; logger?: Logger } = {}): Promise<TestApp> {
+  const config = loadConfig({ MDG_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY, MDG_SQLITE_PATH: TEST_STORE_PATH, LOG_LEVEL: "silent", NODE_ENV: "test", ...opts.env });
+  const source = openSqliteSource(TEST_STORE_PATH);
+  // The index is read-only: share it between apps of one test file.
+  index ??= SearchIndex.build(source);
+  const clock = opts.clock ?? fixedClock(`${TEST_ANCHOR}T15:00:00Z`);
+  const deps: AppDeps = { config, source, clock, searchIndex: await index };
+  const apiKeys = new ApiKeyService(source, clock, { bootstrapKey: BOOTSTRAP_KEY });
+  const { app, apollo } = await createApp(deps, apiKeys, opts.logger ?? pino({ level: "silent" }));
+  const http = request(app);
+  return {
+    app,
+    http,
+    source,
+    apiKeys,
+    deps,
+    async close() {
+      await apollo.stop();
+      await source.close();
+    },
+    post(path, body, key = BOOTSTRAP_KEY) {
+      let r = http.post(path).set("content-type", "application/json");
+      if (key !== null) r = r.set("x-api-key", key);
+      return body === undefined ? r : r.send(typeof body === "string" ? body : JSON.stringify(body));
+    },
+    async countQueries(fn) {
+      const before = source.stats.queries;
+      const result = await fn();
+      return { result, queries: source.stats.queries - before };
+    },
+  };
+}
