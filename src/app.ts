@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ApolloServer } from "@apollo/server";
+import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
 import { expressMiddleware } from "@as-integrations/express5";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
 import { GraphQLError } from "graphql";
@@ -53,7 +54,7 @@ export async function createApp(deps: AppDeps, apiKeys: ApiKeyService, logger: L
     schema,
     formatError: formatGraphqlError((err) => logger.error({ err }, "graphql resolver failed")),
     // The service serves its own offline GraphiQL on GET; Apollo's landing page would load from the internet.
-    plugins: [{ async serverWillStart() {} }],
+    plugins: [ApolloServerPluginLandingPageDisabled()],
     introspection: true,
     includeStacktraceInErrorResponses: false,
   });

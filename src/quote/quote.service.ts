@@ -20,7 +20,8 @@ export async function quoteOf(ctx: Context, row: InstrumentRow, currency?: strin
   const target = currency ? normalizeCurrency(currency) : row.listing.currency;
   const day = dayOf(q.t);
   const f = target === row.listing.currency ? 1 : (await fxConverter(ctx, row.listing.currency, target, day, day))(day);
-  const px = (x: number) => round(x * f);
+  // Stored prices pass through untouched; only converted ones are rounded (to 6 decimals).
+  const px = (x: number) => (f === 1 ? x : round(x * f));
   const c = px(q.c);
   const pc = px(q.pc);
   return {
@@ -29,7 +30,7 @@ export async function quoteOf(ctx: Context, row: InstrumentRow, currency?: strin
     type: row.security.type as SecurityKind,
     isin: row.security.isin,
     c,
-    d: round(c - pc),
+    d: round(c - pc, 10),
     dp: pc === 0 ? 0 : round(((q.c - q.pc) / q.pc) * 100, 4),
     h: px(q.h),
     l: px(q.l),
