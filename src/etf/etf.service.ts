@@ -1,0 +1,243 @@
+import { InvalidArgumentError, NotFoundError } from "../common/errors";
+import type { Context } from "../context";
+import { dayOf, loadFxSeries, normalizeCurrency, rateOnOrBefore } from "../fx/fx.service";
+import type { CountryWeight, SectorWeight } from "../exposure/exposure.types";
+import { resolveInstrument, type SecurityRef } from "../security/security.service";
+import type { EtfProfileRow, HoldingRow, InstrumentRow } from "../sources/data-source";
+import type { EtfMetricsArgs } from "./etf.args";
+import { computeMetrics, convertCloses, METRIC_RESOLUTIONS, type Conversion, type MetricResolution } from "./etf.metrics";
+import type { Etf, EtfFundamentals, EtfHoldings, EtfMetrics, EtfProfile, EtfValuation } from "./etf.types";
+import { aggregateValuation, holdingValuation } from "./etf.valuation";
+
+export function toEtf(row: InstrumentRow): Etf {
+  return {
+    symbol: row.listing.symbol,
+    name: row.security.name,
+    isin: row.security.isin,
+    currency: row.listing.currency,
+    exchange: row.listing.exchange,
+    row,
+  };
+}
+
+/** The ETF a client named by symbol or ISIN; anything else (a stock, a fund) is NOT_FOUND. */
+export async function getEtf(ctx: Context, ref: SecurityRef): Promise<Etf> {
+  return toEtf(await resolveInstrument(ctx, ref, ["etf"]));
+}
+
+/** ETFs by symbol in request order, null where a symbol names no ETF; one batched lookup. */
+export async function getEtfs(ctx: Context, symbols: readonly string[]): Promise<(Etf | null)[]> {
+  const max = ctx.config.limits.bulkMaxSymbols;
+  if (symbols.length > max) {
+    throw new InvalidArgumentError(`symbols: at most ${max} symbols per call`, [{ field: "symbols", issue: "too many" }]);
+  }
+  const rows = await ctx.loaders.instrumentBySymbol.loadMany(symbols);
+  return rows.map((r) => {
+    if (r instanceof Error) throw r;
+    return r && r.security.type === "etf" ? toEtf(r) : null;
+  });
+}
+
+async function profileRow(ctx: Context, etf: Etf): Promise<EtfProfileRow> {
+  const p = await ctx.loaders.etfProfile.load(etf.row.security.id);
+  if (!p) throw new NotFoundError(`no ETF profile for ${etf.symbol}`);
+  return p;
+}
+
+export async function etfProfile(ctx: Context, etf: Etf): Promise<EtfProfile> {
+  const p = await profileRow(ctx, etf);
+  const s = etf.row.security;
+  return {
+    name: s.name,
+    isin: s.isin,
+    cusip: s.cusip,
+    assetClass: p.assetClass,
+    aum: p.aum,
+    avgVolume: etf.row.quote?.avgVolume ?? null,
+    description: s.description,
+    domicile: p.domicile,
+    etfCompany: p.issuer,
+    expenseRatio: p.expenseRatio,
+    inceptionDate: p.inceptionDate,
+    nav: p.nav,
+    navCurrency: p.navCurrency,
+    website: s.website,
+    holdingsCount: p.holdingsCount,
+  };
+}
+
+export async function etfHoldings(ctx: Context, etf: Etf): Promise<EtfHoldings> {
+  const [p, rows] = await Promise.all([profileRow(ctx, etf), ctx.loaders.etfHoldings.load(etf.row.security.id)]);
+  return {
+    atDate: p.holdingsDate,
+    currency: p.navCurrency,
+    holdings: rows.map((h: HoldingRow) => ({
+      symbol: h.symbol,
+      name: h.name,
+      isin: h.isin,
+      cusip: h.cusip,
+      share: h.shares,
+      percent: h.weight,
+      value: h.marketValue,
+      sector: h.sector,
+      country: h.country,
+    })),
+  };
+}
+
+export async function etfSectorExposure(ctx: Context, etf: Etf): Promise<SectorWeight[]> {
+  const rows = await ctx.loaders.etfSectors.load(etf.row.security.id);
+  return rows.map((r) => ({ sector: r.name, weightPercentage: r.weight }));
+}
+
+export async function etfCountryExposure(ctx: Context, etf: Etf): Promise<CountryWeight[]> {
+  const rows = await ctx.loaders.etfCountries.load(etf.row.security.id);
+  return rows.map((r) => ({ country: r.name, exposure: r.weight }));
+}
+
+/** Units of `currency` per USD on `day` (last known rate), or null when the store has none. */
+async function perUsdOn(ctx: Context, currency: string, day: string): Promise<number | null> {
+  try {
+    const series = await loadFxSeries(ctx, currency, day, day);
+    return series === "usd" ? 1 : rateOnOrBefore(series, day);
+  } catch (e) {
+    if (e instanceof NotFoundError) return null;
+    throw e;
+  }
+}
+
+/**
+ * Valuation from the holdings' stored securities, quarters and dividends.
+ * Every lookup goes through the request's loaders, so the holdings of many
+ * ETFs cost one batched query per table.
+ */
+async function etfValuation(ctx: Context, holdings: readonly HoldingRow[]): Promise<EtfValuation> {
+  const asOf = dayOf(Math.floor(ctx.clock.now().getTime() / 1000));
+  const ids = [...new Set(holdings.flatMap((h) => (h.holdingSecurityId == null ? [] : [h.holdingSecurityId])))];
+  const [securities, quarters, dividends] = await Promise.all([
+    ctx.loaders.security.loadMany(ids),
+    ctx.loaders.financials.loadMany(ids),
+    ctx.loaders.dividends.loadMany(ids),
+  ]);
+  const ok = <T>(x: T | Error): T => {
+    if (x instanceof Error) throw x;
+    return x;
+  };
+  const index = new Map(ids.map((id, i) => [id, i]));
+  const currencies = [...new Set(securities.flatMap((s) => (s && !(s instanceof Error) ? [s.currency] : [])))];
+  const rates = new Map(await Promise.all(currencies.map(async (c) => [c, await perUsdOn(ctx, c, asOf)] as const)));
+  const items = holdings.map((h) => {
+    const i = h.holdingSecurityId == null ? undefined : index.get(h.holdingSecurityId);
+    if (i === undefined) return holdingValuation(h.weight, null, [], [], null, asOf);
+    const security = ok(securities[i]!);
+    return holdingValuation(h.weight, security, ok(quarters[i]!), ok(dividends[i]!), security ? (rates.get(security.currency) ?? null) : null, asOf);
+  });
+  const v = aggregateValuation(items);
+  // Weights are stored with four decimals; sums of them are shown the same way, ratios likewise.
+  const r4 = (x: number) => Math.round(x * 1e4) / 1e4;
+  const r4n = (x: number | null) => (x == null ? null : r4(x));
+  const b = v.marketCapBreakdown;
+  return {
+    asOf,
+    peRatio: r4n(v.peRatio),
+    pbRatio: r4n(v.pbRatio),
+    dividendYield: r4n(v.dividendYield),
+    coveredWeight: r4(v.coveredWeight),
+    marketCapBreakdown: { large: r4(b.large), mid: r4(b.mid), small: r4(b.small), unclassified: r4(b.unclassified) },
+  };
+}
+
+export async function etfFundamentals(ctx: Context, etf: Etf): Promise<EtfFundamentals> {
+  const [p, holdings] = await Promise.all([profileRow(ctx, etf), ctx.loaders.etfHoldings.load(etf.row.security.id)]);
+  return {
+    assetClass: p.assetClass,
+    expenseRatio: p.expenseRatio,
+    aum: p.aum,
+    nav: p.nav,
+    navCurrency: p.navCurrency,
+    holdingsCount: p.holdingsCount,
+    inceptionDate: p.inceptionDate,
+    domicile: p.domicile,
+    issuer: p.issuer,
+    replication: p.replication,
+    distributionPolicy: p.distributionPolicy,
+    benchmark: p.benchmark,
+    valuation: await etfValuation(ctx, holdings),
+  };
+}
+
+export function parseResolution(raw: string | null | undefined): MetricResolution {
+  if (raw == null) return "D";
+  const r = raw.trim().toUpperCase();
+  if ((METRIC_RESOLUTIONS as readonly string[]).includes(r)) return r as MetricResolution;
+  throw new InvalidArgumentError(`resolution: ${JSON.stringify(raw)} is not one of ${METRIC_RESOLUTIONS.join(", ")}`, [
+    { field: "resolution", issue: "unknown resolution" },
+  ]);
+}
+
+/** The same instant one calendar year earlier (29 February falls on 1 March). */
+export function oneYearBefore(unixSeconds: number): number {
+  const d = new Date(unixSeconds * 1000);
+  d.setUTCFullYear(d.getUTCFullYear() - 1);
+  return Math.floor(d.getTime() / 1000);
+}
+
+/** Resolves the metrics' defaults and checks the arguments; every problem is INVALID_ARGUMENT. */
+export function metricsRequest(ctx: Context, etf: Etf, args: EtfMetricsArgs) {
+  const resolution = parseResolution(args.resolution);
+  const currency = args.currency == null ? etf.currency : normalizeCurrency(args.currency);
+  for (const field of ["from", "to"] as const) {
+    const v = args[field];
+    if (v != null && (!Number.isInteger(v) || v < 0)) {
+      throw new InvalidArgumentError(`${field}: expected Unix seconds (a non-negative integer)`, [{ field, issue: "invalid" }]);
+    }
+  }
+  const to = args.to ?? Math.floor(ctx.clock.now().getTime() / 1000);
+  const from = args.from ?? oneYearBefore(to);
+  if (from > to) {
+    throw new InvalidArgumentError(`from: ${from} is after to: ${to}`, [{ field: "from", issue: "after to" }]);
+  }
+  return { resolution, currency, from, to };
+}
+
+/**
+ * Performance of an ETF over [from, to] from its stored daily closes,
+ * converted into `currency` with the daily FX series. The maths is in
+ * etf.metrics.ts; this loads the data (through the loaders) and explains gaps.
+ */
+export async function etfMetrics(ctx: Context, etf: Etf, args: EtfMetricsArgs): Promise<EtfMetrics> {
+  const { resolution, currency, from, to } = metricsRequest(ctx, etf, args);
+  const bars = await ctx.loaders.dailyBars.load({ listingId: etf.row.listing.id, from, to });
+  if (bars.length === 0) {
+    throw new NotFoundError(`no daily closes of ${etf.symbol} between ${dayOf(from)} and ${dayOf(to)}`);
+  }
+  let conversion: Conversion;
+  if (currency === etf.currency) {
+    conversion = { points: bars.map((b) => ({ t: b.t, date: dayOf(b.t), value: b.c })), filledDays: [] };
+  } else {
+    const firstDay = dayOf(bars[0]!.t);
+    const lastDay = dayOf(bars[bars.length - 1]!.t);
+    const [a, b] = await Promise.all([loadFxSeries(ctx, etf.currency, firstDay, lastDay), loadFxSeries(ctx, currency, firstDay, lastDay)]);
+    conversion = convertCloses(bars, a, b, { from: etf.currency, to: currency });
+  }
+  const riskFreeRate = ctx.config.riskFreeRatePercent;
+  const m = computeMetrics(conversion.points, resolution, riskFreeRate);
+  const notes: string[] = [];
+  if (conversion.filledDays.length > 0) {
+    notes.push(
+      `FX ${etf.currency}->${currency}: ${conversion.filledDays.length} of ${bars.length} days had no stored rate ` +
+        `(first ${conversion.filledDays[0]}); the last known rate on or before each day was used`,
+    );
+  }
+  return {
+    currency,
+    resolution,
+    from,
+    to,
+    ...m,
+    riskFreeRate,
+    periods: m.series.length - 1,
+    fxFilledDays: conversion.filledDays.length,
+    notes,
+  };
+}
