@@ -9,5 +9,6 @@ import { TEST_ANCHOR, TEST_SCALE, TEST_SEED, TEST_STORE_PATH } from "./helpers/c
  */
 export default async function globalSetup(): Promise<void> {
   process.env.TZ = "UTC";
+  process.env.MDG_TEST_STORE_PATH = TEST_STORE_PATH;
   await ensureSampleStore(TEST_STORE_PATH, { seed: TEST_SEED, anchorDate: TEST_ANCHOR, scale: TEST_SCALE, log: () => undefined });
 }

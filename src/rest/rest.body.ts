@@ -58,16 +58,15 @@ function dayTextToUnix(text: string): number | null {
 }
 
 /**
- * An instant given as Unix seconds (a number, or a string of digits) or as a
- * day `YYYY-MM-DD` (its 00:00 UTC), answered as Unix seconds. Milliseconds are
- * refused with a message saying so, rather than read as a far-future date.
+ * An instant given as Unix seconds (a JSON number) or as a day `YYYY-MM-DD`
+ * (its 00:00 UTC), answered as Unix seconds. A string of digits is refused
+ * (is "20261120" a day or a second?), and so are milliseconds, with a message
+ * saying so rather than read as a far-future date.
  */
 export const unixTimeField = z
   .union([z.number(), z.string()], { error: "expected Unix seconds or a date YYYY-MM-DD" })
   .transform((v, ctx) => {
-    const text = typeof v === "string" ? v.trim() : null;
-    let n: number | null = typeof v === "number" ? v : null;
-    if (text !== null) n = /^\d{1,12}$/.test(text) ? Number(text) : dayTextToUnix(text);
+    const n = typeof v === "number" ? v : dayTextToUnix(v.trim());
     if (n === null || !Number.isInteger(n) || n < 0) {
       ctx.addIssue({ code: "custom", message: "expected Unix seconds (a non-negative integer) or a date YYYY-MM-DD" });
       return z.NEVER;

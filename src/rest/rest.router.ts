@@ -45,9 +45,9 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
   async function handle(version: ApiVersion, req: Request, res: Response): Promise<void> {
     const requestId = res.locals.requestId as string;
     const path = req.path.replace(/^\/+|\/+$/g, "");
-    const headers = versionHeaders(version, path);
+    const entry = byPath.get(path);
+    const headers = versionHeaders(version, path, entry?.replacement);
     try {
-      const entry = byPath.get(path);
       if (!entry || (!entry.versions.includes(version) && !entry.removedOn)) {
         throw new NotFoundError(`no endpoint POST /${version}/${path}`);
       }

@@ -4,12 +4,13 @@ import type { ApiVersion } from "./rest.route";
 export const V0_DEPRECATION = "@1735689599";
 export const V0_SUNSET = "Tue, 31 Dec 2024 23:59:59 GMT";
 
-export function versionHeaders(version: ApiVersion, path: string): Record<string, string> {
+/** `successor` is where a removed endpoint's replacement lives (`/v1/candle` for stock candles). */
+export function versionHeaders(version: ApiVersion, path: string, successor?: string): Record<string, string> {
   if (version !== "v0") return {};
   return {
     deprecation: V0_DEPRECATION,
     sunset: V0_SUNSET,
-    link: `</v1/${path}>; rel="successor-version"`,
+    link: `<${successor ?? `/v1/${path}`}>; rel="successor-version"`,
   };
 }
 

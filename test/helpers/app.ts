@@ -28,7 +28,7 @@ let index: Promise<SearchIndex> | undefined;
 
 export async function createTestApp(opts: { clock?: Clock; env?: NodeJS.ProcessEnv; logger?: Logger } = {}): Promise<TestApp> {
   const config = loadConfig({ MDG_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY, MDG_SQLITE_PATH: TEST_STORE_PATH, LOG_LEVEL: "silent", NODE_ENV: "test", ...opts.env });
-  const source = openSqliteSource(TEST_STORE_PATH);
+  const source = openSqliteSource(TEST_STORE_PATH, { mustExist: true });
   // The index is read-only: share it between apps of one test file.
   index ??= SearchIndex.build(source);
   const clock = opts.clock ?? fixedClock(`${TEST_ANCHOR}T15:00:00Z`);

@@ -22,4 +22,6 @@ function generatorHash(): string {
   return h.digest("hex").slice(0, 12);
 }
 
-export const TEST_STORE_PATH = join(ROOT, "test-artifacts", `store-${TEST_SEED}-${TEST_ANCHOR}-${TEST_SCALE}-${generatorHash()}.db`);
+/** Fixed by global-setup for the whole run (workers inherit it), so an edit mid-run cannot point tests elsewhere. */
+export const TEST_STORE_PATH =
+  process.env.MDG_TEST_STORE_PATH ?? join(ROOT, "test-artifacts", `store-${TEST_SEED}-${TEST_ANCHOR}-${TEST_SCALE}-${generatorHash()}.db`);

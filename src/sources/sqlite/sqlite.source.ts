@@ -468,8 +468,8 @@ export class SqliteSource implements DataSource {
 }
 
 /** Opens (and migrates, unless read-only) the store at `path`. */
-export function openSqliteSource(path: string, opts: { readonly?: boolean } = {}): SqliteSource {
-  const db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+export function openSqliteSource(path: string, opts: { readonly?: boolean; mustExist?: boolean } = {}): SqliteSource {
+  const db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.mustExist ?? opts.readonly ?? false });
   if (!opts.readonly) {
     db.pragma("journal_mode = WAL");
     migrate(db);

@@ -1,0 +1,57 @@
+import { z } from "zod";
+import { InternalError } from "../common/errors";
+import { currencyField, securityRefBody, unixTimeField } from "../rest/rest.body";
+import { CandleDocument, StockCandleDocument } from "../rest/rest.operations.generated";
+import { route, VERSIONS, type RouteEntry } from "../rest/rest.route";
+
+/** Resolutions arrive as strings ("D", "15") or, from some clients, as numbers (15). */
+const resolutionField = z
+  .union([z.string(), z.number()], { error: "expected one of 1, 5, 15, 30, 60, D, W, M" })
+  .transform((v) => String(v));
+
+export const candleBody = securityRefBody
+  .and(
+    z.object({
+      from: unixTimeField.optional(),
+      to: unixTimeField.optional(),
+      resolution: resolutionField.optional(),
+      currency: currencyField.optional(),
+    }),
+  )
+  .transform((b) => ({
+    symbol: b.symbol ?? null,
+    isin: b.isin ?? null,
+    from: b.from ?? null,
+    to: b.to ?? null,
+    resolution: b.resolution ?? null,
+    currency: b.currency ?? null,
+  }));
+
+export const CANDLE_ROUTES: readonly RouteEntry[] = [
+  route({
+    path: "candle",
+    summary: "OHLCV candles of a stock, ETF, fund, crypto pair or forex pair (1, 5, 15, 30, 60, D, W, M)",
+    versions: VERSIONS,
+    // The resolver requires the scope of the security's type, as quote does.
+    scope: null,
+    body: candleBody,
+    operation: CandleDocument,
+    shape: (d) => d.candle,
+    singleSecurity: true,
+  }),
+  route({
+    path: "stock/candle",
+    summary: "Candles of a stock (removed 2024-12-31; use /v1/candle)",
+    versions: ["v0"],
+    scope: "stock",
+    body: candleBody,
+    operation: StockCandleDocument,
+    shape: (d) => {
+      if (!d.stock.candles) throw new InternalError("stock candle: no candles and no error");
+      return d.stock.candles;
+    },
+    singleSecurity: true,
+    removedOn: "2024-12-31",
+    replacement: "/v1/candle",
+  }),
+];
