@@ -1,0 +1,96 @@
+import { addYears, onOrBeforeWeekday, parseDay } from "./sample.calendar";
+import { FxHistory, generateFx } from "./sample.forex";
+import { IdentifierRegistry } from "./sample.identifiers";
+import { CompanyNamer, SymbolRegistry } from "./sample.names";
+import { Random } from "./sample.random";
+
+/** Bumped whenever the generated content changes for the same seed and anchor. */
+export const GENERATOR_VERSION = "1";
+
+/** Years of daily history before the anchor. */
+export const HISTORY_YEARS = 10;
+
+/** Trading days of 5-minute bars up to the anchor. */
+export const INTRADAY_DAYS = 10;
+
+/** Full-size counts; a `scale` below 1 shrinks them for tests. */
+const FULL_COUNTS = {
+  stocks: 91_000,
+  etfs: 1_500,
+  funds: 6_500,
+  crypto: 1_500,
+  stocksWithHistory: 1_000,
+  fundsWithHistory: 500,
+  cryptoWithHistory: 500,
+  intradayStocks: 100,
+  intradayCrypto: 50,
+  stocksWithFinancials: 3_000,
+  recentIpos: 50,
+  splitStocks: 300,
+  corporateBonds: 2_500,
+  fundCompanies: 60,
+} as const;
+
+export type SampleCounts = { -readonly [K in keyof typeof FULL_COUNTS]: number };
+
+const MINIMUM_COUNTS: SampleCounts = {
+  stocks: 400,
+  etfs: 12,
+  funds: 24,
+  crypto: 30,
+  stocksWithHistory: 8,
+  fundsWithHistory: 4,
+  cryptoWithHistory: 6,
+  intradayStocks: 2,
+  intradayCrypto: 2,
+  stocksWithFinancials: 30,
+  recentIpos: 3,
+  splitStocks: 4,
+  corporateBonds: 60,
+  fundCompanies: 4,
+};
+
+export function scaledCounts(scale: number): SampleCounts {
+  const out = {} as SampleCounts;
+  for (const key of Object.keys(FULL_COUNTS) as (keyof SampleCounts)[]) {
+    out[key] = Math.max(MINIMUM_COUNTS[key], Math.round(FULL_COUNTS[key] * scale));
+  }
+  return out;
+}
+
+export interface SampleContext {
+  readonly seed: number;
+  readonly scale: number;
+  readonly anchorDay: number;
+  readonly historyStart: number;
+  /** Last weekday on or before the anchor: the day of the latest exchange close. */
+  readonly lastTradingDay: number;
+  readonly counts: SampleCounts;
+  readonly fx: FxHistory;
+  readonly ids: IdentifierRegistry;
+  readonly symbols: SymbolRegistry;
+  readonly namer: CompanyNamer;
+  /** A random stream for one concern; the same label always gives the same stream. */
+  rng(label: string): Random;
+}
+
+export function createContext(seed: number, anchorDate: string, scale: number): SampleContext {
+  if (!Number.isSafeInteger(seed)) throw new Error(`Seed must be an integer, got ${seed}`);
+  if (!(scale > 0 && scale <= 1)) throw new Error(`Scale must be in (0, 1], got ${scale}`);
+  const anchorDay = parseDay(anchorDate);
+  const historyStart = addYears(anchorDay, -HISTORY_YEARS);
+  const rng = (label: string) => Random.fromSeed(seed, label);
+  return {
+    seed,
+    scale,
+    anchorDay,
+    historyStart,
+    lastTradingDay: onOrBeforeWeekday(anchorDay),
+    counts: scaledCounts(scale),
+    fx: generateFx(rng("fx"), historyStart, anchorDay),
+    ids: new IdentifierRegistry(rng("identifiers")),
+    symbols: new SymbolRegistry(rng("symbols")),
+    namer: new CompanyNamer(rng("names")),
+    rng,
+  };
+}

@@ -1,0 +1,176 @@
+/**
+ * In-memory model of the generated universe. Everything except the bar series
+ * is built here first (it is small), so each table can then be written in
+ * primary-key order in one pass.
+ */
+
+export type SecurityType = "stock" | "etf" | "fund" | "crypto" | "forex";
+
+export type SqlValue = number | string | null;
+
+export interface Listing {
+  id: number;
+  securityId: number;
+  symbol: string;
+  exchange: string;
+  currency: string;
+  isPrimary: boolean;
+  quoteCurrency: string | null;
+}
+
+export interface Security {
+  id: number;
+  type: SecurityType;
+  name: string;
+  isin: string | null;
+  cusip: string | null;
+  country: string | null;
+  sector: string | null;
+  industry: string | null;
+  currency: string;
+  marketCap: number | null;
+  sharesOutstanding: number | null;
+  isAdr: boolean;
+  description: string | null;
+  website: string | null;
+  ipoDate: string | null;
+  nextEarningsDate: string | null;
+  rank: number | null;
+  /** Listings, primary first. */
+  listings: Listing[];
+  /** Planned last close of the primary listing, in its currency. */
+  price: number;
+  /** Decimals the primary listing's prices are quoted with. */
+  priceDecimals: number;
+  /** Market value in USD at the anchor, for ranking and index weights. */
+  valueUsd: number;
+  /** Annualised idiosyncratic volatility, on top of beta times the market factor. */
+  volatility: number;
+  /** Sensitivity to the common market factor. */
+  beta: number;
+  /** Annual drift of the price path (shapes history only). */
+  drift: number;
+  /** Typical daily volume of the primary listing (shares or units). */
+  volume: number;
+}
+
+export interface Stock extends Security {
+  type: "stock";
+  core: string;
+  shortName: string;
+  ipoDay: number;
+  recentIpo: boolean;
+  /** Style scores in [0, 1] used by smart-beta ETFs. */
+  value: number;
+  quality: number;
+  momentum: number;
+  esg: number;
+  /** 0-based rank by market cap among stocks. */
+  order: number;
+}
+
+export interface HoldingRow {
+  holdingSecurityId: number | null;
+  symbol: string | null;
+  name: string;
+  isin: string | null;
+  cusip: string | null;
+  sector: string | null;
+  country: string | null;
+  /** Fund holdings only. */
+  assetClass: "Equity" | "Bond" | "Cash" | "Other";
+  /** Price of one unit in the holder's currency (for share counts). */
+  unitPrice: number;
+  /** Weight in units of 0.0001 %, summing to 1,000,000 per holder. */
+  weightUnits: number;
+}
+
+export interface EtfProfile {
+  issuer: string;
+  assetClass: string;
+  aum: number;
+  nav: number;
+  navCurrency: string;
+  expenseRatio: number;
+  inceptionDate: string;
+  domicile: string;
+  replication: string;
+  distributionPolicy: "Distributing" | "Accumulating";
+  benchmark: string;
+  holdingsDate: string;
+  /** Payments per year when distributing. */
+  frequency: number;
+  /** Distribution yield in percent when distributing. */
+  yieldPct: number;
+}
+
+export interface Etf extends Security {
+  type: "etf";
+  profile: EtfProfile;
+  holdings: HoldingRow[];
+}
+
+export interface FundProfile {
+  fundCompany: string;
+  category: string;
+  assetClass: string;
+  aum: number;
+  nav: number;
+  navCurrency: string;
+  ongoingCharge: number;
+  entryCharge: number;
+  inceptionDate: string;
+  domicile: string;
+  benchmark: string;
+  riskClass: number;
+  distributionPolicy: "Distributing" | "Accumulating";
+  minInvestment: number;
+  holdingsDate: string;
+  frequency: number;
+  yieldPct: number;
+}
+
+export interface Fund extends Security {
+  type: "fund";
+  profile: FundProfile;
+  holdings: HoldingRow[];
+}
+
+export interface Crypto extends Security {
+  type: "crypto";
+  symbol: string;
+  stable: boolean;
+}
+
+export interface ForexSecurity extends Security {
+  type: "forex";
+  base: string;
+  quote: string;
+  major: boolean;
+}
+
+export interface Split {
+  day: number;
+  numerator: number;
+  denominator: number;
+}
+
+export interface DividendRow {
+  exDay: number;
+  recordDay: number;
+  payDay: number;
+  declarationDay: number;
+  amount: number;
+  adjustedAmount: number;
+  currency: string;
+  frequency: number;
+}
+
+export interface IndexDef {
+  symbol: string;
+  name: string;
+  members: { securityId: number; weightUnits: number }[];
+}
+
+/** Row counts per table, as written. */
+export type TableCounts = Record<string, number>;
