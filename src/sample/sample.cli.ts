@@ -1,4 +1,4 @@
-import { rmSync, statSync } from "node:fs";
+import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { ensureSampleStore } from "./sample.store";
 
@@ -32,9 +32,11 @@ async function main(): Promise<number> {
     return 2;
   }
   const out = values.out;
-  if (values.force) for (const suffix of ["", "-wal", "-shm"]) rmSync(out + suffix, { force: true });
+  // --force builds beside the old store and swaps it in at the end, so a
+  // failed rebuild leaves the old store in place.
+  const target = values.force && existsSync(out) ? `${out}.rebuild-${process.pid}` : out;
 
-  const result = await ensureSampleStore(out, {
+  const result = await ensureSampleStore(target, {
     seed,
     anchorDate: values.anchor,
     scale: values.scale === undefined ? undefined : Number(values.scale),
@@ -42,6 +44,10 @@ async function main(): Promise<number> {
   if (!result.built || !result.summary) {
     process.stderr.write(`${out} already exists; pass --force to rebuild it\n`);
     return 1;
+  }
+  if (target !== out) {
+    for (const suffix of ["-wal", "-shm"]) rmSync(out + suffix, { force: true });
+    renameSync(target, out);
   }
   const { summary, ms } = result;
   const lines = [

@@ -104,7 +104,6 @@ export function generateCrypto(ctx: SampleContext, firstId: number): Crypto[] {
         { id: 0, securityId: id, symbol: `${symbol}-EUR`, exchange: "CRYPTO", currency: "EUR", isPrimary: false, quoteCurrency: "EUR" },
       ],
       price,
-      priceDecimals: 0,
       valueUsd: supply * price,
       volatility: stable ? 0.01 : symbol === "BTC" ? 0.25 : cr.range(0.45, 0.9),
       beta: stable ? 0 : symbol === "BTC" ? 1 : cr.range(0.6, 1.2),

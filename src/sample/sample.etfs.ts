@@ -138,28 +138,29 @@ function primaryExchangeFor(d: Domicile, r: Random): string {
 
 function etfSymbol(ctx: SampleContext, exCode: string, letters: string): string {
   const s = ctx.symbols;
+  const sfx = exchange(exCode).suffix;
   switch (exCode) {
     case "XNYS":
     case "XNAS":
       return s.usTicker(letters, 4);
     case "XETR":
-      return s.letterSymbol(letters, ".DE", 4, 4);
+      return s.letterSymbol(letters, sfx, 4, 4);
     case "XLON":
-      return s.letterSymbol(letters, ".L", 4, 4);
+      return s.letterSymbol(letters, sfx, 4, 4);
     case "XSWX":
-      return s.letterSymbol(letters, ".SW", 4, 5);
+      return s.letterSymbol(letters, sfx, 4, 5);
     case "XPAR":
-      return s.letterSymbol(letters, ".PA", 3, 4);
+      return s.letterSymbol(letters, sfx, 3, 4);
     case "XAMS":
-      return s.letterSymbol(letters, ".AS", 4, 4);
+      return s.letterSymbol(letters, sfx, 4, 4);
     case "XTSE":
-      return s.letterSymbol(letters, ".TO", 3, 4);
+      return s.letterSymbol(letters, sfx, 3, 4);
     case "XASX":
-      return s.letterSymbol(letters, ".AX", 3, 3);
+      return s.letterSymbol(letters, sfx, 3, 3);
     case "XTKS":
-      return s.numericSymbol(".T", 1300, 2999, 4);
+      return s.numericSymbol(sfx, 1300, 2999, 4);
     case "XHKG":
-      return s.numericSymbol(".HK", 2800, 3199, 4);
+      return s.numericSymbol(sfx, 2800, 3199, 4);
     default:
       throw new Error(`No ETF symbols on ${exCode}`);
   }
@@ -302,7 +303,6 @@ export function generateEtfs(ctx: SampleContext, stocks: readonly Stock[], bonds
       rank: null,
       listings,
       price,
-      priceDecimals: 0,
       valueUsd: aum / perUsd,
       volatility: d.volatility,
       beta: d.beta,

@@ -215,7 +215,6 @@ export function generateFunds(
         rank: null,
         listings: [{ id: 0, securityId: id, symbol, exchange: "FUND", currency, isPrimary: true, quoteCurrency: null }],
         price,
-        priceDecimals: 0,
         valueUsd: aum / perUsd,
         volatility: s.volatility,
         beta: s.beta,

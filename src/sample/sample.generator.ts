@@ -77,6 +77,7 @@ export class SampleGenerator {
   readonly indices: IndexDef[];
   private readonly weekdays: Int32Array;
   private readonly allDays: Int32Array;
+  private specs: HistorySpec[] | undefined;
 
   constructor(opts: GenerateOptions) {
     const ctx = createContext(opts.seed, opts.anchorDate, opts.scale ?? 1);
@@ -138,7 +139,6 @@ export class SampleGenerator {
         rank: i + 1,
         listings: [{ id: 0, securityId: id, symbol: p.symbol, exchange: "FOREX", currency: p.quote, isPrimary: true, quoteCurrency: p.quote }],
         price,
-        priceDecimals: 0,
         valueUsd: 0,
         volatility: 0.08,
         beta: 0,
@@ -163,6 +163,11 @@ export class SampleGenerator {
 
   /** Listings with daily history, in listing-id order. */
   historySpecs(): HistorySpec[] {
+    this.specs ??= this.buildHistorySpecs();
+    return this.specs;
+  }
+
+  private buildHistorySpecs(): HistorySpec[] {
     const ctx = this.ctx;
     const stockFactor = marketFactor(ctx.rng("market"), this.weekdays, STOCK_FACTOR_VOL, 0.08, 252, STOCK_CRASHES);
     const cryptoFactor = marketFactor(ctx.rng("crypto-market"), this.allDays, CRYPTO_FACTOR_VOL, 0.55, 365, CRYPTO_CRASHES);

@@ -92,10 +92,6 @@ export function countryName(alpha2: string): string {
   return name;
 }
 
-export function isCountry(alpha2: string): boolean {
-  return isoCountries.isValid(alpha2);
-}
-
 /** Fails fast when a hand-picked code is not in the maintained lists. */
 export function assertReferenceCodes(countries: readonly string[], currencies: readonly string[]): void {
   for (const c of countries) if (!isoCountries.isValid(c)) throw new Error(`Not an ISO 3166 alpha-2 code: ${c}`);

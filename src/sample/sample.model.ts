@@ -40,8 +40,6 @@ export interface Security {
   listings: Listing[];
   /** Planned last close of the primary listing, in its currency. */
   price: number;
-  /** Decimals the primary listing's prices are quoted with. */
-  priceDecimals: number;
   /** Market value in USD at the anchor, for ranking and index weights. */
   valueUsd: number;
   /** Annualised idiosyncratic volatility, on top of beta times the market factor. */
@@ -77,7 +75,7 @@ export interface HoldingRow {
   cusip: string | null;
   sector: string | null;
   country: string | null;
-  /** Fund holdings only. */
+  /** Written to fund_holdings only; etf_holdings has no such column. */
   assetClass: "Equity" | "Bond" | "Cash" | "Other";
   /** Price of one unit in the holder's currency (for share counts). */
   unitPrice: number;
@@ -171,6 +169,3 @@ export interface IndexDef {
   name: string;
   members: { securityId: number; weightUnits: number }[];
 }
-
-/** Row counts per table, as written. */
-export type TableCounts = Record<string, number>;

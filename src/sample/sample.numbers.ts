@@ -58,13 +58,3 @@ export function interpolate(knots: readonly (readonly [number, number])[], x: nu
   }
   return (knots[knots.length - 1] as readonly [number, number])[1];
 }
-
-/** Sums weight units per key; the result preserves first-seen key order. */
-export function sumUnitsBy<T>(items: readonly T[], key: (item: T) => string, units: (item: T) => number): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const it of items) {
-    const k = key(it);
-    out.set(k, (out.get(k) ?? 0) + units(it));
-  }
-  return out;
-}

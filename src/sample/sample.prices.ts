@@ -89,10 +89,12 @@ export function marketFactor(
   const out = new Float64Array(n);
   const vol = annualVol / Math.sqrt(stepsPerYear);
   const mu = annualDrift / stepsPerYear;
+  // Stress spells (about 7 % of days, ~40 days each) double volatility and
+  // bleed a little, which gives the history visible drawdowns.
   let stressed = false;
   for (let i = 0; i < n; i++) {
     if (stressed ? r.next() < 1 / 40 : r.next() < 1 / 500) stressed = !stressed;
-    out[i] = stressed ? mu - 1.5 * vol * 0.1 + 2 * vol * r.normal() : mu + vol * r.normal();
+    out[i] = stressed ? mu - 0.15 * vol + 2 * vol * r.normal() : mu + vol * r.normal();
   }
   for (const c of crashes) {
     let first = -1;
@@ -107,7 +109,7 @@ export function marketFactor(
     if (first < 0) continue;
     const len = last - first + 1;
     const step = Math.log(1 + c.totalReturn) / len;
-    for (let i = first; i <= last; i++) out[i] = step + 2.5 * vol * r.normal() * 0.6;
+    for (let i = first; i <= last; i++) out[i] = step + 1.5 * vol * r.normal();
   }
   return out;
 }

@@ -60,6 +60,11 @@ function primaryExchange(d: Domicile, r: Random): string {
   }
 }
 
+/** "United States of America" reads "the United States of America" in a sentence. */
+function withArticle(country: string): string {
+  return /^(United |Netherlands|Czech|Philippines|Bahamas)|(Islands|Republic|Emirates)$/.test(country) ? `the ${country}` : country;
+}
+
 function slug(text: string): string {
   return text
     .normalize("NFD")
@@ -138,7 +143,6 @@ export function generateStocks(ctx: SampleContext, firstId: number): Stock[] {
       rank: null,
       listings: [],
       price,
-      priceDecimals: 0,
       valueUsd: marketCap / perUsd,
       volatility,
       beta: Math.min(1.8, Math.max(0.3, 1 + 0.25 * sr.normal())),
@@ -155,7 +159,7 @@ export function generateStocks(ctx: SampleContext, firstId: number): Stock[] {
       order: i,
     };
     stock.description =
-      `${company.name} ${industry.activity}. The company is based in ${countryName(country)} ` +
+      `${company.name} ${industry.activity}. The company is based in ${withArticle(countryName(country))} ` +
       `and its shares trade on ${ex.name}${stock.isAdr ? " as American depositary receipts" : ""}.`;
     addStockListings(ctx, stock, exCode, sr, (i + 1) * rankStretch);
     stocks.push(stock);
@@ -184,6 +188,7 @@ function listing(stock: Stock, symbol: string, exCode: string, isPrimary: boolea
 
 function primarySymbol(ctx: SampleContext, core: string, exCode: string, r: Random, fullRank: number): string {
   const s = ctx.symbols;
+  const sfx = exchange(exCode).suffix;
   switch (exCode) {
     case "XNAS":
       return s.usTicker(core, 4);
@@ -191,25 +196,25 @@ function primarySymbol(ctx: SampleContext, core: string, exCode: string, r: Rand
       // Single- and two-letter NYSE tickers are a mark of old large companies.
       return s.usTicker(core, fullRank <= 300 && r.chance(0.15) ? r.intBetween(1, 2) : 3);
     case "XTKS":
-      return s.numericSymbol(".T", 1300, 9999, 4);
+      return s.numericSymbol(sfx, 1300, 9999, 4);
     case "XHKG":
-      return s.numericSymbol(".HK", 1, 9999, 4);
+      return s.numericSymbol(sfx, 1, 9999, 4);
     case "XLON":
-      return s.letterSymbol(core, ".L", 3, 4);
+      return s.letterSymbol(core, sfx, 3, 4);
     case "XETR":
-      return s.letterSymbol(core, ".DE", 3, 4);
+      return s.letterSymbol(core, sfx, 3, 4);
     case "XFRA":
-      return s.letterSymbol(core, ".F", 3, 4);
+      return s.letterSymbol(core, sfx, 3, 4);
     case "XPAR":
-      return s.letterSymbol(core, ".PA", 2, 4);
+      return s.letterSymbol(core, sfx, 2, 4);
     case "XAMS":
-      return s.letterSymbol(core, ".AS", 3, 4);
+      return s.letterSymbol(core, sfx, 3, 4);
     case "XSWX":
-      return s.letterSymbol(core, ".SW", 3, 4);
+      return s.letterSymbol(core, sfx, 3, 4);
     case "XTSE":
-      return s.letterSymbol(core, ".TO", 2, 4);
+      return s.letterSymbol(core, sfx, 2, 4);
     case "XASX":
-      return s.letterSymbol(core, ".AX", 3, 3);
+      return s.letterSymbol(core, sfx, 3, 3);
     default:
       throw new Error(`No stock symbols on ${exCode}`);
   }

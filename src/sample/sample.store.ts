@@ -119,6 +119,8 @@ export function fillSampleData(db: Database.Database, opts: SampleOptions): Samp
   // Rows are batched, so a child row may reach SQLite before its parent's
   // batch; the keys are checked once at the end instead.
   const foreignKeys = db.pragma("foreign_keys", { simple: true }) as number;
+  const cacheSize = db.pragma("cache_size", { simple: true }) as number;
+  const tempStore = db.pragma("temp_store", { simple: true }) as number;
   db.pragma("foreign_keys = OFF");
   db.pragma("journal_mode = OFF");
   db.pragma("synchronous = OFF");
@@ -143,6 +145,8 @@ export function fillSampleData(db: Database.Database, opts: SampleOptions): Samp
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma("locking_mode = NORMAL");
+  db.pragma(`cache_size = ${cacheSize}`);
+  db.pragma(`temp_store = ${tempStore}`);
   db.prepare("SELECT 1 FROM meta LIMIT 1").get(); // releases the exclusive lock
   report?.(total, total, "done");
 
