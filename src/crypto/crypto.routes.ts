@@ -2,6 +2,24 @@ import { z } from "zod";
 import { symbolField } from "../rest/rest.body";
 import { CryptoPriceDocument } from "../rest/rest.operations.generated";
 import { route, VERSIONS, type RouteEntry } from "../rest/rest.route";
+import { gqlObject, unixSeconds } from "../rest/rest.response";
+
+const cryptoPriceResponse = gqlObject("CryptoPrice", {
+  symbol: z.string(),
+  base: z.string(),
+  name: z.string(),
+  currency: z.string(),
+  price: z.number(),
+  change: z.number(),
+  changePercent: z.number(),
+  open: z.number(),
+  high: z.number(),
+  low: z.number(),
+  previousClose: z.number(),
+  volume: z.number(),
+  marketCapitalization: z.number().nullable(),
+  t: unixSeconds,
+});
 
 export const CRYPTO_ROUTES: readonly RouteEntry[] = [
   route({
@@ -12,6 +30,7 @@ export const CRYPTO_ROUTES: readonly RouteEntry[] = [
     body: z.object({ symbol: symbolField }),
     operation: CryptoPriceDocument,
     shape: (d) => d.cryptoPrice,
+    response: cryptoPriceResponse,
     singleSecurity: true,
   }),
 ];

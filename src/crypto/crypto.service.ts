@@ -14,7 +14,8 @@ export async function getCryptoPrice(ctx: Context, symbol: string): Promise<Cryp
     name: row.security.name,
     currency: row.listing.currency,
     price: q.c,
-    change: q.c - q.pc,
+    // Rounded to 10 decimals: enough for the smallest-priced tokens, without float noise like 536.4599999999991.
+    change: Math.round((q.c - q.pc) * 1e10) / 1e10,
     changePercent: q.pc === 0 ? 0 : Math.round(((q.c - q.pc) / q.pc) * 100 * 1e4) / 1e4,
     open: q.o,
     high: q.h,

@@ -2,6 +2,48 @@ import { z } from "zod";
 import { limitField } from "../rest/rest.body";
 import { SearchAggregatedDocument, SearchDocument } from "../rest/rest.operations.generated";
 import { optionalNullable, route, VERSIONS, type RouteEntry } from "../rest/rest.route";
+import { gqlObject, intOf } from "../rest/rest.response";
+
+const securityType = z.enum(["crypto", "etf", "forex", "fund", "stock"]);
+
+const listingResponse = gqlObject("GroupListing", { symbol: z.string(), exchange: z.string(), currency: z.string(), isPrimary: z.boolean() });
+
+/** CONTRACT.md section 4: the SDK's model requires `statusCode` in the body. */
+const searchResponse = gqlObject("SearchResult", {
+  statusCode: intOf([200]),
+  results: z.array(
+    gqlObject("SearchHit", {
+      symbol: z.string(),
+      companyName: z.string(),
+      isin: z.string().nullable(),
+      type: securityType,
+      isEtf: z.boolean(),
+      isFund: z.boolean(),
+      isAdr: z.boolean(),
+      isActivelyTrading: z.boolean(),
+      currency: z.string(),
+      exchange: z.string(),
+      marketCapitalization: z.number().nullable(),
+    }),
+  ),
+});
+
+const searchAggregatedResponse = gqlObject("AggregatedSearchResult", {
+  statusCode: intOf([200]),
+  query: z.string(),
+  results: z.array(
+    gqlObject("SearchGroup", {
+      name: z.string(),
+      isin: z.string().nullable(),
+      type: securityType,
+      symbol: z.string(),
+      currency: z.string(),
+      marketCapitalization: z.number().nullable(),
+      match: z.string(),
+      listings: z.array(listingResponse),
+    }),
+  ),
+});
 
 const searchBody = z.object({
   query: z.string({ error: "expected a string" }),
@@ -18,6 +60,7 @@ export const SEARCH_ROUTES: readonly RouteEntry[] = [
     body: searchBody,
     operation: SearchDocument,
     shape: (d) => d.search,
+    response: searchResponse,
     singleSecurity: false,
   }),
   route({
@@ -28,6 +71,7 @@ export const SEARCH_ROUTES: readonly RouteEntry[] = [
     body: searchBody,
     operation: SearchAggregatedDocument,
     shape: (d) => d.searchAggregated,
+    response: searchAggregatedResponse,
     singleSecurity: false,
   }),
 ];

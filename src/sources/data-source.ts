@@ -228,8 +228,8 @@ export interface IndexConstituentRow {
 
 /** What the search index is built from: one document per security with all its listings. */
 export interface SearchDocument {
-  security: SecurityRow;
-  listings: ListingRow[];
+  security: Pick<SecurityRow, "id" | "type" | "name" | "isin" | "cusip" | "currency" | "marketCap" | "isAdr" | "isActive">;
+  listings: Pick<ListingRow, "symbol" | "exchange" | "currency" | "isPrimary">[];
 }
 
 export interface ApiKeyRow {

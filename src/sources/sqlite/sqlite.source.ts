@@ -414,21 +414,38 @@ export class SqliteSource implements DataSource {
   }
 
   async *searchDocuments(): AsyncIterable<SearchDocument[]> {
-    const pageSize = 20_000;
+    // Small pages of only the columns the index keeps: the index is built at start and must not spike memory.
+    const pageSize = 5_000;
     let afterId = 0;
     for (;;) {
       const rows = this.all(
-        `SELECT ${SECURITY_COLUMNS}, ${LISTING_COLUMNS} FROM
-           (SELECT * FROM securities WHERE id > ? ORDER BY id LIMIT ?) s
+        `SELECT s.id, s.type, s.name, s.isin, s.cusip, s.currency, s.market_cap, s.is_adr, s.is_active,
+                l.symbol, l.exchange, l.currency AS l_currency, l.is_primary
+         FROM (SELECT * FROM securities WHERE id > ? ORDER BY id LIMIT ?) s
          JOIN listings l ON l.security_id = s.id ORDER BY s.id, l.is_primary DESC, l.id`,
         afterId, pageSize,
       );
       if (rows.length === 0) return;
       const docs: SearchDocument[] = [];
       for (const r of rows) {
+        const listing = { symbol: r.symbol as string, exchange: r.exchange as string, currency: r.l_currency as string, isPrimary: r.is_primary === 1 };
         const last = docs[docs.length - 1];
-        if (last && last.security.id === r.s_id) last.listings.push(toListing(r));
-        else docs.push({ security: toSecurity(r), listings: [toListing(r)] });
+        if (last && last.security.id === r.id) last.listings.push(listing);
+        else
+          docs.push({
+            security: {
+              id: r.id as number,
+              type: r.type as SecurityType,
+              name: r.name as string,
+              isin: r.isin as string | null,
+              cusip: r.cusip as string | null,
+              currency: r.currency as string,
+              marketCap: r.market_cap as number | null,
+              isAdr: r.is_adr === 1,
+              isActive: r.is_active === 1,
+            },
+            listings: [listing],
+          });
       }
       afterId = docs[docs.length - 1]!.security.id;
       yield docs;
@@ -475,8 +492,7 @@ export function openSqliteSource(path: string, opts: { readonly?: boolean; mustE
     migrate(db);
   }
   db.pragma("busy_timeout = 5000");
-  // Reads dominate: a larger page cache and memory-mapped I/O keep hot rows off the syscall path.
-  db.pragma("cache_size = -65536");
-  db.pragma("mmap_size = 268435456");
+  // 16 MiB of page cache: hot rows (quotes, profiles) stay cached while the process stays well under its memory budget.
+  db.pragma("cache_size = -16384");
   return new SqliteSource(db);
 }
