@@ -6,24 +6,41 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { GraphQLError } from "graphql";
 import type { Logger } from "pino";
 import type { ApiKeyService } from "./auth/auth.service";
-import { AppError, NotFoundError } from "./common/errors";
+import { AppError, InvalidArgumentError, NotFoundError } from "./common/errors";
 import { createContext, type AppDeps, type Context } from "./context";
 import { graphiqlHandler } from "./graphql/graphiql";
 import { formatGraphqlError } from "./graphql/graphql.errors";
+import { graphqlLimitsPlugin, graphqlParseOptions } from "./graphql/graphql.limits";
+import { chargeGraphqlOperation } from "./limits/limits.graphql";
+import { createRateLimiter, type RateLimiter } from "./limits/limits.service";
+import { requestTimeout } from "./server/server.request-timeout";
 import { getSchema } from "./graphql/schema";
+import { Metrics } from "./metrics/metrics";
+import { metricsHandler, observeRequests, routeLabeler } from "./metrics/metrics.http";
+import { openApiRouter } from "./openapi/openapi.http";
+import { createOpenApiDocument } from "./openapi/openapi.routes";
 import { mapError } from "./rest/rest.errors";
 import { restRouter, sendJson } from "./rest/rest.router";
 
 export interface AppParts {
   app: Express;
   apollo: ApolloServer<Context>;
+  /** The per-key rate and quota counters the app uses (closed by `apollo.stop()`). */
+  limits: RateLimiter;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** Builds the whole HTTP surface: health, GraphiQL, /graphql, REST. Call `apollo.stop()` on shutdown. */
-export async function createApp(deps: AppDeps, apiKeys: ApiKeyService, logger: Logger): Promise<AppParts> {
+export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger: Logger): Promise<AppParts> {
   const schema = getSchema();
+  // Per-key rate and quota counters (src/limits/): in memory, or in Redis when REDIS_URL is set. Closed by apollo.stop().
+  const deps: AppDeps = { ...appDeps, limits: appDeps.limits ?? createRateLimiter(appDeps.config.rateLimit, appDeps.clock, logger) };
+  const limits = deps.limits!;
+  // Prometheus metrics (MDG_METRICS_ENABLED): per-route latency, GraphQL operations, store calls, key cache (src/metrics/).
+  const metrics = deps.config.metrics.enabled ? new Metrics({ keyCache: apiKeys.cacheStats }) : null;
+  if (metrics) deps.source = metrics.instrumentSource(deps.source);
+  const openApi = createOpenApiDocument(schema);
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -35,6 +52,18 @@ export async function createApp(deps: AppDeps, apiKeys: ApiKeyService, logger: L
     res.locals.requestId = id;
     res.setHeader("x-request-id", id);
     next();
+  });
+  // Access log line and request metrics, labelled by route-table path (never the raw URL).
+  app.use(observeRequests({ metrics, logger, label: routeLabeler(Object.keys(openApi.paths)) }));
+  // MDG_REQUEST_TIMEOUT_MS: no request hangs, on either door.
+  app.use(requestTimeout({ ms: deps.config.requestTimeoutMs, logger }));
+  // REST first after the per-request essentials: it is the hot path, and it answers every /v0 and /v1 path itself
+  // (wrong methods included), so the layers below never see those requests.
+  app.use(restRouter({ deps, schema, apiKeys, logger }));
+  // No CORS here: OPTIONS is a wrong method like any other (404 JSON), never Express's automatic "200 GET, HEAD".
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (req.method !== "OPTIONS" || req.path === "/graphql" || req.path === "/graphql/") return next();
+    sendJson(res, 404, mapError(new NotFoundError(`no route ${req.method} ${req.path}`), res.locals.requestId as string).body);
   });
 
   app.get("/healthz", (_req, res) => sendJson(res, 200, { status: "ok" }));
@@ -48,21 +77,36 @@ export async function createApp(deps: AppDeps, apiKeys: ApiKeyService, logger: L
     }
   });
 
-  app.use(restRouter({ deps, schema, apiKeys, logger }));
+  if (metrics) app.get("/metrics", metricsHandler(metrics, deps.config.metrics.token));
+  // The OpenAPI document and the API reference page, generated from the route table (no key).
+  app.use(openApiRouter(openApi));
 
   const apollo = new ApolloServer<Context>({
     schema,
     formatError: formatGraphqlError((err) => logger.error({ err }, "graphql resolver failed")),
     // The service serves its own offline GraphiQL on GET; Apollo's landing page would load from the internet.
-    plugins: [ApolloServerPluginLandingPageDisabled()],
-    introspection: true,
+    plugins: [
+      ApolloServerPluginLandingPageDisabled(),
+      ...(metrics ? [metrics.graphqlPlugin()] : []),
+      // Depth, aliases, root fields and cost before execution, then the key's rate and quota (README "Limits and hardening").
+      graphqlLimitsPlugin({ schema, limits: deps.config.graphql, searchDefault: deps.config.limits.searchResults, afterLimits: chargeGraphqlOperation(limits) }),
+      { serverWillStart: async () => ({ serverWillStop: () => limits.close() }) },
+    ],
+    parseOptions: graphqlParseOptions(deps.config.graphql),
+    // Introspection and "did you mean" suggestions: off under NODE_ENV=production unless MDG_GRAPHQL_INTROSPECTION.
+    introspection: deps.config.graphql.introspection,
+    hideSchemaDetailsFromClientErrors: !deps.config.graphql.introspection,
+    allowBatchedHttpRequests: deps.config.graphql.batching,
+    // main.ts drains requests on SIGTERM, then stops Apollo; Apollo stopping itself first would fail them.
+    stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
   });
   await apollo.start();
 
   // Before Apollo: a browser GET of /graphql gets the page; everything else falls through.
   app.use(graphiqlHandler({ endpoint: "/graphql" }));
-  app.use(
+  // Exactly /graphql (and /graphql/): a path below it is unknown, 404 like any other.
+  app.all(
     "/graphql",
     express.json({ limit: deps.config.limits.bodyBytes }),
     expressMiddleware(apollo, {
@@ -91,14 +135,16 @@ export async function createApp(deps: AppDeps, apiKeys: ApiKeyService, logger: L
     const requestId = (res.locals.requestId as string | undefined) ?? randomUUID();
     const status = (err as { status?: number }).status;
     if (res.headersSent) return;
-    if (req.path.startsWith("/graphql") && typeof status === "number" && status >= 400 && status < 500) {
+    const clientFault = typeof status === "number" && status >= 400 && status < 500;
+    if ((req.path === "/graphql" || req.path === "/graphql/") && clientFault) {
       sendJson(res, status, { errors: [{ message: (err as Error).message, extensions: { code: "BAD_REQUEST" } }] });
       return;
     }
-    const mapped = mapError(err, requestId);
-    logger.error({ err, requestId }, "unhandled error");
+    // Anything else Express or a parser refused as the client's fault (a path that does not decode, …) is a malformed request: 404.
+    const mapped = mapError(clientFault ? new InvalidArgumentError(`request: ${(err as Error).message}`) : err, requestId);
+    if (mapped.internal) logger.error({ err, requestId }, "unhandled error");
     sendJson(res, mapped.status, mapped.body);
   });
 
-  return { app, apollo };
+  return { app, apollo, limits };
 }

@@ -8,18 +8,21 @@ const isoDay = z
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
+/** `true`/`false` (also `1`/`0`, `on`/`off`, `yes`/`no`); unset or empty means "not given". */
+const optionalBool = z
+  .enum(["true", "false", "1", "0", "on", "off", "yes", "no", ""], { error: "expected true or false" })
+  .optional()
+  .transform((v) => (v === undefined || v === "" ? undefined : ["true", "1", "on", "yes"].includes(v)));
+
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   HOST: z.string().min(1).default("0.0.0.0"),
   MDG_DATA_SOURCE: z.enum(["sqlite", "postgres", "upstream"]).default("sqlite"),
   MDG_SQLITE_PATH: z.string().min(1).default("./data/market.db"),
-  MDG_BOOTSTRAP_API_KEY: z
-    .string()
-    .min(1)
-    .optional()
-    .transform((v) => (v === "" ? undefined : v)),
-  MDG_SAMPLE_ANCHOR_DATE: isoDay.optional(),
+  // Empty means unset (`KEY=` as .env.example writes it), not an invalid value.
+  MDG_BOOTSTRAP_API_KEY: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(1).optional()),
+  MDG_SAMPLE_ANCHOR_DATE: z.preprocess((v) => (v === "" ? undefined : v), isoDay.optional()),
   MDG_SAMPLE_SEED: z.coerce.number().int().min(0).max(2 ** 31 - 1).default(42),
   MDG_BODY_LIMIT_BYTES: positiveInt(100 * 1024),
   MDG_BULK_MAX_SYMBOLS: positiveInt(100),
@@ -27,7 +30,30 @@ const envSchema = z.object({
   MDG_LIST_MAX_LIMIT: positiveInt(1000),
   /** Annual risk-free rate in percent, used by ETF metrics' Sharpe ratio. */
   MDG_RISK_FREE_RATE: z.coerce.number().min(-100).max(100).default(0),
+  /** Hardening (README "Limits and hardening"). */
+  MDG_REQUEST_TIMEOUT_MS: positiveInt(10_000),
+  MDG_SHUTDOWN_TIMEOUT_MS: positiveInt(20_000),
+  MDG_GRAPHQL_MAX_DEPTH: positiveInt(15),
+  MDG_GRAPHQL_MAX_ALIASES: positiveInt(100),
+  MDG_GRAPHQL_MAX_ROOT_FIELDS: positiveInt(100),
+  MDG_GRAPHQL_MAX_TOKENS: positiveInt(5_000),
+  MDG_GRAPHQL_MAX_COST: positiveInt(10_000),
+  MDG_GRAPHQL_INTROSPECTION: optionalBool,
+  MDG_GRAPHQL_BATCHING: optionalBool,
+  REDIS_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()))
+    .refine((v) => v === undefined || /^rediss?:\/\//.test(v), "expected redis://host:port or rediss://…"),
+  MDG_REDIS_KEY_PREFIX: z.string().min(1).default("mdg:"),
+  MDG_REDIS_TIMEOUT_MS: positiveInt(250),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** GET /metrics (Prometheus); README "Metrics and logs". */
+  MDG_METRICS_ENABLED: optionalBool,
+  MDG_METRICS_TOKEN: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v === "" ? undefined : v)),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -44,6 +70,36 @@ export interface Config {
   /** Annual risk-free rate in percent (2.5 means 2.5 %), for Sharpe ratios. */
   riskFreeRatePercent: number;
   logLevel: Env["LOG_LEVEL"];
+  /** Longest a REST or /graphql request may take before it answers 500 INTERNAL. */
+  requestTimeoutMs: number;
+  /** Longest SIGTERM waits for in-flight requests before closing their connections. */
+  shutdownTimeoutMs: number;
+  graphql: GraphqlLimitsConfig;
+  rateLimit: RateLimitConfig;
+  /** `GET /metrics`: on by default; with a token it needs `Authorization: Bearer <token>`. */
+  metrics: { enabled: boolean; token: string | undefined };
+}
+
+/** Limits on client operations of /graphql, enforced before execution (src/graphql/graphql.limits.ts). */
+export interface GraphqlLimitsConfig {
+  maxDepth: number;
+  maxAliases: number;
+  maxRootFields: number;
+  maxTokens: number;
+  maxCost: number;
+  /** Introspection and "did you mean" suggestions; off under NODE_ENV=production unless MDG_GRAPHQL_INTROSPECTION says otherwise. */
+  introspection: boolean;
+  /** Whether an array body (several operations in one request) is accepted. */
+  batching: boolean;
+}
+
+/** Where per-key rate and quota counters live (src/limits/). */
+export interface RateLimitConfig {
+  /** Unset: counters in this process's memory. Set: shared by every replica through Redis. */
+  redisUrl: string | undefined;
+  redisKeyPrefix: string;
+  /** A Redis command slower than this counts as Redis being unreachable. */
+  redisTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -85,5 +141,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     riskFreeRatePercent: e.MDG_RISK_FREE_RATE,
     logLevel: e.LOG_LEVEL,
+    requestTimeoutMs: e.MDG_REQUEST_TIMEOUT_MS,
+    shutdownTimeoutMs: e.MDG_SHUTDOWN_TIMEOUT_MS,
+    graphql: {
+      maxDepth: e.MDG_GRAPHQL_MAX_DEPTH,
+      maxAliases: e.MDG_GRAPHQL_MAX_ALIASES,
+      maxRootFields: e.MDG_GRAPHQL_MAX_ROOT_FIELDS,
+      maxTokens: e.MDG_GRAPHQL_MAX_TOKENS,
+      maxCost: e.MDG_GRAPHQL_MAX_COST,
+      introspection: e.MDG_GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== "production",
+      batching: e.MDG_GRAPHQL_BATCHING ?? false,
+    },
+    rateLimit: { redisUrl: e.REDIS_URL, redisKeyPrefix: e.MDG_REDIS_KEY_PREFIX, redisTimeoutMs: e.MDG_REDIS_TIMEOUT_MS },
+    metrics: { enabled: e.MDG_METRICS_ENABLED ?? true, token: e.MDG_METRICS_TOKEN },
   };
 }

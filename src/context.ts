@@ -2,6 +2,7 @@ import type { Principal } from "./auth/auth.types";
 import type { Clock } from "./common/clock";
 import type { Config } from "./config";
 import type { DataSource } from "./sources/data-source";
+import type { RateLimiter } from "./limits/limits.service";
 import { createLoaders, type Loaders } from "./sources/source.loaders";
 import type { SearchIndex } from "./search/search.index";
 
@@ -11,6 +12,8 @@ export interface AppDeps {
   source: DataSource;
   clock: Clock;
   searchIndex: SearchIndex;
+  /** Per-key rate and quota; createApp builds one from the config when absent. */
+  limits?: RateLimiter;
 }
 
 /** One per request, for /graphql and REST alike. */

@@ -1,5 +1,5 @@
 import "reflect-metadata";
-import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { dirname } from "node:path";
 import { existsSync, mkdirSync } from "node:fs";
 import { createApp } from "./app";
@@ -9,6 +9,8 @@ import { loadConfig } from "./config";
 import { createLogger } from "./logger";
 import { ensureSampleStore } from "./sample/sample.store";
 import { SearchIndex } from "./search/search.index";
+import { createHttpServer } from "./server/server.http";
+import { trackConnections } from "./server/server.shutdown";
 import { openSqliteSource } from "./sources/sqlite/sqlite.source";
 
 async function main(): Promise<void> {
@@ -33,27 +35,36 @@ async function main(): Promise<void> {
   const deps = { config, source, clock: systemClock, searchIndex };
   const apiKeys = new ApiKeyService(source, systemClock, { bootstrapKey: config.bootstrapApiKey });
   const { app, apollo } = await createApp(deps, apiKeys, logger);
-  const server = createServer(app);
-  server.keepAliveTimeout = 65_000;
+  // Malformed HTTP answered with the contract's 404 (src/server/server.http.ts); connections followed for the drain.
+  const server = createHttpServer(app, logger);
+  const connections = trackConnections(server);
   server.listen(config.port, config.host, () => {
-    logger.info({ port: config.port, dataSource: config.dataSource, bootstrapKey: config.bootstrapApiKey ? "set" : "unset" }, `listening on http://localhost:${config.port} (GraphiQL at /graphql)`);
+    const port = (server.address() as AddressInfo).port;
+    logger.info(
+      { port, dataSource: config.dataSource, rateLimits: config.rateLimit.redisUrl ? "redis" : "memory", bootstrapKey: config.bootstrapApiKey ? "set" : "unset" },
+      `listening on http://localhost:${port} (GraphiQL at /graphql)`,
+    );
   });
 
+  // SIGTERM: stop accepting, answer every in-flight request (up to MDG_SHUTDOWN_TIMEOUT_MS), close the store, exit 0.
   let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
+  const stop = async (signal: string) => {
+    if (stopping) {
+      logger.warn({ signal }, "second signal: exiting now");
+      process.exit(1);
+    }
     stopping = true;
-    logger.info({ signal }, "shutting down: finishing in-flight requests");
-    server.close(async () => {
-      await apollo.stop().catch(() => undefined);
-      await source.close();
-      logger.info("stopped");
-      process.exit(0);
-    });
-    server.closeIdleConnections();
+    logger.info({ signal, inFlight: connections.inFlight, deadlineMs: config.shutdownTimeoutMs }, "shutting down: no new connections, finishing in-flight requests");
+    const result = await connections.drain(config.shutdownTimeoutMs);
+    // Apollo's stop also closes the rate-limit counters (Redis connection).
+    await apollo.stop().catch((err) => logger.error({ err }, "stopping GraphQL failed"));
+    await source.close();
+    if (result.drained) logger.info({ ms: result.ms }, "stopped: every in-flight request answered, store closed");
+    else logger.error({ ms: result.ms, abandoned: result.abandoned }, "stopped at the shutdown deadline: connections of unfinished requests were closed");
+    process.exit(result.drained ? 0 : 1);
   };
-  process.on("SIGTERM", () => stop("SIGTERM"));
-  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
   process.on("unhandledRejection", (err) => logger.error({ err }, "unhandled rejection"));
 }
 

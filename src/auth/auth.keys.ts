@@ -52,3 +52,31 @@ export function describeArgument(value: string): string {
   if (value.toLowerCase().includes(API_KEY_PREFIX) || value.length > 32) return "(value not shown)";
   return JSON.stringify(value);
 }
+
+/** Anything shaped like one of our keys, anywhere in a text. */
+const KEY_IN_TEXT = /mdg_[A-Za-z0-9_-]{43}/g;
+export const REDACTED_KEY = "mdg_[redacted]";
+
+/**
+ * The text with every key-shaped token replaced. Clients paste keys where
+ * they do not belong (a symbol, a path, a query string); whatever the service
+ * repeats in an error message or a log line goes through this first, so a
+ * key never travels further than the request that carried it.
+ */
+export function redactKeys(text: string): string {
+  return text.includes(API_KEY_PREFIX) ? text.replace(KEY_IN_TEXT, REDACTED_KEY) : text;
+}
+
+/** `redactKeys` over the strings of a plain value (objects and arrays, a few levels deep): for log lines. */
+export function redactKeysDeep<T>(value: T, depth = 4): T {
+  if (typeof value === "string") return redactKeys(value) as T;
+  if (depth === 0 || value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map((v) => redactKeysDeep(v, depth - 1)) as T;
+  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
+  let out: Record<string, unknown> | undefined;
+  for (const [k, v] of Object.entries(value)) {
+    const r = redactKeysDeep(v, depth - 1);
+    if (r !== v) (out ??= { ...(value as Record<string, unknown>) })[k] = r;
+  }
+  return (out ?? value) as T;
+}

@@ -62,6 +62,8 @@ export class ApiKeyService {
   private readonly cacheMaxEntries: number;
   /** Keyed by the hex hash; a Map iterates in insertion order, which makes eviction of the oldest cheap. */
   private readonly cache = new Map<string, CacheEntry>();
+  /** Lookups of stored keys answered from the cache or not (read by /metrics); the bootstrap key needs neither. */
+  readonly cacheStats = { hits: 0, misses: 0 };
 
   constructor(
     private readonly source: ApiKeyStore,
@@ -146,11 +148,16 @@ export class ApiKeyService {
 
   private fromCache(hex: string, now: number): CacheEntry | undefined {
     const entry = this.cache.get(hex);
-    if (entry === undefined) return undefined;
-    if (entry.freshUntil <= now) {
-      this.cache.delete(hex);
+    if (entry === undefined) {
+      this.cacheStats.misses++;
       return undefined;
     }
+    if (entry.freshUntil <= now) {
+      this.cache.delete(hex);
+      this.cacheStats.misses++;
+      return undefined;
+    }
+    this.cacheStats.hits++;
     return entry;
   }
 

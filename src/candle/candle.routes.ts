@@ -3,11 +3,29 @@ import { InternalError } from "../common/errors";
 import { currencyField, securityRefBody, unixTimeField } from "../rest/rest.body";
 import { CandleDocument, StockCandleDocument } from "../rest/rest.operations.generated";
 import { route, VERSIONS, type RouteEntry } from "../rest/rest.route";
+import { gqlObject, stringOf, unixSeconds } from "../rest/rest.response";
+
+/** CONTRACT.md section 4: parallel arrays, plus the currency of the prices. */
+const candlesResponse = gqlObject("Candles", {
+  symbol: z.string(),
+  s: stringOf(["ok"]),
+  t: z.array(unixSeconds),
+  o: z.array(z.number()),
+  h: z.array(z.number()),
+  l: z.array(z.number()),
+  c: z.array(z.number()),
+  v: z.array(z.number()),
+  from: unixSeconds,
+  to: unixSeconds,
+  resolution: stringOf(["1", "5", "15", "30", "60", "D", "W", "M"]),
+  currency: z.string(),
+});
 
 /** Resolutions arrive as strings ("D", "15") or, from some clients, as numbers (15). */
 const resolutionField = z
   .union([z.string(), z.number()], { error: "expected one of 1, 5, 15, 30, 60, D, W, M" })
-  .transform((v) => String(v));
+  .transform((v) => String(v))
+  .describe("Bar size: 1, 5, 15, 30, 60 (minutes), D, W or M (case-insensitive); default D");
 
 export const candleBody = securityRefBody
   .and(
@@ -37,6 +55,7 @@ export const CANDLE_ROUTES: readonly RouteEntry[] = [
     body: candleBody,
     operation: CandleDocument,
     shape: (d) => d.candle,
+    response: candlesResponse,
     singleSecurity: true,
   }),
   route({
@@ -50,6 +69,7 @@ export const CANDLE_ROUTES: readonly RouteEntry[] = [
       if (!d.stock.candles) throw new InternalError("stock candle: no candles and no error");
       return d.stock.candles;
     },
+    response: candlesResponse,
     singleSecurity: true,
     removedOn: "2024-12-31",
     replacement: "/v1/candle",

@@ -8,6 +8,69 @@ import {
   FundSectorDocument,
 } from "../rest/rest.operations.generated";
 import { route, VERSIONS, type RouteEntry } from "../rest/rest.route";
+import { day, gqlObject } from "../rest/rest.response";
+
+/** docs/api-etf-fund.md: every fund answer echoes the ISIN and the listing's symbol. */
+const fundRef = { isin: z.string().describe("ISIN of the fund"), symbol: z.string().describe("Symbol of its listing") };
+
+const profileResponse = gqlObject("Fund", {
+  ...fundRef,
+  profile: gqlObject("FundProfile", {
+    name: z.string(),
+    description: z.string().nullable(),
+    fundCompany: z.string(),
+    category: z.string(),
+    assetClass: z.string(),
+    aum: z.number(),
+    nav: z.number(),
+    navCurrency: z.string(),
+    ongoingCharge: z.number(),
+    entryCharge: z.number(),
+    inceptionDate: day,
+    domicile: z.string(),
+    benchmark: z.string(),
+    riskClass: z.int().min(1).max(7),
+    distributionPolicy: z.string(),
+    minInvestment: z.number(),
+    holdingsCount: z.int(),
+    website: z.string().nullable(),
+  }),
+});
+
+const sectorResponse = z.object({
+  ...fundRef,
+  sectorExposure: z.array(gqlObject("SectorWeight", { sector: z.string(), weightPercentage: z.number() })).describe("Largest weight first; sums to 100"),
+});
+
+const countryResponse = z.object({
+  ...fundRef,
+  countryExposure: z.array(gqlObject("CountryWeight", { country: z.string(), exposure: z.number() })).describe("Largest exposure first; sums to 100"),
+});
+
+const holdingResponse = gqlObject("FundHoldings", {
+  ...fundRef,
+  atDate: day,
+  currency: z.string(),
+  holdings: z.array(
+    gqlObject("FundHolding", {
+      symbol: z.string().nullable(),
+      name: z.string(),
+      isin: z.string().nullable(),
+      assetClass: z.string().nullable(),
+      sector: z.string().nullable(),
+      country: z.string().nullable(),
+      percent: z.number(),
+      value: z.number(),
+    }),
+  ),
+});
+
+const allocationResponse = gqlObject("Fund", {
+  ...fundRef,
+  allocationExposure: z
+    .array(gqlObject("AllocationWeight", { assetClass: z.string(), weightPercentage: z.number() }))
+    .describe("Always Equity, Bonds, Cash and Other, in this order, summing to 100"),
+});
 
 /** `{isin}` (the spec's body); `{symbol}` is accepted too, as wherever one security is meant. */
 const fundBody = z
@@ -24,6 +87,7 @@ export const FUND_ROUTES: readonly RouteEntry[] = [
     body: fundBody,
     operation: FundProfileDocument,
     shape: (d) => d.fund,
+    response: profileResponse,
     singleSecurity: true,
   }),
   route({
@@ -34,6 +98,7 @@ export const FUND_ROUTES: readonly RouteEntry[] = [
     body: fundBody,
     operation: FundSectorDocument,
     shape: (d) => ({ isin: d.fund.isin, symbol: d.fund.symbol, sectorExposure: d.fund.sectors }),
+    response: sectorResponse,
     singleSecurity: true,
   }),
   route({
@@ -44,6 +109,7 @@ export const FUND_ROUTES: readonly RouteEntry[] = [
     body: fundBody,
     operation: FundCountryDocument,
     shape: (d) => ({ isin: d.fund.isin, symbol: d.fund.symbol, countryExposure: d.fund.countries }),
+    response: countryResponse,
     singleSecurity: true,
   }),
   route({
@@ -54,6 +120,7 @@ export const FUND_ROUTES: readonly RouteEntry[] = [
     body: fundBody,
     operation: FundHoldingDocument,
     shape: (d) => ({ isin: d.fund.isin, symbol: d.fund.symbol, ...d.fund.holdings }),
+    response: holdingResponse,
     singleSecurity: true,
   }),
   route({
@@ -64,6 +131,7 @@ export const FUND_ROUTES: readonly RouteEntry[] = [
     body: fundBody,
     operation: FundAllocationExposureDocument,
     shape: (d) => d.fund,
+    response: allocationResponse,
     singleSecurity: true,
   }),
 ];

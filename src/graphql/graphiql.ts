@@ -223,7 +223,8 @@ const INIT_SCRIPT = `(function () {
     var extra = (opts && opts.headers) || {};
     Object.keys(extra).forEach(function (name) {
       var lower = name.toLowerCase();
-      if (lower === "content-type" || lower === "accept" || extra[name] == null) return;
+      // An empty value (the default headers' "x-api-key": "") is no header: the schema loads before a key is typed.
+      if (lower === "content-type" || lower === "accept" || extra[name] == null || extra[name] === "") return;
       headers[name] = String(extra[name]);
     });
     return fetch(config.endpoint, {

@@ -1,5 +1,6 @@
 import { unwrapResolverError } from "@apollo/server/errors";
 import type { GraphQLFormattedError } from "graphql";
+import { redactKeys } from "../auth/auth.keys";
 import { AppError, type ErrorCode } from "../common/errors";
 
 /** CONTRACT.md section 8: the codes GraphQL clients see. */
@@ -25,7 +26,7 @@ export function formatGraphqlError(onInternal: (err: unknown) => void) {
       const internal = original.code === "INTERNAL";
       if (internal) onInternal(original);
       return {
-        message: internal ? "internal error" : original.message,
+        message: internal ? "internal error" : redactKeys(original.message),
         locations: formatted.locations,
         path: formatted.path,
         extensions: {
@@ -37,7 +38,8 @@ export function formatGraphqlError(onInternal: (err: unknown) => void) {
     }
     const code = formatted.extensions?.code;
     // Errors Apollo raised itself (parse, validation, bad variables) are safe to show as they are.
-    if (typeof code === "string" && code !== "INTERNAL_SERVER_ERROR") return formatted;
+    // (A key pasted into a variable or argument is never repeated back: `redactKeys`.)
+    if (typeof code === "string" && code !== "INTERNAL_SERVER_ERROR") return { ...formatted, message: redactKeys(formatted.message) };
     onInternal(original);
     return { message: "internal error", locations: formatted.locations, path: formatted.path, extensions: { code: "INTERNAL_SERVER_ERROR" } };
   };

@@ -2,6 +2,13 @@ import { z } from "zod";
 import { symbolField } from "../rest/rest.body";
 import { IndexConstituentsDocument } from "../rest/rest.operations.generated";
 import { route, type RouteEntry } from "../rest/rest.route";
+import { gqlObject } from "../rest/rest.response";
+
+const constituentsResponse = gqlObject("IndexConstituents", {
+  symbol: z.string(),
+  name: z.string(),
+  constituents: z.array(gqlObject("IndexConstituent", { symbol: z.string(), name: z.string(), isin: z.string().nullable(), weight: z.number() })),
+});
 
 export const INDICES_ROUTES: readonly RouteEntry[] = [
   route({
@@ -12,6 +19,7 @@ export const INDICES_ROUTES: readonly RouteEntry[] = [
     body: z.object({ symbol: symbolField }),
     operation: IndexConstituentsDocument,
     shape: (d) => d.indexConstituents,
+    response: constituentsResponse,
     singleSecurity: false,
     removedOn: "2024-05-01",
   }),

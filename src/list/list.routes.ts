@@ -2,6 +2,26 @@ import { z } from "zod";
 import { cursorField, limitField } from "../rest/rest.body";
 import { ListCryptoDocument, ListEtfsDocument, ListFundsDocument, ListStocksDocument } from "../rest/rest.operations.generated";
 import { optionalNullable, route, VERSIONS, type RouteEntry } from "../rest/rest.route";
+import { gqlObject } from "../rest/rest.response";
+
+/** One keyset page of securities, each with all its listings (primary first). */
+const listPageResponse = gqlObject("AssetListPage", {
+  nextCursor: z.string().nullable(),
+  results: z.array(
+    gqlObject("AssetListItem", {
+      symbol: z.string(),
+      name: z.string(),
+      isin: z.string().nullable(),
+      type: z.enum(["crypto", "etf", "forex", "fund", "stock"]),
+      exchange: z.string(),
+      currency: z.string(),
+      country: z.string().nullable(),
+      sector: z.string().nullable(),
+      marketCapitalization: z.number().nullable(),
+      listings: z.array(gqlObject("GroupListing", { symbol: z.string(), exchange: z.string(), currency: z.string(), isPrimary: z.boolean() })),
+    }),
+  ),
+});
 
 const listBody = z.object({ limit: optionalNullable(limitField), cursor: optionalNullable(cursorField) });
 
@@ -14,6 +34,7 @@ export const LIST_ROUTES: readonly RouteEntry[] = [
     body: listBody,
     operation: ListStocksDocument,
     shape: (d) => d.listStocks,
+    response: listPageResponse,
     singleSecurity: false,
   }),
   route({
@@ -24,6 +45,7 @@ export const LIST_ROUTES: readonly RouteEntry[] = [
     body: listBody,
     operation: ListEtfsDocument,
     shape: (d) => d.listEtfs,
+    response: listPageResponse,
     singleSecurity: false,
   }),
   route({
@@ -34,6 +56,7 @@ export const LIST_ROUTES: readonly RouteEntry[] = [
     body: listBody,
     operation: ListFundsDocument,
     shape: (d) => d.listFunds,
+    response: listPageResponse,
     singleSecurity: false,
   }),
   route({
@@ -44,6 +67,7 @@ export const LIST_ROUTES: readonly RouteEntry[] = [
     body: listBody,
     operation: ListCryptoDocument,
     shape: (d) => d.listCrypto,
+    response: listPageResponse,
     singleSecurity: false,
   }),
 ];

@@ -2,6 +2,41 @@ import { z } from "zod";
 import { currencyField, securityRefBody } from "../rest/rest.body";
 import { QuoteDocument, type QuoteQuery } from "../rest/rest.operations.generated";
 import { route, VERSIONS, type RouteEntry } from "../rest/rest.route";
+import { day, gqlObject, unixSeconds } from "../rest/rest.response";
+
+/** CONTRACT.md section 4: the keys existing SDKs parse, some of which GraphQL cannot spell. */
+const quoteResponse = gqlObject("Quote", {
+  symbol: z.string(),
+  c: z.number(),
+  d: z.number(),
+  dp: z.number(),
+  h: z.number(),
+  l: z.number(),
+  o: z.number(),
+  pc: z.number(),
+  t: unixSeconds,
+  v: z.number(),
+  currency: z.string(),
+  exchange: z.string(),
+  earningsAnnouncement: day.nullable(),
+  historical_price: z
+    .object({
+      day: z.number().nullable().describe("Close of the last trading day"),
+      "50days": z.number().nullable().describe("Average close of the last 50 trading days"),
+      "200days": z.number().nullable().describe("Average close of the last 200 trading days"),
+    })
+    .describe("GraphQL: historicalPrice { day fiftyDays twoHundredDays }"),
+  metrics: z
+    .object({
+      marketCapitalization: z.number().nullable(),
+      avgVolume: z.number().nullable(),
+      eps: z.number().nullable(),
+      "pe/ratio": z.number().nullable().describe("Price over trailing EPS (GraphQL: peRatio)"),
+      sharesOutstanding: z.number().nullable(),
+    })
+    .nullable()
+    .describe("Stocks, ETFs and funds; null for crypto and forex, where these have no meaning"),
+});
 
 /** The contract's quote shape (CONTRACT.md section 4), whose keys GraphQL names cannot spell. */
 function quoteShape(data: QuoteQuery) {
@@ -44,6 +79,7 @@ export const QUOTE_ROUTES: readonly RouteEntry[] = [
     })),
     operation: QuoteDocument,
     shape: quoteShape,
+    response: quoteResponse,
     singleSecurity: true,
   }),
 ];

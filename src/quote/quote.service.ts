@@ -1,5 +1,5 @@
 import { requireScope, SCOPE_OF_TYPE } from "../auth/auth.scope-of";
-import { NotFoundError } from "../common/errors";
+import { InvalidArgumentError, NotFoundError } from "../common/errors";
 import type { Context } from "../context";
 import { dayOf, fxConverter, normalizeCurrency } from "../fx/fx.service";
 import { resolveInstrument, type SecurityRef } from "../security/security.service";
@@ -43,8 +43,9 @@ export async function quoteOf(ctx: Context, row: InstrumentRow, currency?: strin
     earningsAnnouncement: row.security.nextEarningsDate,
     historicalPrice: {
       day: c,
-      fiftyDays: q.ma50 == null ? null : px(q.ma50),
-      twoHundredDays: q.ma200 == null ? null : px(q.ma200),
+      // Averages are derived, not stored prices: rounded so they carry no float noise.
+      fiftyDays: q.ma50 == null ? null : round(q.ma50 * f),
+      twoHundredDays: q.ma200 == null ? null : round(q.ma200 * f),
     },
     securityId: row.security.id,
     securityType: row.security.type as SecurityKind,
@@ -56,6 +57,30 @@ export async function quoteOf(ctx: Context, row: InstrumentRow, currency?: strin
 
 export async function getQuote(ctx: Context, ref: SecurityRef & { currency?: string | null }): Promise<Quote> {
   return quoteOf(ctx, await resolveInstrument(ctx, ref), ref.currency);
+}
+
+/**
+ * Quotes by symbol in request order, for GraphQL's `quotes`: null where a
+ * symbol names nothing, and an Error in place of a quote the key may not read
+ * (or that cannot be converted), which GraphQL reports at that item's path
+ * while the others answer. All symbols go through one batched lookup.
+ */
+export async function getQuotes(ctx: Context, symbols: readonly string[], currency?: string | null): Promise<(Quote | Error | null)[]> {
+  const max = ctx.config.limits.bulkMaxSymbols;
+  if (symbols.length > max) {
+    throw new InvalidArgumentError(`symbols: at most ${max} symbols per call`, [{ field: "symbols", issue: "too many" }]);
+  }
+  const rows = await ctx.loaders.instrumentBySymbol.loadMany(symbols);
+  return Promise.all(
+    rows.map(async (row) => {
+      if (row === null || row instanceof Error) return row;
+      try {
+        return await quoteOf(ctx, row, currency);
+      } catch (e) {
+        return e instanceof Error ? e : new Error(String(e));
+      }
+    }),
+  );
 }
 
 /** Sum of the last four quarters of a flow, or null with fewer than four quarters. */

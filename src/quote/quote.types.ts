@@ -103,3 +103,12 @@ export class QuoteArgs {
   @Field(() => String, { nullable: true, description: "ISO 4217 code to convert prices into; the listing's own currency by default" })
   currency?: string | null;
 }
+
+@ArgsType()
+export class QuotesArgs {
+  @Field(() => [String], { description: "Symbols of listings, at most MDG_BULK_MAX_SYMBOLS (100 by default)" })
+  symbols: string[];
+
+  @Field(() => String, { nullable: true, description: "ISO 4217 code to convert prices into; each listing's own currency by default" })
+  currency?: string | null;
+}

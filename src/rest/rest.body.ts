@@ -6,19 +6,29 @@ export const symbolField = z
   .string({ error: "expected a string" })
   .trim()
   .min(1, { error: "expected a non-empty string" })
-  .max(64, { error: "at most 64 characters" });
+  .max(64, { error: "at most 64 characters" })
+  .describe("Symbol of a listing, case-insensitive (crypto as BTC-USD; BTCUSD, BTC/USD and BTC are accepted)");
 
 export const isinField = z
   .string({ error: "expected a string" })
   .trim()
   .min(1, { error: "expected a non-empty string" })
-  .max(64, { error: "at most 64 characters" });
+  .max(64, { error: "at most 64 characters" })
+  .describe("ISIN (12 characters with a valid check digit); names the primary listing");
 
-export const currencyField = z.string({ error: "expected a string" }).trim().min(1, { error: "expected a non-empty string" }).max(16);
+export const currencyField = z
+  .string({ error: "expected a string" })
+  .trim()
+  .min(1, { error: "expected a non-empty string" })
+  .max(16)
+  .describe("ISO 4217 code to answer prices in (case-insensitive); default: the listing's currency");
 
-export const limitField = z.number({ error: "expected an integer" }).int({ error: "expected an integer" });
+export const limitField = z.number({ error: "expected an integer" }).int({ error: "expected an integer" }).describe("Page size");
 
-export const cursorField = z.string({ error: "expected a string" }).max(200, { error: "at most 200 characters" });
+export const cursorField = z
+  .string({ error: "expected a string" })
+  .max(200, { error: "at most 200 characters" })
+  .describe("`nextCursor` of the previous page");
 
 /** `{symbol}` or `{isin}`: a security may be named either way wherever one is meant. */
 export const securityRefBody = z
@@ -76,7 +86,10 @@ export const unixTimeField = z
       return z.NEVER;
     }
     return n;
-  });
+  })
+  .describe("Unix seconds, or a day YYYY-MM-DD (its 00:00 UTC)");
 
 /** A day given as `YYYY-MM-DD` or as Unix seconds (the UTC day holding that instant), answered as `YYYY-MM-DD`. */
-export const dayField = unixTimeField.transform((s) => new Date(s * 1000).toISOString().slice(0, 10));
+export const dayField = unixTimeField
+  .transform((s) => new Date(s * 1000).toISOString().slice(0, 10))
+  .describe("A day YYYY-MM-DD, or Unix seconds (the UTC day holding that instant)");

@@ -1,4 +1,5 @@
 import { GraphQLError } from "graphql";
+import { redactKeys } from "../auth/auth.keys";
 import { AppError, EndpointRemovedError, InvalidArgumentError, QuotaExceededError, type ErrorCode, type ErrorDetail } from "../common/errors";
 
 /** The five statuses of the contract; nothing else ever leaves the REST door. */
@@ -62,8 +63,9 @@ export function mapError(e: unknown, requestId: string): MappedError {
     const status = STATUS_OF[err.code];
     const headers: Record<string, string> = {};
     if (err instanceof QuotaExceededError) headers["retry-after"] = String(err.retryAfterSeconds);
-    const body: ErrorBody = { statusCode: status, error: REASON[status], code: err.code, message: err.message, requestId };
-    if (err.details?.length) body.details = err.details;
+    // A key pasted into a symbol or a path is never repeated back (auth.keys.ts `redactKeys`).
+    const body: ErrorBody = { statusCode: status, error: REASON[status], code: err.code, message: redactKeys(err.message), requestId };
+    if (err.details?.length) body.details = err.details.map((d) => ({ field: redactKeys(d.field), issue: redactKeys(d.issue) }));
     if (err instanceof EndpointRemovedError) {
       body.removedOn = err.removedOn;
       body.replacement = err.replacement;

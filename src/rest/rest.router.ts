@@ -1,15 +1,17 @@
-import { Router, type Request, type Response } from "express";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { GraphQLSchema } from "graphql";
 import type { Logger } from "pino";
 import { requireScope } from "../auth/auth.scope-of";
+import { bulkRoute } from "../bulk/bulk.routes";
 import type { ApiKeyService } from "../auth/auth.service";
 import { EndpointRemovedError, NotFoundError } from "../common/errors";
 import { createContext, type AppDeps } from "../context";
+import { restCost } from "../limits/limits.cost";
 import { parseBody } from "./rest.body";
 import { jsonBodyReader } from "./rest.body-reader";
 import { mapError } from "./rest.errors";
 import { assertOperationsValid, executeRoute } from "./rest.execute";
-import type { ApiVersion, RouteEntry } from "./rest.route";
+import type { ApiVersion, HandlerRoute, RouteEntry } from "./rest.route";
 import { ROUTES } from "./rest.routes";
 import { isRemoved, versionHeaders } from "./rest.versions";
 
@@ -37,14 +39,17 @@ export function sendJson(res: Response, status: number, body: unknown, headers: 
  * (401 before anything about the body), the endpoint is not removed, the key
  * has the scope, then the body; then one GraphQL operation runs.
  */
-export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: RestDeps): Router {
+export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: RestDeps): RequestHandler {
   assertOperationsValid(schema, routes);
-  const byPath = new Map(routes.map((r) => [r.path, r]));
+  const byPath = new Map<string, RouteEntry | HandlerRoute>(routes.map((r) => [r.path, r]));
+  // Bulk names entries of the table and runs their operations for many symbols at once.
+  const bulk = bulkRoute(schema, routes, logger);
+  byPath.set(bulk.path, bulk as HandlerRoute);
   const readBody = jsonBodyReader(deps.config.limits.bodyBytes);
 
-  async function handle(version: ApiVersion, req: Request, res: Response): Promise<void> {
+  async function handle(version: ApiVersion, subpath: string, req: Request, res: Response): Promise<void> {
     const requestId = res.locals.requestId as string;
-    const path = req.path.replace(/^\/+|\/+$/g, "");
+    const path = subpath.replace(/^\/+|\/+$/g, "");
     const entry = byPath.get(path);
     const headers = versionHeaders(version, path, entry?.replacement);
     try {
@@ -58,18 +63,32 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
       }
       const ctx = createContext(deps, requestId, principal);
       if (entry.scope) requireScope(ctx, entry.scope);
-      const variables = parseBody(entry.body, await readBody(req, res));
-      const data = await executeRoute(schema, entry, variables, ctx, version);
+      // The key's rate and quota (src/limits/): one unit per call, one per security for bulk; an unreadable body costs one.
+      const raw = await readBody(req, res).catch(async (e: unknown) => {
+        await deps.limits?.charge(principal, 1, res);
+        throw e;
+      });
+      await deps.limits?.charge(principal, restCost(path, raw, deps.config.limits.bulkMaxSymbols), res);
+      const variables = parseBody(entry.body, raw);
+      const data = "run" in entry ? await entry.run(variables, ctx, version) : await executeRoute(schema, entry, variables as Record<string, unknown>, ctx, version);
       sendJson(res, 200, data, headers);
     } catch (e) {
       const mapped = mapError(e, requestId);
-      if (mapped.internal) logger.error({ err: mapped.internal, requestId, path: req.path }, "request failed");
+      if (mapped.internal) logger.error({ err: mapped.internal, requestId, path: `/${version}${subpath}` }, "request failed");
       sendJson(res, mapped.status, mapped.body, { ...headers, ...mapped.headers });
     }
   }
 
-  const router = Router();
-  router.use("/v0", (req, res) => handle("v0", req, res));
-  router.use("/v1", (req, res) => handle("v1", req, res));
-  return router;
+  // A prefix match, not an Express Router: this is the hot path, and a Router's mount-path rewriting costs more than
+  // the match. Same paths as `router.use("/v0")`: case-insensitive, the query string ignored.
+  return function restDoor(req: Request, res: Response, next: NextFunction): void {
+    const url = req.url;
+    const q = url.indexOf("?");
+    const pathname = q < 0 ? url : url.slice(0, q);
+    const m = VERSION_PREFIX.exec(pathname);
+    if (!m) return next();
+    handle(m[1] === "0" ? "v0" : "v1", pathname.slice(3), req, res).catch(next);
+  };
 }
+
+const VERSION_PREFIX = /^\/v([01])(?=\/|$)/i;

@@ -42,33 +42,62 @@ function trigramsOf(term: string): string[] {
 
 const rows = [new Int32Array(64), new Int32Array(64), new Int32Array(64)];
 
-/** Optimal string alignment distance, stopping early once it exceeds `max`. */
+/**
+ * Optimal string alignment distance when it is at most `max`, else `max + 1`.
+ * Only the band of cells within `max` of the diagonal can hold such a
+ * distance, so only those are computed.
+ */
 export function editDistance(a: string, b: string, max: number): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
+  const far = max + 1;
+  if (Math.abs(a.length - b.length) > max) return far;
+  // Most fuzzy lookups allow one edit: a linear scan answers that without the table.
+  if (max === 1) return withinOneEdit(a, b);
   const n = b.length;
-  if (n + 1 > rows[0]!.length) for (let r = 0; r < 3; r++) rows[r] = new Int32Array(n + 1);
+  if (n + 2 > rows[0]!.length) for (let r = 0; r < 3; r++) rows[r] = new Int32Array(n + 2);
   let prev2 = rows[0]!;
   let prev = rows[1]!;
   let cur = rows[2]!;
-  for (let j = 0; j <= n; j++) prev[j] = j;
+  for (let j = 0; j <= n; j++) prev[j] = j <= max ? j : far;
   for (let i = 1; i <= a.length; i++) {
-    cur[0] = i;
-    let rowMin = i;
+    const lo = Math.max(1, i - max);
+    const hi = Math.min(n, i + max);
+    cur[lo - 1] = lo === 1 ? Math.min(i, far) : far;
+    let rowMin = cur[lo - 1]!;
     const ai = a.charCodeAt(i - 1);
-    for (let j = 1; j <= n; j++) {
+    for (let j = lo; j <= hi; j++) {
       const bj = b.charCodeAt(j - 1);
       let v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (ai === bj ? 0 : 1));
       if (i > 1 && j > 1 && ai === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === bj) v = Math.min(v, prev2[j - 2]! + 1);
       cur[j] = v;
       if (v < rowMin) rowMin = v;
     }
-    if (rowMin > max) return max + 1;
+    // The cell right of the band is read by the next row: outside the band means "too far".
+    if (hi < n) cur[hi + 1] = far;
+    if (rowMin > max) return far;
     const t = prev2;
     prev2 = prev;
     prev = cur;
     cur = t;
   }
-  return prev[n]!;
+  return Math.min(prev[n]!, far);
+}
+
+/** `editDistance(a, b, 1)` in one pass: 0, 1 (one substitution, insertion, deletion or adjacent transposition) or 2 (more). */
+function withinOneEdit(a: string, b: string): number {
+  if (a === b) return 0;
+  const long = a.length >= b.length ? a : b;
+  const short = long === a ? b : a;
+  if (long.length - short.length > 1) return 2;
+  let i = 0;
+  while (i < short.length && long.charCodeAt(i) === short.charCodeAt(i)) i++;
+  const same = (x: string, xi: number, y: string, yi: number) => {
+    for (; xi < x.length; xi++, yi++) if (x.charCodeAt(xi) !== y.charCodeAt(yi)) return false;
+    return yi === y.length;
+  };
+  if (long.length !== short.length) return same(long, i + 1, short, i) ? 1 : 2;
+  if (same(a, i + 1, b, i + 1)) return 1;
+  const swapped = i + 1 < a.length && a.charCodeAt(i) === b.charCodeAt(i + 1) && a.charCodeAt(i + 1) === b.charCodeAt(i);
+  return swapped && same(a, i + 2, b, i + 2) ? 1 : 2;
 }
 
 /** Compressed sparse rows: the ids of row r are values[offsets[r] .. offsets[r + 1]). */

@@ -46,9 +46,9 @@ const searchAggregatedResponse = gqlObject("AggregatedSearchResult", {
 });
 
 const searchBody = z.object({
-  query: z.string({ error: "expected a string" }),
+  query: z.string({ error: "expected a string" }).describe("Search text: a symbol, ISIN, CUSIP or words of a name (typos tolerated)"),
   limit: optionalNullable(limitField),
-  types: optionalNullable(z.array(z.enum(["stock", "etf", "fund", "crypto", "forex"]), { error: "expected an array of stock, etf, fund, crypto, forex" })),
+  types: optionalNullable(z.array(z.enum(["stock", "etf", "fund", "crypto", "forex"]), { error: "expected an array of stock, etf, fund, crypto, forex" }).describe("Only these kinds of security")),
 });
 
 export const SEARCH_ROUTES: readonly RouteEntry[] = [

@@ -40,54 +40,71 @@ const key = (k: BarRangeKey) => `${k.listingId}:${k.from}:${k.to}`;
 const fxKey = (k: FxRangeKey) => `${k.currency}:${k.fromDay}:${k.toDay}`;
 
 /**
- * Every store lookup of one request goes through these loaders, so lookups
- * made by different fields (aliases, bulk items) in the same tick share one
- * batched query. Created per request: the cache must never outlive it.
+ * How each loader is made. Every store lookup of one request goes through
+ * these loaders, so lookups made by different fields (aliases, bulk items) in
+ * the same tick share one batched query.
  */
-export function createLoaders(source: DataSource) {
-  const bySymbol = new DataLoader<string, InstrumentRow | null>(async (symbols) => {
-    const candidates = symbols.map(symbolCandidates);
-    const flat = [...new Set(candidates.flat())];
-    const found = await source.getInstrumentsBySymbols(flat);
-    const hit = new Map<string, InstrumentRow>();
-    flat.forEach((s, i) => {
-      const row = found[i];
-      if (row) hit.set(s, row);
-    });
-    return candidates.map((list) => {
-      for (const c of list) {
-        const row = hit.get(c);
-        // An alternate spelling only ever resolves to a crypto pair.
-        if (row && (c === list[0] || row.security.type === "crypto")) return row;
-      }
-      return null;
-    });
-  });
-  const byIsin = new DataLoader<string, InstrumentRow | null>((isins) => source.getInstrumentsByIsins(isins));
+const LOADERS = {
+  instrumentBySymbol: (source: DataSource) =>
+    new DataLoader<string, InstrumentRow | null>(async (symbols) => {
+      const candidates = symbols.map(symbolCandidates);
+      const flat = [...new Set(candidates.flat())];
+      const found = await source.getInstrumentsBySymbols(flat);
+      const hit = new Map<string, InstrumentRow>();
+      flat.forEach((s, i) => {
+        const row = found[i];
+        if (row) hit.set(s, row);
+      });
+      return candidates.map((list) => {
+        for (const c of list) {
+          const row = hit.get(c);
+          // An alternate spelling only ever resolves to a crypto pair.
+          if (row && (c === list[0] || row.security.type === "crypto")) return row;
+        }
+        return null;
+      });
+    }),
+  instrumentByIsin: (source: DataSource) => new DataLoader<string, InstrumentRow | null>((isins) => source.getInstrumentsByIsins(isins)),
+  security: (source: DataSource) => new DataLoader<number, SecurityRow | null>((ids) => source.getSecuritiesByIds(ids)),
+  listings: (source: DataSource) => new DataLoader<number, ListingRow[]>((ids) => source.getListingsBySecurityIds(ids)),
+  dailyBars: (source: DataSource) => new DataLoader<BarRangeKey, BarRow[], string>((keys) => source.getDailyBars(keys), { cacheKeyFn: key }),
+  intradayBars: (source: DataSource) => new DataLoader<BarRangeKey, BarRow[], string>((keys) => source.getIntradayBars(keys), { cacheKeyFn: key }),
+  barCoverage: (source: DataSource) => new DataLoader<number, BarCoverageRow>((ids) => source.getBarCoverage(ids)),
+  fxRates: (source: DataSource) => new DataLoader<FxRangeKey, FxRow[], string>((keys) => source.getFxRates(keys), { cacheKeyFn: fxKey }),
+  etfProfile: (source: DataSource) => new DataLoader<number, EtfProfileRow | null>((ids) => source.getEtfProfiles(ids)),
+  etfHoldings: (source: DataSource) => new DataLoader<number, HoldingRow[]>((ids) => source.getEtfHoldings(ids)),
+  etfSectors: (source: DataSource) => new DataLoader<number, ExposureRow[]>((ids) => source.getEtfSectorExposure(ids)),
+  etfCountries: (source: DataSource) => new DataLoader<number, ExposureRow[]>((ids) => source.getEtfCountryExposure(ids)),
+  fundProfile: (source: DataSource) => new DataLoader<number, FundProfileRow | null>((ids) => source.getFundProfiles(ids)),
+  fundHoldings: (source: DataSource) => new DataLoader<number, HoldingRow[]>((ids) => source.getFundHoldings(ids)),
+  fundSectors: (source: DataSource) => new DataLoader<number, ExposureRow[]>((ids) => source.getFundSectorExposure(ids)),
+  fundCountries: (source: DataSource) => new DataLoader<number, ExposureRow[]>((ids) => source.getFundCountryExposure(ids)),
+  fundAllocation: (source: DataSource) => new DataLoader<number, ExposureRow[]>((ids) => source.getFundAllocation(ids)),
+  financials: (source: DataSource) => new DataLoader<number, QuarterlyFinancialsRow[]>((ids) => source.getQuarterlyFinancials(ids)),
+  dividends: (source: DataSource) => new DataLoader<number, DividendRow[]>((ids) => source.getDividends(ids)),
+  splits: (source: DataSource) => new DataLoader<number, SplitRow[]>((ids) => source.getSplits(ids)),
+  indexConstituents: (source: DataSource) => new DataLoader<string, IndexConstituentRow[]>((symbols) => source.getIndexConstituents(symbols)),
+};
 
-  return {
-    instrumentBySymbol: bySymbol,
-    instrumentByIsin: byIsin,
-    security: new DataLoader<number, SecurityRow | null>((ids) => source.getSecuritiesByIds(ids)),
-    listings: new DataLoader<number, ListingRow[]>((ids) => source.getListingsBySecurityIds(ids)),
-    dailyBars: new DataLoader<BarRangeKey, BarRow[], string>((keys) => source.getDailyBars(keys), { cacheKeyFn: key }),
-    intradayBars: new DataLoader<BarRangeKey, BarRow[], string>((keys) => source.getIntradayBars(keys), { cacheKeyFn: key }),
-    barCoverage: new DataLoader<number, BarCoverageRow>((ids) => source.getBarCoverage(ids)),
-    fxRates: new DataLoader<FxRangeKey, FxRow[], string>((keys) => source.getFxRates(keys), { cacheKeyFn: fxKey }),
-    etfProfile: new DataLoader<number, EtfProfileRow | null>((ids) => source.getEtfProfiles(ids)),
-    etfHoldings: new DataLoader<number, HoldingRow[]>((ids) => source.getEtfHoldings(ids)),
-    etfSectors: new DataLoader<number, ExposureRow[]>((ids) => source.getEtfSectorExposure(ids)),
-    etfCountries: new DataLoader<number, ExposureRow[]>((ids) => source.getEtfCountryExposure(ids)),
-    fundProfile: new DataLoader<number, FundProfileRow | null>((ids) => source.getFundProfiles(ids)),
-    fundHoldings: new DataLoader<number, HoldingRow[]>((ids) => source.getFundHoldings(ids)),
-    fundSectors: new DataLoader<number, ExposureRow[]>((ids) => source.getFundSectorExposure(ids)),
-    fundCountries: new DataLoader<number, ExposureRow[]>((ids) => source.getFundCountryExposure(ids)),
-    fundAllocation: new DataLoader<number, ExposureRow[]>((ids) => source.getFundAllocation(ids)),
-    financials: new DataLoader<number, QuarterlyFinancialsRow[]>((ids) => source.getQuarterlyFinancials(ids)),
-    dividends: new DataLoader<number, DividendRow[]>((ids) => source.getDividends(ids)),
-    splits: new DataLoader<number, SplitRow[]>((ids) => source.getSplits(ids)),
-    indexConstituents: new DataLoader<string, IndexConstituentRow[]>((symbols) => source.getIndexConstituents(symbols)),
-  };
+export type Loaders = { readonly [K in keyof typeof LOADERS]: ReturnType<(typeof LOADERS)[K]> };
+
+/**
+ * The loaders of one request, each made on first use: a request reads two or
+ * three of the twenty, and making the rest would be wasted work on the hot
+ * path. Created per request: the cache must never outlive it.
+ */
+class RequestLoaders {
+  readonly made: Partial<Record<keyof Loaders, unknown>> = {};
+  constructor(readonly source: DataSource) {}
+}
+for (const key of Object.keys(LOADERS) as (keyof Loaders)[]) {
+  Object.defineProperty(RequestLoaders.prototype, key, {
+    get(this: RequestLoaders) {
+      return (this.made[key] ??= LOADERS[key](this.source));
+    },
+  });
 }
 
-export type Loaders = ReturnType<typeof createLoaders>;
+export function createLoaders(source: DataSource): Loaders {
+  return new RequestLoaders(source) as unknown as Loaders;
+}

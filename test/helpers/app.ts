@@ -7,9 +7,11 @@ import { ApiKeyService } from "../../src/auth/auth.service";
 import { fixedClock, type Clock } from "../../src/common/clock";
 import { loadConfig } from "../../src/config";
 import type { AppDeps } from "../../src/context";
+import type { RateLimiter } from "../../src/limits/limits.service";
 import { SearchIndex } from "../../src/search/search.index";
 import { openSqliteSource, type SqliteSource } from "../../src/sources/sqlite/sqlite.source";
 import { BOOTSTRAP_KEY, TEST_ANCHOR, TEST_STORE_PATH } from "./constants";
+import { validatingAgent } from "./openapi";
 
 export interface TestApp {
   app: Express;
@@ -17,6 +19,8 @@ export interface TestApp {
   source: SqliteSource;
   apiKeys: ApiKeyService;
   deps: AppDeps;
+  /** The app's per-key rate and quota counters (memory, or Redis with REDIS_URL in `env`). */
+  limits: RateLimiter;
   close(): Promise<void>;
   /** POST a REST path with the bootstrap key and a JSON body. */
   post(path: string, body?: unknown, key?: string | null): request.Test;
@@ -34,14 +38,16 @@ export async function createTestApp(opts: { clock?: Clock; env?: NodeJS.ProcessE
   const clock = opts.clock ?? fixedClock(`${TEST_ANCHOR}T15:00:00Z`);
   const deps: AppDeps = { config, source, clock, searchIndex: await index };
   const apiKeys = new ApiKeyService(source, clock, { bootstrapKey: BOOTSTRAP_KEY });
-  const { app, apollo } = await createApp(deps, apiKeys, opts.logger ?? pino({ level: "silent" }));
-  const http = request(app);
+  const { app, apollo, limits } = await createApp(deps, apiKeys, opts.logger ?? pino({ level: "silent" }));
+  // Every REST answer a test receives is checked against the OpenAPI document (test/helpers/openapi.ts).
+  const http = validatingAgent(request(app));
   return {
     app,
     http,
     source,
     apiKeys,
     deps,
+    limits,
     async close() {
       await apollo.stop();
       await source.close();

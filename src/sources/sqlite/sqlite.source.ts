@@ -140,9 +140,43 @@ function toDividend(r: Raw): DividendRow {
   };
 }
 
+/** Column name → property name, computed once per name (this runs for every column of every row). */
+const CAMEL = new Map<string, string>();
+
 function snakeToCamel(r: Raw): Raw {
   const out: Raw = {};
-  for (const k in r) out[k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())] = r[k];
+  for (const k in r) {
+    let name = CAMEL.get(k);
+    if (name === undefined) CAMEL.set(k, (name = k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())));
+    out[name] = r[k];
+  }
+  return out;
+}
+
+const JSON_EACH_KEYS = "json_each(?) k";
+/** Batches up to this many scalar keys bind them one by one (most REST calls name one or two keys). */
+const FEW_KEYS = 4;
+
+/**
+ * The same statement with `json_each(?) k` replaced by the keys bound one by
+ * one (`SELECT 0 AS key, ? AS value UNION ALL ...`): for one or two keys,
+ * encoding them as JSON and unpacking them again costs more than the lookup.
+ * Null when the statement or the keys do not allow it (array keys read
+ * `k.value ->> n`).
+ */
+function fewKeysSql(sql: string, keys: readonly unknown[], cache: Map<string, (string | null)[]>): string | null {
+  const strings = keys.every((k) => typeof k === "string");
+  if (!strings && !keys.every((k) => Number.isSafeInteger(k))) return null;
+  const slot = (strings ? 0 : FEW_KEYS) + keys.length - 1;
+  let variants = cache.get(sql);
+  if (!variants) cache.set(sql, (variants = []));
+  let out = variants[slot];
+  if (out === undefined) {
+    // Integers bind as REAL from JavaScript; the cast keeps the comparison (and the index) integer.
+    const value = strings ? "?" : "CAST(? AS INTEGER)";
+    const rows = keys.map((_, i) => (i === 0 ? `SELECT 0 AS key, ${value} AS value` : `SELECT ${i}, ${value}`)).join(" UNION ALL ");
+    out = variants[slot] = sql.includes(JSON_EACH_KEYS) ? sql.replace(JSON_EACH_KEYS, `(${rows}) k`) : null;
+  }
   return out;
 }
 
@@ -168,6 +202,7 @@ export class SqliteSource implements DataSource {
   readonly kind = "sqlite" as const;
   readonly stats: SourceStats = { queries: 0 };
   private readonly statements = new Map<string, Statement>();
+  private readonly fewKeys = new Map<string, (string | null)[]>();
 
   constructor(readonly db: Db) {}
 
@@ -193,7 +228,8 @@ export class SqliteSource implements DataSource {
   /** One statement for a batch of scalar keys; rows come back tagged with `k`, the key's index. */
   private batch(keys: readonly unknown[], sql: string): Raw[] {
     if (keys.length === 0) return [];
-    return this.all(sql, JSON.stringify(keys));
+    const few = keys.length <= FEW_KEYS ? fewKeysSql(sql, keys, this.fewKeys) : null;
+    return few ? this.all(few, ...keys) : this.all(sql, JSON.stringify(keys));
   }
 
   async getInstrumentsBySymbols(symbols: readonly string[]): Promise<(InstrumentRow | null)[]> {

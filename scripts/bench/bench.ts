@@ -1,0 +1,513 @@
+import "reflect-metadata";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, totalmem } from "node:os";
+import { join } from "node:path";
+import autocannon from "autocannon";
+import Database from "better-sqlite3";
+import { print, type DocumentNode } from "graphql";
+import { CryptoPriceDocument, EtfProfileDocument, QuoteDocument } from "../../src/rest/rest.operations.generated";
+
+/**
+ * `npm run bench`: the service (`node dist/main.js`) on the full generated
+ * sample store, measured with autocannon from this process (the server is a
+ * child process), against a baseline server started the same way. Writes
+ * BENCHMARKS.md and exits 1 when a target is missed. See BENCHMARKS.md for
+ * what each row means.
+ */
+
+const ROOT = join(__dirname, "..", "..");
+const SEED = 42;
+const ANCHOR = "2026-11-20";
+const KEY = "bench-bootstrap-key-0123456789abcdef";
+const SERVICE_PORT = Number(process.env.BENCH_PORT ?? 4080);
+const BASELINE_PORT = SERVICE_PORT + 1;
+/** Seconds of each measured run, and of the discarded warm-up before it. */
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+
+const TARGETS = {
+  restRatio: 0.75,
+  graphqlRatio: 0.5,
+  singleP99Ms: 30,
+  bulkQueries: 3,
+  bulkCallsPerSecond: 200,
+  searchP99Ms: 15,
+  searchSpeedup: 20,
+  peakRssMb: 300,
+};
+
+// ---------------------------------------------------------------- store
+
+/** The store's name carries a hash of the generator and the schema, as the test store's does. */
+function storePath(): string {
+  if (process.env.BENCH_STORE) return process.env.BENCH_STORE;
+  const h = createHash("sha256");
+  const files = [
+    ...readdirSync(join(ROOT, "src/sample"))
+      .filter((n) => n.endsWith(".ts"))
+      .sort()
+      .map((n) => join("src/sample", n)),
+    "src/sources/sqlite/sqlite.migrations.ts",
+  ];
+  for (const f of files) h.update(f).update(readFileSync(join(ROOT, f)));
+  return join(ROOT, "data", `bench-${SEED}-${ANCHOR}-${h.digest("hex").slice(0, 12)}.db`);
+}
+
+function ensureStore(path: string): void {
+  if (existsSync(path)) return;
+  mkdirSync(join(ROOT, "data"), { recursive: true });
+  // Stores of older generator versions are 700 MB each: keep one.
+  for (const old of readdirSync(join(ROOT, "data")).filter((n) => n.startsWith(`bench-${SEED}-`))) rmSync(join(ROOT, "data", old), { force: true });
+  log(`building the full sample store (seed ${SEED}, anchor ${ANCHOR}) at ${path}`);
+  const r = spawnSync(process.execPath, ["-r", "@swc-node/register", "src/sample/sample.cli.ts", "--out", path, "--seed", String(SEED), "--anchor", ANCHOR], {
+    cwd: ROOT,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  if (r.status !== 0) throw new Error(`the sample CLI failed (${r.status})`);
+}
+
+// ---------------------------------------------------------------- inputs
+
+/** A small deterministic generator, so every run sends the same requests in the same order. */
+function shuffled<T>(items: readonly T[], seed = SEED): T[] {
+  const out = [...items];
+  let s = seed >>> 0;
+  for (let i = out.length - 1; i > 0; i--) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    const j = s % (i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+interface Inputs {
+  quoteSymbols: string[];
+  cryptoSymbols: string[];
+  etfSymbols: string[];
+  searchQueries: string[];
+}
+
+function readInputs(path: string): Inputs {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  const symbols = (sql: string) => (db.prepare(sql).all() as { symbol: string }[]).map((r) => r.symbol);
+  const primary = (type: string) =>
+    symbols(`SELECT l.symbol FROM securities s JOIN listings l ON l.security_id = s.id AND l.is_primary = 1 JOIN quotes q ON q.listing_id = l.id WHERE s.type = '${type}'`);
+  const quoteSymbols = shuffled(symbols(`SELECT l.symbol FROM listings l JOIN quotes q ON q.listing_id = l.id`)).slice(0, 5000);
+  const cryptoSymbols = shuffled(primary("crypto"));
+  const etfSymbols = shuffled(primary("etf"));
+
+  // Queries as people type them, drawn from securities of every type: symbols, symbol prefixes, name words, ISINs, typos.
+  const rows = shuffled(
+    db.prepare(`SELECT s.name, s.isin, l.symbol FROM securities s JOIN listings l ON l.security_id = s.id AND l.is_primary = 1`).all() as {
+      name: string;
+      isin: string | null;
+      symbol: string;
+    }[],
+  ).slice(0, 600);
+  db.close();
+  const searchQueries: string[] = [];
+  rows.forEach((r, i) => {
+    const words = r.name.split(/\s+/).filter((w) => w.length > 2);
+    const first = words[0] ?? r.name;
+    const forms = [
+      r.symbol,
+      r.symbol.slice(0, 2),
+      first,
+      words.slice(0, 2).join(" ").toLowerCase(),
+      first.length > 5 ? first.slice(0, 2) + first.slice(3) : first.slice(0, 3),
+      r.isin ?? r.symbol,
+    ];
+    searchQueries.push(forms[i % forms.length]!, forms[(i + 3) % forms.length]!);
+  });
+  return { quoteSymbols, cryptoSymbols, etfSymbols, searchQueries: [...new Set(searchQueries)] };
+}
+
+// ---------------------------------------------------------------- processes
+
+function log(msg: string): void {
+  process.stderr.write(`[bench] ${msg}\n`);
+}
+
+const children: ChildProcess[] = [];
+
+function start(name: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr!.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+  child.on("exit", (code) => {
+    if (code !== 0 && code !== null && !stopping) log(`${name} exited with ${code}: ${stderr}`);
+  });
+  children.push(child);
+  return child;
+}
+
+let stopping = false;
+function stopAll(): void {
+  stopping = true;
+  for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
+}
+
+async function waitFor(url: string, child: ChildProcess, seconds = 120): Promise<void> {
+  const until = Date.now() + seconds * 1000;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`${url}: the server exited (${child.exitCode})`);
+    try {
+      const res = await fetch(url);
+      if (res.status === 200 || res.status === 404) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${url} did not answer within ${seconds} s`);
+}
+
+/** Peak resident set (VmHWM) and current resident set of a process, in MiB. */
+function memoryOf(pid: number): { peakMb: number; rssMb: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
+  return { peakMb: kb("VmHWM") / 1024, rssMb: kb("VmRSS") / 1024 };
+}
+
+// ---------------------------------------------------------------- measuring
+
+interface Scenario {
+  name: string;
+  kind: "baseline" | "rest" | "graphql" | "bulk" | "search" | "like";
+  /** The process answering, for its CPU time. */
+  pid: number;
+  /** False for rows shown for information, without a target. */
+  target?: boolean;
+  port: number;
+  path: string;
+  connections: number;
+  bodies: string[];
+  headers?: Record<string, string>;
+  duration?: number;
+}
+
+interface Measured {
+  scenario: Scenario;
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  bad: number;
+  /** Server CPU time per request, microseconds: less sensitive than req/s to whatever else runs on the machine. */
+  cpuUs: number;
+  /** Store statements per request under load (service runs only; from /metrics). */
+  queries: number | null;
+}
+
+async function load(s: Scenario, seconds: number): Promise<autocannon.Result> {
+  let i = 0;
+  return autocannon({
+    url: `http://127.0.0.1:${s.port}`,
+    connections: s.connections,
+    duration: seconds,
+    pipelining: 1,
+    requests: [
+      {
+        method: "POST",
+        path: s.path,
+        headers: { "content-type": "application/json", "x-api-key": KEY, ...s.headers },
+        setupRequest: (req) => ({ ...req, body: s.bodies[i++ % s.bodies.length] }),
+      },
+    ],
+  });
+}
+
+async function measure(s: Scenario): Promise<Measured> {
+  if (WARMUP > 0) await load(s, WARMUP);
+  const service = s.port === SERVICE_PORT;
+  const q0 = service ? await storeCalls(s.port) : 0;
+  const c0 = cpuSeconds(s.pid);
+  const r = await load(s, s.duration ?? DURATION);
+  const cpuUs = ((cpuSeconds(s.pid) - c0) * 1e6) / Math.max(1, r.requests.total);
+  const queries = service ? ((await storeCalls(s.port)) - q0) / Math.max(1, r.requests.total) : null;
+  const bad = r.non2xx + r.errors + r.timeouts;
+  const m: Measured = { scenario: s, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r.requests.total, bad, cpuUs, queries };
+  log(
+    `${s.name.padEnd(34)} ${m.rps.toFixed(0).padStart(7)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  cpu ${cpuUs.toFixed(0)} µs/req${bad ? `  ${bad} NOT 2xx/errors` : ""}`,
+  );
+  return m;
+}
+
+/** Store statements the service has run so far: the sum of `mdg_store_query_duration_seconds_count` on its /metrics. */
+async function storeCalls(port: number): Promise<number> {
+  const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+  if (res.status !== 200) throw new Error(`/metrics answered ${res.status}: the bench counts store queries there (MDG_METRICS_ENABLED)`);
+  let total = 0;
+  for (const line of (await res.text()).split("\n")) {
+    if (line.startsWith("mdg_store_query_duration_seconds_count")) total += Number(line.slice(line.lastIndexOf(" ") + 1));
+  }
+  return total;
+}
+
+/** Store statements one call costs, on the otherwise idle service (nothing else calls it between the two readings). */
+async function queriesOfOneCall(port: number, path: string, body: string): Promise<number> {
+  const before = await storeCalls(port);
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "text/plain", "x-api-key": KEY },
+    body,
+  });
+  if (res.status !== 200) throw new Error(`${path} answered ${res.status} while counting queries`);
+  await res.arrayBuffer();
+  return (await storeCalls(port)) - before;
+}
+
+/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+// ---------------------------------------------------------------- report
+
+const fmt = (n: number, d = 0) => n.toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d });
+
+function machine(): string[] {
+  const c = cpus();
+  return [
+    `- CPU: ${c[0]?.model ?? "unknown"}, ${c.length} cores (shared by the server, the load generator and anything else running)`,
+    `- Memory: ${fmt(totalmem() / 1024 ** 3, 1)} GiB`,
+    `- Node.js ${process.version}, ${process.platform}/${process.arch}`,
+  ];
+}
+
+function gitRevision(): string {
+  const rev = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).stdout.trim();
+  const dirty = spawnSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: ROOT, encoding: "utf8" }).stdout.trim() !== "";
+  return rev ? `${rev}${dirty ? " with uncommitted changes" : ""}` : "unknown";
+}
+
+/**
+ * Replaces the generated part of BENCHMARKS.md (between the markers) and keeps
+ * what people wrote around it: the history of optimisations and its numbers.
+ */
+function writeReport(generated: string): void {
+  const file = join(ROOT, "BENCHMARKS.md");
+  const START = "<!-- bench:start (written by npm run bench; edit outside the markers) -->";
+  const END = "<!-- bench:end -->";
+  const block = `${START}\n${generated.trim()}\n${END}`;
+  const old = existsSync(file) ? readFileSync(file, "utf8") : "";
+  const from = old.indexOf(START);
+  const to = old.indexOf(END);
+  const next = from >= 0 && to > from ? old.slice(0, from) + block + old.slice(to + END.length) : `# Benchmarks\n\n${block}\n${old ? `\n${old}` : ""}`;
+  writeFileSync(file, next.endsWith("\n") ? next : `${next}\n`);
+}
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<number> {
+  const started = Date.now();
+  const loadBefore = loadavg()[0]!;
+  if (!existsSync(join(ROOT, "dist/main.js"))) throw new Error("dist/main.js is missing: run `npm run build` (npm run bench does)");
+  const store = storePath();
+  ensureStore(store);
+  const inputs = readInputs(store);
+  log(`inputs: ${inputs.quoteSymbols.length} quote symbols, ${inputs.cryptoSymbols.length} crypto pairs, ${inputs.etfSymbols.length} ETFs, ${inputs.searchQueries.length} search queries`);
+
+  const env = {
+    NODE_ENV: "production",
+    HOST: "127.0.0.1",
+    MDG_SQLITE_PATH: store,
+    MDG_BOOTSTRAP_API_KEY: KEY,
+    MDG_SAMPLE_ANCHOR_DATE: ANCHOR,
+    MDG_SAMPLE_SEED: String(SEED),
+    MDG_METRICS_ENABLED: "true",
+    LOG_LEVEL: "warn",
+  };
+  // Started exactly as `npm start` starts it (package.json), flags included.
+  const startArgs = startCommand();
+  const service = start("service", startArgs, { ...env, PORT: String(SERVICE_PORT) });
+  const serviceUrl = `http://127.0.0.1:${SERVICE_PORT}`;
+  await waitFor(`${serviceUrl}/readyz`, service);
+  const servicePid = service.pid!;
+
+  const symbolBodies = (symbols: string[]) => symbols.map((symbol) => JSON.stringify({ symbol }));
+  const gqlBodies = (doc: DocumentNode, symbols: string[]) => {
+    const query = print(doc);
+    return symbols.map((symbol) => JSON.stringify({ query, variables: { symbol } }));
+  };
+  // The sample request's shape: {symbols, endpoint, params: {resolution}}, 100 distinct symbols per body.
+  const bulkBodies = (endpoint: string, symbols: string[]) =>
+    Array.from({ length: 200 }, (_, k) =>
+      JSON.stringify({ symbols: shuffled(symbols, k + 1).slice(0, 100).map((symbol) => ({ symbol })), endpoint, params: { resolution: "D" } }),
+    );
+  const svc = { port: SERVICE_PORT, pid: servicePid };
+  const rest: Scenario[] = [
+    { ...svc, name: "REST quote", kind: "rest", path: "/v1/quote", connections: 50, bodies: symbolBodies(inputs.quoteSymbols) },
+    { ...svc, name: "REST crypto/price", kind: "rest", path: "/v1/crypto/price", connections: 50, bodies: symbolBodies(inputs.cryptoSymbols) },
+    { ...svc, name: "REST etf/profile", kind: "rest", path: "/v1/etf/profile", connections: 50, bodies: symbolBodies(inputs.etfSymbols) },
+  ];
+  const graphql: Scenario[] = [
+    { ...svc, name: "POST /graphql quote", kind: "graphql", path: "/graphql", connections: 50, bodies: gqlBodies(QuoteDocument, inputs.quoteSymbols) },
+    { ...svc, name: "POST /graphql cryptoPrice", kind: "graphql", path: "/graphql", connections: 50, bodies: gqlBodies(CryptoPriceDocument, inputs.cryptoSymbols) },
+    { ...svc, name: "POST /graphql etf profile", kind: "graphql", path: "/graphql", connections: 50, bodies: gqlBodies(EtfProfileDocument, inputs.etfSymbols) },
+  ];
+  const bulkHeaders = { accept: "text/plain" };
+  const bulk: Scenario[] = [
+    { ...svc, name: "bulk etf/profile × 100 (the sample)", kind: "bulk", path: "/v1/bulk", connections: 10, bodies: bulkBodies("etf/profile", inputs.etfSymbols), headers: bulkHeaders },
+    { ...svc, name: "bulk quote × 100", kind: "bulk", path: "/v1/bulk", connections: 10, bodies: bulkBodies("quote", inputs.quoteSymbols), headers: bulkHeaders, target: false },
+  ];
+  const searchBodies = inputs.searchQueries.map((query) => JSON.stringify({ query }));
+  const search: Scenario = { ...svc, name: "REST search/aggregated", kind: "search", path: "/v1/search/aggregated", connections: 10, bodies: searchBodies };
+
+  // Store statements of one call of each bulk body, on the idle service: 1 and 100 symbols.
+  const oneSymbol = (body: string) => JSON.stringify({ ...JSON.parse(body), symbols: JSON.parse(body).symbols.slice(0, 1) });
+  const bulkQueries = new Map<Scenario, { one: number; hundred: number }>();
+  for (const s of bulk) {
+    bulkQueries.set(s, { one: await queriesOfOneCall(SERVICE_PORT, s.path, oneSymbol(s.bodies[0]!)), hundred: await queriesOfOneCall(SERVICE_PORT, s.path, s.bodies[1]!) });
+  }
+
+  // The baseline answers as many bytes as the service's single-security answers do, on average.
+  let bytes = 0;
+  let answers = 0;
+  for (const s of rest) {
+    for (const body of s.bodies.slice(0, 50)) {
+      const res = await fetch(`${serviceUrl}${s.path}`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": KEY }, body });
+      if (res.status !== 200) throw new Error(`${s.path} ${body} answered ${res.status}: ${await res.text()}`);
+      bytes += (await res.arrayBuffer()).byteLength;
+      answers++;
+    }
+  }
+  const baselineBytes = Math.round(bytes / answers);
+  const baselineProc = start("baseline", ["scripts/bench/baseline.server.js"], { ...env, PORT: String(BASELINE_PORT), BENCH_BASELINE_BYTES: String(baselineBytes) });
+  await waitFor(`http://127.0.0.1:${BASELINE_PORT}/`, baselineProc);
+  const base = { port: BASELINE_PORT, pid: baselineProc.pid! };
+  const baseline = (name: string): Scenario => ({ ...base, name, kind: "baseline", path: "/baseline", connections: 50, bodies: symbolBodies(inputs.quoteSymbols) });
+  const like: Scenario = { ...base, name: "LIKE scan, same queries", kind: "like", path: "/like/search", connections: 10, bodies: searchBodies, duration: Math.min(DURATION, 6) };
+
+  let peakSampled = 0;
+  const sampler = setInterval(() => {
+    try {
+      peakSampled = Math.max(peakSampled, memoryOf(servicePid).rssMb);
+    } catch {
+      // the process is gone
+    }
+  }, 250);
+
+  // The baseline runs before and after the single-security runs; their mean is the reference, so drift shows.
+  const results: Measured[] = [];
+  results.push(await measure(baseline("baseline (before)")));
+  for (const s of [...rest, ...graphql]) results.push(await measure(s));
+  results.push(await measure(baseline("baseline (after)")));
+  for (const s of [...bulk, search, like]) results.push(await measure(s));
+  clearInterval(sampler);
+  const memory = memoryOf(servicePid);
+  const peakRss = Math.max(memory.peakMb, peakSampled);
+  const loadAfter = loadavg()[0]!;
+  stopAll();
+
+  // ------------------------------------------------------------ verdicts
+  const baseRuns = results.filter((r) => r.scenario.kind === "baseline");
+  const baseRps = baseRuns.reduce((sum, r) => sum + r.rps, 0) / baseRuns.length;
+  const baseCpu = baseRuns.reduce((sum, r) => sum + r.cpuUs, 0) / baseRuns.length;
+  const misses: string[] = [];
+  const verdict = (ok: boolean, miss: string) => {
+    if (!ok) misses.push(miss);
+    return ok ? "met" : "**missed**";
+  };
+  const searchResult = results.find((r) => r.scenario.kind === "search")!;
+  const likeResult = results.find((r) => r.scenario.kind === "like")!;
+  const speedup = searchResult.rps / likeResult.rps;
+  const rows: string[] = [];
+  for (const r of results) {
+    const s = r.scenario;
+    const ratio = r.rps / baseRps;
+    const checks: string[] = [];
+    if (r.bad) checks.push(verdict(false, `${s.name}: ${r.bad} answers were not 2xx or failed`));
+    if (s.target !== false) {
+      if (s.kind === "rest") {
+        checks.push(`ratio ≥ ${TARGETS.restRatio}: ${verdict(ratio >= TARGETS.restRatio, `${s.name}: ${fmt(ratio, 2)} of the baseline's req/s (target ≥ ${TARGETS.restRatio})`)}`);
+        checks.push(`p99 < ${TARGETS.singleP99Ms} ms: ${verdict(r.p99 < TARGETS.singleP99Ms, `${s.name}: p99 ${r.p99} ms at 50 connections (target < ${TARGETS.singleP99Ms})`)}`);
+      }
+      if (s.kind === "graphql") {
+        checks.push(`ratio ≥ ${TARGETS.graphqlRatio}: ${verdict(ratio >= TARGETS.graphqlRatio, `${s.name}: ${fmt(ratio, 2)} of the baseline's req/s (target ≥ ${TARGETS.graphqlRatio})`)}`);
+      }
+      if (s.kind === "bulk") {
+        const q = bulkQueries.get(s)!;
+        checks.push(`≥ ${TARGETS.bulkCallsPerSecond} calls/s: ${verdict(r.rps >= TARGETS.bulkCallsPerSecond, `${s.name}: ${fmt(r.rps)} calls/s (target ≥ ${TARGETS.bulkCallsPerSecond})`)}`);
+        checks.push(
+          `${q.hundred} store queries per call (≤ ${TARGETS.bulkQueries}): ${verdict(q.hundred <= TARGETS.bulkQueries && q.one === q.hundred, `${s.name}: ${q.hundred} store queries per call of 100, ${q.one} of 1 (target ≤ ${TARGETS.bulkQueries}, constant)`)}`,
+        );
+      }
+      if (s.kind === "search") {
+        checks.push(`p99 < ${TARGETS.searchP99Ms} ms: ${verdict(r.p99 < TARGETS.searchP99Ms, `${s.name}: p99 ${r.p99} ms at 10 connections (target < ${TARGETS.searchP99Ms})`)}`);
+        checks.push(`${fmt(speedup, 0)}× the LIKE scan (≥ ${TARGETS.searchSpeedup}×): ${verdict(speedup >= TARGETS.searchSpeedup, `${s.name}: ${fmt(speedup, 1)}× the LIKE scan (target ≥ ${TARGETS.searchSpeedup}×)`)}`);
+      }
+    }
+    if (s.target === false) checks.push("no target: shown for comparison");
+    const unit = s.kind === "bulk" ? "calls/s" : "req/s";
+    const queries = r.queries === null ? "" : fmt(r.queries, 2);
+    rows.push(
+      `| ${s.name} | \`${s.path}\` | ${s.connections} | ${fmt(r.rps)} ${unit} | ${r.p50} | ${r.p99} | ${s.kind === "baseline" ? "1.00" : fmt(ratio, 2)} | ${fmt(r.cpuUs)} (${fmt(r.cpuUs / baseCpu, 1)}×) | ${queries} | ${checks.join("; ") || "reference"} |`,
+    );
+  }
+  const rssVerdict = verdict(peakRss < TARGETS.peakRssMb, `peak RSS ${fmt(peakRss)} MiB (target < ${TARGETS.peakRssMb})`);
+  const bulkLines = bulk.map((s) => `${s.name.replace(/ \(.*\)$/, "")}: ${bulkQueries.get(s)!.hundred} (1 symbol: ${bulkQueries.get(s)!.one})`).join("; ");
+
+  const md = [
+    "## Latest run",
+    "",
+    "Written by `npm run bench` (scripts/bench/bench.ts); every number in this section comes from one run of it. Not part of `npm test`.",
+    "",
+    "### Machine",
+    "",
+    ...machine(),
+    `- Load average (1 min) when the run started and ended: ${fmt(loadBefore, 2)} and ${fmt(loadAfter, 2)} (anything above 0 is other work sharing the two cores)`,
+    `- Revision: ${gitRevision()}; run at ${new Date().toISOString()} in ${fmt((Date.now() - started) / 1000)} s`,
+    "",
+    "### How",
+    "",
+    `- Command: \`npm run bench\` (builds with \`npm run build\`, then runs \`node -r @swc-node/register scripts/bench/bench.ts\`; \`BENCH_DURATION\` and \`BENCH_WARMUP\` change the seconds per run, default ${DURATION} and ${WARMUP}).`,
+    `- Store: the full generated sample data set (seed ${SEED}, anchor ${ANCHOR}), built with the sample CLI when missing: \`${store.replace(ROOT + "/", "")}\`.`,
+    `- Service: \`${["node", ...startArgs].join(" ")}\` (the \`start\` script of package.json) as a child process, NODE_ENV=production, LOG_LEVEL=warn, metrics on (the default), called with its bootstrap key.`,
+    `- Baseline: \`node scripts/bench/baseline.server.js\`, a child process started the same way: a minimal Express 5 \`POST\` route parsing the JSON body with \`express.json()\` and answering precomputed bytes of the size of the service's single-security answers (${baselineBytes} bytes, the mean over the three endpoints). It runs before and after the single-security runs; ratios divide by the mean of the two (${fmt(baseRps)} req/s, ${fmt(baseCpu)} µs of CPU per request).`,
+    `- Load: autocannon (programmatic) in this process, separate from both servers; each run is ${WARMUP} s of discarded warm-up, then ${DURATION} s measured. Bodies vary on every request: ${inputs.quoteSymbols.length} quote symbols of every type, ${inputs.cryptoSymbols.length} crypto pairs, ${inputs.etfSymbols.length} ETFs, bulk bodies of 100 distinct symbols (200 different bodies per endpoint, sent with \`accept: text/plain\` like the sample), and ${inputs.searchQueries.length} distinct search queries drawn from the store (symbols, symbol prefixes, name words, ISINs, typos).`,
+    "- GraphQL runs send the REST entries' own operations (schema/operations) with the symbol as a variable.",
+    "- LIKE scan: the same search queries answered by `POST /like/search` of the baseline process, a full-table `WHERE name LIKE '%q%' OR symbol LIKE 'q%' OR isin = q` over the securities joined to their primary listings, top 20 by rank. The speed-up is the ratio of requests per second at the same 10 connections.",
+    `- Store queries: \`mdg_store_query_duration_seconds_count\` of the service's \`/metrics\` (one count per DataSource call, one SQL statement each), read around one bulk call on the idle service (${bulkLines}) and around every run (the "queries/req" column). test/bulk/bulk.rest.spec.ts asserts the same constant count for 1, 10 and 100 symbols.`,
+    "- CPU µs/req: the server process's user + system time (/proc/<pid>/stat) over the measured run divided by the requests answered; unlike req/s it barely moves with other load on the machine. In parentheses: times the baseline's.",
+    "- Peak RSS: the service's VmHWM from /proc/<pid>/status at the end of all runs (also sampled every 250 ms).",
+    "- Targets: REST single-security ≥ 0.75 of the baseline's req/s and p99 < 30 ms at 50 connections; POST /graphql ≥ 0.5; bulk of 100 (the sample request, etf/profile) ≤ 3 store queries per call and ≥ 200 calls/s; aggregated search p99 < 15 ms at 10 connections and ≥ 20× the LIKE scan; peak RSS < 300 MB.",
+    "",
+    "### Results",
+    "",
+    "| run | path | connections | throughput | p50 ms | p99 ms | ratio to baseline | server CPU µs/req | store queries/req | targets |",
+    "|---|---|---|---|---|---|---|---|---|---|",
+    ...rows,
+    "",
+    `Peak RSS of the service: **${fmt(peakRss)} MiB** (VmHWM; target < ${TARGETS.peakRssMb}): ${rssVerdict}.`,
+    "",
+    misses.length === 0 ? "**Every target met.**" : `**Targets missed (${misses.length}):**\n\n${misses.map((m) => `- ${m}`).join("\n")}`,
+    "",
+  ].join("\n");
+  writeReport(md);
+  log(`peak RSS ${fmt(peakRss)} MiB; wrote BENCHMARKS.md in ${fmt((Date.now() - started) / 1000)} s`);
+  for (const m of misses) log(`MISSED: ${m}`);
+  return misses.length === 0 ? 0 : 1;
+}
+
+/** `node <flags> dist/main.js` as the `start` script of package.json says, so the bench measures what `npm start` runs. */
+function startCommand(): string[] {
+  const script = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts.start ?? "";
+  const words = script.trim().split(/\s+/);
+  if (words[0] !== "node" || !words.includes("dist/main.js")) throw new Error(`the start script is not "node … dist/main.js": ${script}`);
+  return words.slice(1);
+}
+
+main()
+  .then((code) => {
+    stopAll();
+    process.exitCode = code;
+  })
+  .catch((e) => {
+    stopAll();
+    console.error(e instanceof Error ? (e.stack ?? e.message) : e);
+    process.exitCode = 2;
+  });

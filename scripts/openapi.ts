@@ -1,0 +1,10 @@
+import "reflect-metadata";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { getSchema } from "../src/graphql/schema";
+import { createOpenApiDocument, serializeOpenApi } from "../src/openapi/openapi.routes";
+
+/** Writes docs/openapi.json from the route table; a test fails when the committed file differs. */
+const out = join(__dirname, "..", "docs", "openapi.json");
+writeFileSync(out, serializeOpenApi(createOpenApiDocument(getSchema())));
+console.log(`wrote ${out}`);

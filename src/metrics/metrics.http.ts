@@ -1,0 +1,97 @@
+import { timingSafeEqual } from "node:crypto";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { Logger } from "pino";
+import type { Metrics } from "./metrics";
+
+/** Paths of the service outside the REST table, labelled as themselves. */
+const SERVICE_PATHS = ["/graphql", "/healthz", "/readyz", "/metrics", "/openapi.json", "/docs"];
+/** Asset trees, each one label. */
+const ASSET_PREFIXES = ["/graphiql-assets/", "/docs/assets/"];
+
+/**
+ * Maps a request to its route label: the REST path as documented
+ * (`/v1/etf/profile`, trailing slashes as the router treats them), a service
+ * path, an asset tree, or `unmatched`: never the raw URL, so the label set is
+ * bounded whatever clients send.
+ */
+export function routeLabeler(restPaths: readonly string[]): (originalUrl: string) => string {
+  const known = new Map<string, string>();
+  for (const p of [...restPaths, ...SERVICE_PATHS]) {
+    known.set(p, p);
+    known.set(`${p}/`, p);
+  }
+  return (originalUrl) => {
+    const q = originalUrl.indexOf("?");
+    const path = q < 0 ? originalUrl : originalUrl.slice(0, q);
+    const hit = known.get(path);
+    if (hit !== undefined) return hit;
+    for (const prefix of ASSET_PREFIXES) if (path.startsWith(prefix)) return prefix.slice(0, -1);
+    return "unmatched";
+  };
+}
+
+interface ObserverOptions {
+  /** Null when MDG_METRICS_ENABLED=false. */
+  metrics: Metrics | null;
+  logger: Logger;
+  label: (originalUrl: string) => string;
+}
+
+/**
+ * One `finish` hook per request for both the metrics and the access log line
+ * (`request`: request id, method, route, path without query, status, ms). The
+ * log line holds no header at all, so no key; the logger redacts keys anyway.
+ * With LOG_LEVEL above info and metrics off, this costs a clock read.
+ */
+export function observeRequests({ metrics, logger, label }: ObserverOptions): RequestHandler {
+  const log = logger.isLevelEnabled("info");
+  if (!metrics && !log) return (_req, _res, next) => next();
+  function onFinish(this: Response): void {
+    const res = this;
+    const req = res.req as Request;
+    const ms = performance.now() - (res.locals.startedAt as number);
+    const route = label(req.originalUrl);
+    metrics?.observeHttp(route, res.statusCode, ms / 1000);
+    if (log) {
+      const q = req.originalUrl.indexOf("?");
+      logger.info(
+        {
+          requestId: res.locals.requestId,
+          method: req.method,
+          route,
+          path: q < 0 ? req.originalUrl : req.originalUrl.slice(0, q),
+          status: res.statusCode,
+          ms: Math.round(ms * 1000) / 1000,
+        },
+        "request",
+      );
+    }
+  }
+  return (_req: Request, res: Response, next: NextFunction) => {
+    res.locals.startedAt = performance.now();
+    res.once("finish", onFinish);
+    next();
+  };
+}
+
+/**
+ * `GET /metrics` in the Prometheus text format. No API key (Prometheus has
+ * none of ours); with MDG_METRICS_TOKEN set it needs `Authorization: Bearer
+ * <token>`, else 404 as if absent.
+ */
+export function metricsHandler(metrics: Metrics, token: string | undefined): RequestHandler {
+  const expected = token === undefined ? undefined : Buffer.from(`Bearer ${token}`);
+  return async (req: Request, res: Response, next: NextFunction) => {
+    if (expected) {
+      const given = Buffer.from(req.headers.authorization ?? "");
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return next();
+    }
+    try {
+      const body = await metrics.render();
+      res.writeHead(200, { "content-type": metrics.contentType, "cache-control": "no-store" });
+      res.end(body);
+    } catch (e) {
+      next(e);
+    }
+  };
+}

@@ -1,0 +1,218 @@
+import type { ApolloServerPlugin } from "@apollo/server";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { DataSource } from "../sources/data-source";
+
+/**
+ * Prometheus metrics of one app (`GET /metrics`). Labels are bounded by
+ * construction: routes come from the route table (anything else is
+ * `unmatched`), GraphQL operation names are capped, store methods are the
+ * DataSource's. No label ever holds a key, a key id, a symbol or a raw URL.
+ *
+ * The request path pays one histogram observation per request through a
+ * pre-resolved child (no label hashing of our own, no per-request objects
+ * beyond prom-client's), and a plain counter increment.
+ */
+
+/** Latency buckets in seconds: sub-millisecond REST answers up to the 10 s request timeout. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const STORE_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+const BATCH_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
+
+/** At most this many distinct GraphQL operation names become labels; later ones are `other`. */
+export const MAX_OPERATION_NAMES = 50;
+const OPERATION_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+export interface KeyCacheStats {
+  readonly hits: number;
+  readonly misses: number;
+}
+
+interface HttpSeries {
+  observe: (seconds: number) => void;
+  count: number;
+  route: string;
+  status: string;
+}
+
+let processRegistry: Registry | undefined;
+
+/** Process metrics (CPU, memory, event loop, GC) once per process, however many apps a test file builds. */
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly httpDuration: Histogram<"route" | "status">;
+  private readonly http = new Map<string, Map<number, HttpSeries>>();
+  private readonly graphqlDuration: Histogram<"operation" | "outcome">;
+  private readonly operationNames = new Set<string>();
+  private readonly storeDuration: Histogram<"method">;
+  private readonly batchSize: Histogram<"method">;
+
+  constructor(opts: { keyCache?: KeyCacheStats } = {}) {
+    processMetrics();
+    const registers = [this.registry];
+    this.httpDuration = new Histogram({
+      name: "mdg_http_request_duration_seconds",
+      help: "Time from the request's arrival to the last byte of the answer, by route (the route table's path, or unmatched) and status",
+      labelNames: ["route", "status"],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    const series = () => [...this.http.values()].flatMap((m) => [...m.values()]);
+    new Counter({
+      name: "mdg_http_requests_total",
+      help: "Requests answered, by route (the route table's path, or unmatched) and status",
+      labelNames: ["route", "status"],
+      registers,
+      collect() {
+        this.reset();
+        for (const s of series()) this.labels(s.route, s.status).inc(s.count);
+      },
+    });
+    this.graphqlDuration = new Histogram({
+      name: "mdg_graphql_operation_duration_seconds",
+      help: `GraphQL operations on /graphql, by operation name (the first ${MAX_OPERATION_NAMES} names seen; then "other"; "anonymous" without one) and outcome`,
+      labelNames: ["operation", "outcome"],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.storeDuration = new Histogram({
+      name: "mdg_store_query_duration_seconds",
+      help: "Calls of the data source (one SQL statement each for SQLite), by DataSource method",
+      labelNames: ["method"],
+      buckets: STORE_BUCKETS,
+      registers,
+    });
+    this.batchSize = new Histogram({
+      name: "mdg_dataloader_batch_size",
+      help: "Keys per batched data-source call (one DataLoader batch), by DataSource method",
+      labelNames: ["method"],
+      buckets: BATCH_BUCKETS,
+      registers,
+    });
+    const cache = opts.keyCache;
+    if (cache) {
+      new Counter({
+        name: "mdg_auth_key_cache_hits_total",
+        help: "API-key lookups answered from the in-process cache",
+        registers,
+        collect() {
+          this.reset();
+          this.inc(cache.hits);
+        },
+      });
+      new Counter({
+        name: "mdg_auth_key_cache_misses_total",
+        help: "API-key lookups that went to the store",
+        registers,
+        collect() {
+          this.reset();
+          this.inc(cache.misses);
+        },
+      });
+      new Gauge({
+        name: "mdg_auth_key_cache_hit_ratio",
+        help: "Share of API-key lookups answered from the cache since start (0 before any lookup; the bootstrap key never needs one)",
+        registers,
+        collect() {
+          const total = cache.hits + cache.misses;
+          this.set(total === 0 ? 0 : cache.hits / total);
+        },
+      });
+    }
+  }
+
+  /** One answered HTTP request; `route` must come from a bounded set (see `routeLabeler`). */
+  observeHttp(route: string, status: number, seconds: number): void {
+    let byStatus = this.http.get(route);
+    if (!byStatus) {
+      byStatus = new Map();
+      this.http.set(route, byStatus);
+    }
+    let s = byStatus.get(status);
+    if (!s) {
+      s = { observe: this.httpDuration.labels(route, String(status)).observe, count: 0, route, status: String(status) };
+      byStatus.set(status, s);
+    }
+    s.count++;
+    s.observe(seconds);
+  }
+
+  /** The label of a GraphQL operation name: bounded in number and in spelling. */
+  operationLabel(name: string | null | undefined): string {
+    if (!name) return "anonymous";
+    if (this.operationNames.has(name)) return name;
+    if (!OPERATION_NAME.test(name) || this.operationNames.size >= MAX_OPERATION_NAMES) return "other";
+    this.operationNames.add(name);
+    return name;
+  }
+
+  /** Apollo plugin timing each operation from the request's start to its response. */
+  graphqlPlugin(): ApolloServerPlugin {
+    const metrics = this;
+    return {
+      async requestDidStart() {
+        const started = performance.now();
+        let failed = false;
+        return {
+          async didEncounterErrors() {
+            failed = true;
+          },
+          async willSendResponse(rc) {
+            const seconds = (performance.now() - started) / 1000;
+            metrics.graphqlDuration.labels(metrics.operationLabel(rc.operationName ?? rc.request.operationName), failed ? "error" : "ok").observe(seconds);
+          },
+        };
+      },
+    };
+  }
+
+  /**
+   * The same data source with every method timed, and the number of keys of
+   * each batch call (an array first argument) recorded. Built on the source as
+   * its prototype, so `stats`, `kind` and anything else read through.
+   */
+  instrumentSource<T extends DataSource>(source: T): T {
+    const wrapped = Object.create(source) as T;
+    const seen = new Set<string>();
+    for (let proto = Object.getPrototypeOf(source); proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+      for (const name of Object.getOwnPropertyNames(proto)) {
+        if (name === "constructor" || seen.has(name)) continue;
+        const descriptor = Object.getOwnPropertyDescriptor(proto, name);
+        if (!descriptor || typeof descriptor.value !== "function") continue;
+        seen.add(name);
+        const original = descriptor.value as (...args: unknown[]) => unknown;
+        let timer: ((seconds: number) => void) | undefined;
+        let batch: ((keys: number) => void) | undefined;
+        Object.defineProperty(wrapped, name, {
+          value: (...args: unknown[]) => {
+            const first = args[0];
+            if (Array.isArray(first)) (batch ??= this.batchSize.labels(name).observe)(first.length);
+            const started = performance.now();
+            const result = original.apply(source, args);
+            if (result instanceof Promise) {
+              return result.finally(() => (timer ??= this.storeDuration.labels(name).observe)((performance.now() - started) / 1000));
+            }
+            return result;
+          },
+        });
+      }
+    }
+    return wrapped;
+  }
+
+  /** The exposition text: this app's metrics, then the process's. */
+  async render(): Promise<string> {
+    return `${await this.registry.metrics()}\n${await processMetrics().metrics()}`;
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

@@ -1,0 +1,70 @@
+import type { NextFunction, Request, Response } from "express";
+import type { Logger } from "pino";
+
+/**
+ * MDG_REQUEST_TIMEOUT_MS for the REST and /graphql doors: a request still
+ * unanswered after `ms` gets an answer at once and nothing its handler writes
+ * later reaches the client (the handler's work cannot be cancelled, but the
+ * client is never left hanging).
+ *
+ * - The service was too slow (the whole request had arrived): 500 INTERNAL,
+ *   "the request took longer than N ms".
+ * - The client was too slow (its body had not all arrived): 404
+ *   INVALID_ARGUMENT on REST, 400 on /graphql: a malformed request.
+ */
+export function requestTimeout(opts: { ms: number; logger: Logger }) {
+  return function timeoutMiddleware(req: Request, res: Response, next: NextFunction): void {
+    const timer = setTimeout(() => onTimeout(req, res, opts), opts.ms);
+    const clear = () => clearTimeout(timer);
+    res.once("finish", clear);
+    res.once("close", clear);
+    next();
+  };
+}
+
+function onTimeout(req: Request, res: Response, opts: { ms: number; logger: Logger }): void {
+  if (res.headersSent || res.writableEnded) return;
+  const requestId = (res.locals.requestId as string | undefined) ?? "";
+  const clientSlow = !req.complete;
+  const graphql = req.path === "/graphql" || req.path.startsWith("/graphql/");
+  const message = clientSlow
+    ? `body: not received within ${opts.ms} ms`
+    : `the request took longer than ${opts.ms} ms (MDG_REQUEST_TIMEOUT_MS) and was abandoned; retry later`;
+  let status: number;
+  let body: unknown;
+  if (graphql) {
+    status = clientSlow ? 400 : 500;
+    body = { errors: [{ message, extensions: { code: clientSlow ? "BAD_REQUEST" : "INTERNAL_SERVER_ERROR", reason: "TIMEOUT" } }] };
+  } else if (clientSlow) {
+    status = 404;
+    body = { statusCode: 404, error: "Not Found", code: "INVALID_ARGUMENT", message, details: [{ field: "body", issue: "timeout" }], requestId };
+  } else {
+    status = 500;
+    body = { statusCode: 500, error: "Internal Server Error", code: "INTERNAL", message, requestId };
+  }
+  if (clientSlow) opts.logger.warn({ requestId, method: req.method, path: req.path, ms: opts.ms }, "request body not received in time");
+  else opts.logger.error({ requestId, method: req.method, path: req.path, ms: opts.ms }, "request timed out");
+  const payload = JSON.stringify(body);
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(payload),
+    // The handler may still be reading the body or working: this connection is not reused.
+    connection: "close",
+  });
+  res.end(payload);
+  silence(res);
+}
+
+/** Whatever the abandoned handler writes from now on goes nowhere (and throws nothing). */
+function silence(res: Response): void {
+  const self = res as unknown as Record<string, unknown>;
+  const chain = function (this: Response) {
+    return this;
+  };
+  self.writeHead = chain;
+  self.setHeader = chain;
+  self.removeHeader = chain;
+  self.appendHeader = chain;
+  self.write = () => true;
+  self.end = chain;
+}

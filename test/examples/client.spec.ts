@@ -1,0 +1,54 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createClient, GraphQLRequestError } from "../../examples/client/client";
+import { ChartDocument, EtfCardDocument, SearchBoxDocument, WatchlistDocument } from "../../examples/client/generated";
+import { createTestApp, type TestApp } from "../helpers/app";
+import { BOOTSTRAP_KEY } from "../helpers/constants";
+
+/** The example frontend client (examples/client/) against the real service over HTTP. */
+describe("examples/client", () => {
+  let t: TestApp;
+  let server: Server;
+  let url: string;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    server = createServer(t.app);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await t.close();
+  });
+
+  it("runs its typed operations and gets typed data", async () => {
+    const client = createClient({ url, apiKey: BOOTSTRAP_KEY });
+    const etfSymbol = (t.source.db.prepare(`SELECT l.symbol FROM listings l JOIN securities s ON s.id = l.security_id WHERE s.type = 'etf' AND l.is_primary = 1 ORDER BY s.rank LIMIT 1`).get() as { symbol: string }).symbol;
+
+    const { quotes } = await client.request(WatchlistDocument, { symbols: ["BTC-USD", "NOPE-NOPE"] });
+    expect(quotes[0]).toMatchObject({ symbol: "BTC-USD", currency: "USD" });
+    expect(typeof quotes[0]!.c).toBe("number");
+    expect(quotes[1]).toBeNull();
+
+    const { etf } = await client.request(EtfCardDocument, { symbol: etfSymbol });
+    expect(etf.symbol).toBe(etfSymbol);
+    expect(etf.holdings.holdings.length).toBeGreaterThan(0);
+    expect(etf.sectorExposure.reduce((sum, s) => sum + s.weightPercentage, 0)).toBeCloseTo(100, 0);
+
+    const { searchAggregated } = await client.request(SearchBoxDocument, { query: etfSymbol, limit: 5 });
+    expect(searchAggregated.results.map((r) => r.symbol)).toContain(etfSymbol);
+
+    const { candle } = await client.request(ChartDocument, { symbol: etfSymbol, resolution: "W" });
+    expect(candle.resolution).toBe("W");
+    expect(candle.t.length).toBe(candle.c.length);
+  });
+
+  it("rejects with the error code when the key is refused", async () => {
+    const client = createClient({ url, apiKey: "not-a-key" });
+    const failure = await client.request(WatchlistDocument, { symbols: ["BTC-USD"] }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(GraphQLRequestError);
+    expect((failure as GraphQLRequestError).status).toBe(401);
+    expect((failure as GraphQLRequestError).errors[0]!.extensions?.code).toBe("UNAUTHENTICATED");
+  });
+});
