@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { InternalError } from "../common/errors";
-import { currencyField, securityRefBody, unixTimeField } from "../rest/rest.body";
+import { securityRangeBody } from "../rest/rest.body";
 import { CandleDocument, StockCandleDocument } from "../rest/rest.operations.generated";
 import { route, VERSIONS, type RouteEntry } from "../rest/rest.route";
 import { gqlObject, stringOf, unixSeconds } from "../rest/rest.response";
@@ -27,23 +27,7 @@ const resolutionField = z
   .transform((v) => String(v))
   .describe("Bar size: 1, 5, 15, 30, 60 (minutes), D, W or M (case-insensitive); default D");
 
-export const candleBody = securityRefBody
-  .and(
-    z.object({
-      from: unixTimeField.optional(),
-      to: unixTimeField.optional(),
-      resolution: resolutionField.optional(),
-      currency: currencyField.optional(),
-    }),
-  )
-  .transform((b) => ({
-    symbol: b.symbol ?? null,
-    isin: b.isin ?? null,
-    from: b.from ?? null,
-    to: b.to ?? null,
-    resolution: b.resolution ?? null,
-    currency: b.currency ?? null,
-  }));
+export const candleBody = securityRangeBody(resolutionField);
 
 export const CANDLE_ROUTES: readonly RouteEntry[] = [
   route({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { currencyField, securityRefBody, unixTimeField } from "../rest/rest.body";
+import { securityRangeBody, securityRefBody } from "../rest/rest.body";
 import {
   EtfCountryDocument,
   EtfFundamentalsDocument,
@@ -139,23 +139,7 @@ const resolutionField = z
   .max(8)
   .describe("Period of the returns: D (daily, default), W (ISO weeks) or M (months)");
 
-const metricsBody = securityRefBody
-  .and(
-    z.object({
-      from: unixTimeField.optional(),
-      to: unixTimeField.optional(),
-      resolution: resolutionField.optional(),
-      currency: currencyField.optional(),
-    }),
-  )
-  .transform((b) => ({
-    symbol: b.symbol ?? null,
-    isin: b.isin ?? null,
-    from: b.from ?? null,
-    to: b.to ?? null,
-    resolution: b.resolution ?? null,
-    currency: b.currency ?? null,
-  }));
+const metricsBody = securityRangeBody(resolutionField);
 
 /** CONTRACT.md section 4 and 5: the holdings shape, less `cusip` from v1 on. */
 export function holdingsShape(data: EtfHoldingsQuery, version: ApiVersion) {

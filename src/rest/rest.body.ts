@@ -93,3 +93,27 @@ export const unixTimeField = z
 export const dayField = unixTimeField
   .transform((s) => new Date(s * 1000).toISOString().slice(0, 10))
   .describe("A day YYYY-MM-DD, or Unix seconds (the UTC day holding that instant)");
+
+/**
+ * `{symbol | isin, from?, to?, resolution?, currency?}`: a security over a time range (candles, ETF metrics).
+ * Each endpoint brings its own resolution field, since they accept different periods.
+ */
+export function securityRangeBody<R extends z.ZodType<string>>(resolution: R) {
+  return securityRefBody
+    .and(
+      z.object({
+        from: unixTimeField.optional(),
+        to: unixTimeField.optional(),
+        resolution: resolution.optional(),
+        currency: currencyField.optional(),
+      }),
+    )
+    .transform((b) => ({
+      symbol: b.symbol ?? null,
+      isin: b.isin ?? null,
+      from: b.from ?? null,
+      to: b.to ?? null,
+      resolution: (b.resolution as string | undefined) ?? null,
+      currency: b.currency ?? null,
+    }));
+}

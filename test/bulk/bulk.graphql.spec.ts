@@ -1,4 +1,5 @@
 import { createTestApp, type TestApp } from "../helpers/app";
+import { gql as gqlRequest } from "../helpers/graphql";
 import { BOOTSTRAP_KEY } from "../helpers/constants";
 
 let t: TestApp;
@@ -7,11 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-function gql(query: string, variables?: Record<string, unknown>, key: string | null = BOOTSTRAP_KEY) {
-  let r = t.http.post("/graphql").set("content-type", "application/json");
-  if (key !== null) r = r.set("x-api-key", key);
-  return r.send({ query, variables });
-}
+const gql = (query: string, variables?: Record<string, unknown>, key?: string | null) => gqlRequest(t, query, variables, key);
 
 const primary = (type: string, n: number) =>
   (

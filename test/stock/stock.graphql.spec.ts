@@ -1,4 +1,5 @@
 import { createTestApp, type TestApp } from "../helpers/app";
+import { gql as gqlRequest } from "../helpers/graphql";
 import { BOOTSTRAP_KEY, TEST_ANCHOR } from "../helpers/constants";
 import { dividendPayer, stockWithQuarters, unix, withDailyBars } from "../helpers/stock-samples";
 
@@ -8,11 +9,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-function gql(query: string, variables?: Record<string, unknown>, key: string | null = BOOTSTRAP_KEY) {
-  let r = t.http.post("/graphql").set("content-type", "application/json");
-  if (key !== null) r = r.set("x-api-key", key);
-  return r.send({ query, variables });
-}
+const gql = (query: string, variables?: Record<string, unknown>, key?: string | null) => gqlRequest(t, query, variables, key);
 
 describe("GraphQL: stock, candle and dividends", () => {
   it("answers a stock with its TTM financials, dividends, annual dividends, estimate and candles, as REST does", async () => {
