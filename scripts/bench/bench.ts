@@ -130,6 +130,9 @@ function log(msg: string): void {
   process.stderr.write(`[bench] ${msg}\n`);
 }
 
+// A closed stderr (the output piped into `head`) must not stop the run half-way.
+process.stderr.on("error", () => undefined);
+
 const children: ChildProcess[] = [];
 
 function start(name: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
@@ -199,6 +202,8 @@ interface Measured {
   cpuUs: number;
   /** Store statements per request under load (service runs only; from /metrics). */
   queries: number | null;
+  /** The service's peak RSS so far (VmHWM) at the end of this run, MiB: shows which run raised it. */
+  peakMb: number;
 }
 
 async function load(s: Scenario, seconds: number): Promise<autocannon.Result> {
@@ -219,6 +224,9 @@ async function load(s: Scenario, seconds: number): Promise<autocannon.Result> {
   });
 }
 
+/** The service's pid, for the peak RSS after each run (set once it has started). */
+let servicePidForRss = 0;
+
 async function measure(s: Scenario): Promise<Measured> {
   if (WARMUP > 0) await load(s, WARMUP);
   const service = s.port === SERVICE_PORT;
@@ -228,9 +236,10 @@ async function measure(s: Scenario): Promise<Measured> {
   const cpuUs = ((cpuSeconds(s.pid) - c0) * 1e6) / Math.max(1, r.requests.total);
   const queries = service ? ((await storeCalls(s.port)) - q0) / Math.max(1, r.requests.total) : null;
   const bad = r.non2xx + r.errors + r.timeouts;
-  const m: Measured = { scenario: s, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r.requests.total, bad, cpuUs, queries };
+  const peakMb = memoryOf(servicePidForRss).peakMb;
+  const m: Measured = { scenario: s, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r.requests.total, bad, cpuUs, queries, peakMb };
   log(
-    `${s.name.padEnd(34)} ${m.rps.toFixed(0).padStart(7)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  cpu ${cpuUs.toFixed(0)} µs/req${bad ? `  ${bad} NOT 2xx/errors` : ""}`,
+    `${s.name.padEnd(34)} ${m.rps.toFixed(0).padStart(7)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  cpu ${cpuUs.toFixed(0)} µs/req  peak RSS ${peakMb.toFixed(0)} MiB${bad ? `  ${bad} NOT 2xx/errors` : ""}`,
   );
   return m;
 }
@@ -327,6 +336,7 @@ async function main(): Promise<number> {
   const serviceUrl = `http://127.0.0.1:${SERVICE_PORT}`;
   await waitFor(`${serviceUrl}/readyz`, service);
   const servicePid = service.pid!;
+  servicePidForRss = servicePid;
 
   const symbolBodies = (symbols: string[]) => symbols.map((symbol) => JSON.stringify({ symbol }));
   const gqlBodies = (doc: DocumentNode, symbols: string[]) => {
@@ -393,11 +403,14 @@ async function main(): Promise<number> {
 
   // The baseline runs before and after the single-security runs; their mean is the reference, so drift shows.
   const results: Measured[] = [];
-  results.push(await measure(baseline("baseline (before)")));
-  for (const s of [...rest, ...graphql]) results.push(await measure(s));
-  results.push(await measure(baseline("baseline (after)")));
-  for (const s of [...bulk, search, like]) results.push(await measure(s));
-  clearInterval(sampler);
+  try {
+    results.push(await measure(baseline("baseline (before)")));
+    for (const s of [...rest, ...graphql]) results.push(await measure(s));
+    results.push(await measure(baseline("baseline (after)")));
+    for (const s of [...bulk, search, like]) results.push(await measure(s));
+  } finally {
+    clearInterval(sampler);
+  }
   const memory = memoryOf(servicePid);
   const peakRss = Math.max(memory.peakMb, peakSampled);
   const loadAfter = loadavg()[0]!;
@@ -445,7 +458,7 @@ async function main(): Promise<number> {
     const unit = s.kind === "bulk" ? "calls/s" : "req/s";
     const queries = r.queries === null ? "" : fmt(r.queries, 2);
     rows.push(
-      `| ${s.name} | \`${s.path}\` | ${s.connections} | ${fmt(r.rps)} ${unit} | ${r.p50} | ${r.p99} | ${s.kind === "baseline" ? "1.00" : fmt(ratio, 2)} | ${fmt(r.cpuUs)} (${fmt(r.cpuUs / baseCpu, 1)}×) | ${queries} | ${checks.join("; ") || "reference"} |`,
+      `| ${s.name} | \`${s.path}\` | ${s.connections} | ${fmt(r.rps)} ${unit} | ${r.p50} | ${r.p99} | ${s.kind === "baseline" ? "1.00" : s.kind === "rest" || s.kind === "graphql" ? fmt(ratio, 2) : "–"} | ${fmt(r.cpuUs)} (${fmt(r.cpuUs / baseCpu, 1)}×) | ${queries} | ${fmt(r.peakMb)} | ${checks.join("; ") || "reference"} |`,
     );
   }
   const rssVerdict = verdict(peakRss < TARGETS.peakRssMb, `peak RSS ${fmt(peakRss)} MiB (target < ${TARGETS.peakRssMb})`);
@@ -473,13 +486,13 @@ async function main(): Promise<number> {
     "- LIKE scan: the same search queries answered by `POST /like/search` of the baseline process, a full-table `WHERE name LIKE '%q%' OR symbol LIKE 'q%' OR isin = q` over the securities joined to their primary listings, top 20 by rank. The speed-up is the ratio of requests per second at the same 10 connections.",
     `- Store queries: \`mdg_store_query_duration_seconds_count\` of the service's \`/metrics\` (one count per DataSource call, one SQL statement each), read around one bulk call on the idle service (${bulkLines}) and around every run (the "queries/req" column). test/bulk/bulk.rest.spec.ts asserts the same constant count for 1, 10 and 100 symbols.`,
     "- CPU µs/req: the server process's user + system time (/proc/<pid>/stat) over the measured run divided by the requests answered; unlike req/s it barely moves with other load on the machine. In parentheses: times the baseline's.",
-    "- Peak RSS: the service's VmHWM from /proc/<pid>/status at the end of all runs (also sampled every 250 ms).",
+    "- Peak RSS: the service's VmHWM from /proc/<pid>/status at the end of all runs (also sampled every 250 ms); the table shows it after each run, so the run that raised it shows. It is measured on the service started as `npm start` starts it, with V8's default heap limits.",
     "- Targets: REST single-security ≥ 0.75 of the baseline's req/s and p99 < 30 ms at 50 connections; POST /graphql ≥ 0.5; bulk of 100 (the sample request, etf/profile) ≤ 3 store queries per call and ≥ 200 calls/s; aggregated search p99 < 15 ms at 10 connections and ≥ 20× the LIKE scan; peak RSS < 300 MB.",
     "",
     "### Results",
     "",
-    "| run | path | connections | throughput | p50 ms | p99 ms | ratio to baseline | server CPU µs/req | store queries/req | targets |",
-    "|---|---|---|---|---|---|---|---|---|---|",
+    "| run | path | connections | throughput | p50 ms | p99 ms | ratio to baseline | server CPU µs/req | store queries/req | service peak RSS after, MiB | targets |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
     ...rows,
     "",
     `Peak RSS of the service: **${fmt(peakRss)} MiB** (VmHWM; target < ${TARGETS.peakRssMb}): ${rssVerdict}.`,

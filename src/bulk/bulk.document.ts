@@ -5,7 +5,6 @@ import {
   getNullableType,
   validate,
   visit,
-  type ASTNode,
   type DefinitionNode,
   type DirectiveNode,
   type DocumentNode,
@@ -15,7 +14,6 @@ import {
   type OperationDefinitionNode,
   type VariableDefinitionNode,
 } from "graphql";
-import { compiledOperation } from "../graphql/graphql.compiled";
 
 /**
  * One GraphQL document answering up to `size` items of one REST entry: the
@@ -40,6 +38,10 @@ export interface BulkDocument {
   aliases: readonly (readonly string[])[];
   /** Which item an alias (an error's `path[0]`) belongs to. */
   itemOfAlias: ReadonlyMap<string, number>;
+  /** `itemVariables[item][v]`: the name of the operation's variable `variables[v]` for that item. */
+  itemVariables: readonly (readonly string[])[];
+  /** `padVariables[item]`: the variable that skips that item. */
+  padVariables: readonly string[];
 }
 
 const name = (value: string) => ({ kind: Kind.NAME, value }) as const;
@@ -76,25 +78,18 @@ export function singleOperation(document: DocumentNode): { operation: OperationD
 }
 
 /**
- * A private copy of one item's root field: variables renamed, fragment
- * spreads inlined (a fragment's variables are the item's too), and every node
- * new. graphql-jit annotates the nodes it compiles with their `@skip`
- * conditions, so no two items may share a node.
+ * One item's root field: variables renamed and fragment spreads inlined (so a
+ * fragment's variables are the item's too). `visit` copies only the nodes on
+ * a path to a change; everything else is shared between items.
  */
 function itemField(field: FieldNode, index: number, fragments: ReadonlyMap<string, FragmentDefinitionNode>): FieldNode {
   return visit(field, {
-    enter(node: ASTNode) {
-      if (node.kind === Kind.FRAGMENT_SPREAD) {
-        const fragment = fragments.get(node.name.value);
-        if (!fragment) throw new Error(`bulk: unknown fragment ${node.name.value}`);
-        return { kind: Kind.INLINE_FRAGMENT, typeCondition: fragment.typeCondition, directives: node.directives, selectionSet: fragment.selectionSet };
-      }
-      const copy: Record<string, unknown> = {};
-      // Standard fields only: graphql-jit's own annotations (`__internal…`) of a compiled REST document stay behind.
-      for (const key of Object.keys(node)) if (!key.startsWith("__")) copy[key] = (node as unknown as Record<string, unknown>)[key];
-      if (node.kind === Kind.VARIABLE) copy.name = name(itemVariable(index, node.name.value));
-      return copy as unknown as ASTNode;
+    FragmentSpread(node) {
+      const fragment = fragments.get(node.name.value);
+      if (!fragment) throw new Error(`bulk: unknown fragment ${node.name.value}`);
+      return { kind: Kind.INLINE_FRAGMENT, typeCondition: fragment.typeCondition, directives: node.directives, selectionSet: fragment.selectionSet };
     },
+    Variable: (node) => ({ ...node, name: name(itemVariable(index, node.name.value)) }),
   });
 }
 
@@ -133,7 +128,9 @@ export function buildBulkDocument(document: DocumentNode, size: number): BulkDoc
     selectionSet: { kind: Kind.SELECTION_SET, selections },
   };
   const definitions: DefinitionNode[] = [bulkOperation];
-  return { document: { kind: Kind.DOCUMENT, definitions }, size, operation, rootKeys, variables, aliases, itemOfAlias };
+  const itemVariables = Array.from({ length: size }, (_, i) => variables.map((v) => itemVariable(i, v)));
+  const padVariables = Array.from({ length: size }, (_, i) => padVariable(i));
+  return { document: { kind: Kind.DOCUMENT, definitions }, size, operation, rootKeys, variables, aliases, itemOfAlias, itemVariables, padVariables };
 }
 
 /**
@@ -157,10 +154,13 @@ export function rootNullableSchema(schema: GraphQLSchema): GraphQLSchema {
   });
 }
 
+/** Documents kept; each is small (items share their sub-selections), and a process sees few (entry, size) pairs. */
+const MAX_CACHED = 64;
+
 /**
- * Aliased documents per (entry, size), built, validated against the bulk
- * schema and compiled by graphql-jit once. Sizes are powers of two, so the
- * cache holds at most eight documents per entry.
+ * Aliased documents per (entry, size), built and validated against the bulk
+ * schema once; sizes are powers of two, and the least recently used document
+ * goes first when more than MAX_CACHED are kept.
  */
 export class BulkDocuments {
   private readonly cache = new Map<string, BulkDocument>();
@@ -172,13 +172,15 @@ export class BulkDocuments {
     const size = sizeFor(count);
     const cacheKey = `${key}\u0000${size}`;
     let doc = this.cache.get(cacheKey);
-    if (!doc) {
+    if (doc) {
+      this.cache.delete(cacheKey);
+    } else {
       doc = buildBulkDocument(document, size);
       const errors = validate(this.schema, doc.document);
       if (errors.length) throw new Error(`bulk: the aliased document of ${key} does not validate: ${errors.map((e) => e.message).join("; ")}`);
-      compiledOperation(this.schema, doc.document);
-      this.cache.set(cacheKey, doc);
+      if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value!);
     }
+    this.cache.set(cacheKey, doc);
     return doc;
   }
 }

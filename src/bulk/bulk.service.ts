@@ -1,14 +1,13 @@
-import { getVariableValues, type GraphQLError, type GraphQLSchema } from "graphql";
+import { execute, getVariableValues, type ExecutionResult, type GraphQLError, type GraphQLSchema } from "graphql";
 import type { Logger } from "pino";
 import { requireScope } from "../auth/auth.scope-of";
 import { EndpointRemovedError, InternalError, InvalidArgumentError } from "../common/errors";
 import type { Context } from "../context";
-import { executeCompiled } from "../graphql/graphql.compiled";
 import { parseBody } from "../rest/rest.body";
 import { mapError, type ErrorBody, type RestStatus } from "../rest/rest.errors";
 import type { ApiVersion, RouteEntry } from "../rest/rest.route";
 import { isRemoved } from "../rest/rest.versions";
-import { BulkDocuments, itemVariable, padVariable, rootNullableSchema, singleOperation } from "./bulk.document";
+import { BulkDocuments, rootNullableSchema, singleOperation, type BulkDocument } from "./bulk.document";
 
 /** The bulk body after validation (CONTRACT.md section 6). */
 export interface BulkRequest {
@@ -36,6 +35,13 @@ export function normalizeEndpoint(raw: string): string {
     .replace(/\/{2,}/g, "/")
     .replace(/^\/+|\/+$/g, "")
     .replace(/^v[01]\//, "");
+}
+
+/** An item whose body passed the entry's schema, waiting for the shared operation. */
+interface Pending {
+  index: number;
+  symbol: string | null;
+  variables: Record<string, unknown>;
 }
 
 const symbolOf = (item: unknown): string | null => {
@@ -96,16 +102,12 @@ export class BulkService {
     }
 
     const results: BulkItem[] = new Array(request.symbols.length);
-    const { operation } = singleOperation(entry.operation);
-    const pending: { index: number; symbol: string | null; variables: Record<string, unknown> }[] = [];
+    let pending: Pending[] = [];
     request.symbols.forEach((item, index) => {
       const symbol = symbolOf(item);
       try {
         // Exactly the body a direct call would get; an item that fails it gets its own 404.
         const variables = parseBody(entry.body, { ...request.params, symbol: (item as { symbol?: unknown } | null)?.symbol });
-        // Coercion errors would otherwise fail the whole shared operation before it starts.
-        const coerced = getVariableValues(this.bulkSchema, operation.variableDefinitions ?? [], variables);
-        if (coerced.errors) throw coerced.errors[0];
         pending.push({ index, symbol, variables });
       } catch (e) {
         results[index] = this.failed(symbol, e, ctx);
@@ -113,15 +115,19 @@ export class BulkService {
     });
     if (pending.length === 0) return { endpoint: entry.path, results };
 
-    const doc = this.documents.get(entry.path, entry.operation, pending.length);
-    const variableValues: Record<string, unknown> = {};
-    for (let k = 0; k < doc.size; k++) {
-      // Slots beyond the call's items are skipped; they repeat the first item's variables, which coerce.
-      const vars = (pending[k] ?? pending[0]!).variables;
-      for (const v of doc.variables) variableValues[itemVariable(k, v)] = vars[v];
-      variableValues[padVariable(k)] = k >= pending.length;
+    let { doc, result } = await this.execute(entry, pending, ctx);
+    if (result.errors?.some((e) => e.path === undefined)) {
+      // A variable that does not coerce fails the whole operation before any field runs (the bodies' schemas make
+      // that rare): give each item at fault its own error, as its direct call would get, and run the rest again.
+      const { operation } = singleOperation(entry.operation);
+      pending = pending.filter((p) => {
+        const coerced = getVariableValues(this.bulkSchema, operation.variableDefinitions ?? [], p.variables);
+        if (coerced.errors) results[p.index] = this.failed(p.symbol, coerced.errors[0], ctx);
+        return !coerced.errors;
+      });
+      if (pending.length === 0) return { endpoint: entry.path, results };
+      ({ doc, result } = await this.execute(entry, pending, ctx));
     }
-    const result = await executeCompiled(this.bulkSchema, doc.document, ctx, variableValues);
 
     // Each item's first error, as a direct call throws its operation's first error.
     const firstError = new Map<number, GraphQLError>();
@@ -150,6 +156,23 @@ export class BulkService {
       }
     });
     return { endpoint: entry.path, results };
+  }
+
+  /** Runs the items as one operation: the entry's operation aliased once per item, all sharing `ctx`'s loaders. */
+  private async execute(entry: RouteEntry, pending: readonly Pending[], ctx: Context): Promise<{ doc: BulkDocument; result: ExecutionResult }> {
+    const doc = this.documents.get(entry.path, entry.operation, pending.length);
+    const variableValues: Record<string, unknown> = {};
+    for (let k = 0; k < doc.size; k++) {
+      // Slots beyond the call's items are skipped; they repeat the first item's variables, which coerce.
+      const vars = (pending[k] ?? pending[0]!).variables;
+      const names = doc.itemVariables[k]!;
+      for (let v = 0; v < names.length; v++) variableValues[names[v]!] = vars[doc.variables[v]!];
+      variableValues[doc.padVariables[k]!] = k >= pending.length;
+    }
+    // graphql-js, not graphql-jit: a compiled document of a hundred aliases is megabytes of generated code, for
+    // little gain when the time goes to the store and the resolvers.
+    const result = await execute({ schema: this.bulkSchema, document: doc.document, contextValue: ctx, variableValues });
+    return { doc, result };
   }
 
   private failed(symbol: string | null, e: unknown, ctx: Context): BulkItem {
