@@ -16,12 +16,19 @@
  * The page route answers only when `wantsGraphiql(req)`; anything else on the
  * endpoint falls through to the next handler.
  */
-import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { promisify } from "node:util";
-import { gzip } from "node:zlib";
 import { type NextFunction, type Request, type Response, Router } from "express";
+import {
+  contentAsset,
+  CSS,
+  escapeHtml,
+  JS,
+  jsonForScript,
+  packageAsset,
+  PAGE_HEADERS,
+  precompress,
+  serveAssets,
+  type Asset,
+} from "../common/static-assets";
 
 /** Where the assets are served, under the router's mount path. */
 export const GRAPHIQL_ASSETS_PATH = "/graphiql-assets";
@@ -46,65 +53,18 @@ export function graphiqlHandler(opts: GraphiqlOptions): Router {
     throw new Error(`graphiqlHandler: endpoint must be a path starting with "/", got ${JSON.stringify(opts.endpoint)}`);
   }
   const assets = loadAssets();
-  const byPath = new Map(assets.list.map((a) => [a.urlPath, a]));
   const router = Router();
 
   router.get(opts.endpoint, (req: Request, res: Response, next: NextFunction) => {
     if (!wantsGraphiql(req)) return next();
-    // The browser asks for the assets right after the page: compress them meanwhile.
-    for (const asset of assets.list) void compressed(asset).catch(() => undefined);
-    res.set({
-      "Content-Type": "text/html; charset=utf-8",
-      "Cache-Control": "no-cache",
-      "Content-Security-Policy": CONTENT_SECURITY_POLICY,
-      "Referrer-Policy": "no-referrer",
-      "X-Content-Type-Options": "nosniff",
-      // The same URL answers JSON to GraphQL clients.
-      Vary: "Accept",
-    });
+    precompress(assets.list);
+    // The same URL answers JSON to GraphQL clients.
+    res.set({ ...PAGE_HEADERS, Vary: "Accept" });
     res.send(renderPage(req.baseUrl, req.baseUrl + opts.endpoint, assets));
   });
-
-  router.get(`${GRAPHIQL_ASSETS_PATH}/*file`, async (req: Request, res: Response, next: NextFunction) => {
-    const asset = byPath.get(req.path);
-    if (asset === undefined) return next();
-    const gzipped = req.acceptsEncodings("gzip", "identity") === "gzip" ? await compressed(asset).catch(() => undefined) : undefined;
-    res.set({
-      "Content-Type": asset.contentType,
-      // The URL carries a hash of the content, so the content behind a URL never changes.
-      "Cache-Control": "public, max-age=31536000, immutable",
-      "X-Content-Type-Options": "nosniff",
-      Vary: "Accept-Encoding",
-      // Set here so Express does not hash megabytes on every response; one tag per encoding.
-      ETag: gzipped ? `"${asset.hash}-gzip"` : `"${asset.hash}"`,
-    });
-    if (gzipped) res.set("Content-Encoding", "gzip");
-    res.send(gzipped ?? asset.body);
-  });
+  serveAssets(router, GRAPHIQL_ASSETS_PATH, assets.list);
 
   return router;
-}
-
-/** Only this origin: the assets, the endpoint, inline styles (GraphiQL's editors set them) and data: fonts and images. */
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join("; ");
-
-interface Asset {
-  /** Path under the mount point: `/graphiql-assets/<hash>/<name>`. */
-  urlPath: string;
-  contentType: string;
-  body: Buffer;
-  hash: string;
-  gzipped?: Promise<Buffer>;
 }
 
 interface Assets {
@@ -116,49 +76,19 @@ interface Assets {
   list: Asset[];
 }
 
-const JS = "text/javascript; charset=utf-8";
-const CSS = "text/css; charset=utf-8";
-
 let cached: Assets | undefined;
 
 /** Reads the bundles once per process (about 4 MB) and names each by a hash of its content. */
 function loadAssets(): Assets {
   if (cached) return cached;
-  const react = fileAsset("react", "umd/react.production.min.js", JS);
-  const reactDom = fileAsset("react-dom", "umd/react-dom.production.min.js", JS);
-  const graphiqlJs = fileAsset("graphiql", "graphiql.min.js", JS);
-  const graphiqlCss = fileAsset("graphiql", "graphiql.min.css", CSS);
-  const init = asset("graphiql-init.js", Buffer.from(INIT_SCRIPT, "utf8"), JS);
+  const file = (pkg: string, name: string, type: string) => packageAsset(GRAPHIQL_ASSETS_PATH, pkg, name, type);
+  const react = file("react", "umd/react.production.min.js", JS);
+  const reactDom = file("react-dom", "umd/react-dom.production.min.js", JS);
+  const graphiqlJs = file("graphiql", "graphiql.min.js", JS);
+  const graphiqlCss = file("graphiql", "graphiql.min.css", CSS);
+  const init = contentAsset(GRAPHIQL_ASSETS_PATH, "graphiql-init.js", Buffer.from(INIT_SCRIPT, "utf8"), JS);
   cached = { react, reactDom, graphiqlJs, graphiqlCss, init, list: [react, reactDom, graphiqlJs, graphiqlCss, init] };
   return cached;
-}
-
-function fileAsset(pkg: string, file: string, contentType: string): Asset {
-  // react and react-dom do not export their umd/ files, but both export package.json.
-  const root = path.dirname(require.resolve(`${pkg}/package.json`));
-  return asset(path.basename(file), readFileSync(path.join(root, file)), contentType);
-}
-
-function asset(name: string, body: Buffer, contentType: string): Asset {
-  const hash = createHash("sha256").update(body).digest("hex").slice(0, 16);
-  return { urlPath: `${GRAPHIQL_ASSETS_PATH}/${hash}/${name}`, contentType, body, hash };
-}
-
-const gzipAsync = promisify(gzip);
-
-/** graphiql.min.js is 3.5 MB as shipped (not minified) and 0.7 MB gzipped: compressed once, on first need. */
-function compressed(asset: Asset): Promise<Buffer> {
-  asset.gzipped ??= gzipAsync(asset.body, { level: 9 });
-  return asset.gzipped;
-}
-
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-/** JSON that cannot close the script element it sits in. */
-function jsonForScript(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 const DEFAULT_QUERY = `# market-data-gateway GraphQL explorer

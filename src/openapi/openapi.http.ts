@@ -6,53 +6,24 @@
  * no outside host, Swagger UI's online validator badge is off, and the page's
  * Content-Security-Policy forbids the browser to reach anywhere else.
  */
-import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { promisify } from "node:util";
-import { gzip } from "node:zlib";
 import { Router, type Request, type Response } from "express";
+import {
+  contentAsset,
+  CSS,
+  escapeHtml,
+  JS,
+  jsonForScript,
+  packageAsset,
+  PAGE_HEADERS,
+  precompress,
+  serveAssets,
+  type Asset,
+} from "../common/static-assets";
 import type { OpenApiDocument } from "./openapi.document";
 
 export const OPENAPI_PATH = "/openapi.json";
 export const DOCS_PATH = "/docs";
 const ASSETS_PATH = "/docs/assets";
-
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  // Swagger UI sets inline styles and draws its icons as data: SVG.
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  // The document, and "Try it out" calls to this same service.
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join("; ");
-
-interface Asset {
-  urlPath: string;
-  contentType: string;
-  body: Buffer;
-  hash: string;
-  gzipped?: Promise<Buffer>;
-}
-
-const JS = "text/javascript; charset=utf-8";
-const CSS = "text/css; charset=utf-8";
-const gzipAsync = promisify(gzip);
-
-function asset(name: string, body: Buffer, contentType: string): Asset {
-  const hash = createHash("sha256").update(body).digest("hex").slice(0, 16);
-  return { urlPath: `${ASSETS_PATH}/${hash}/${name}`, contentType, body, hash };
-}
-
-function swaggerFile(file: string, contentType: string): Asset {
-  const root = path.dirname(require.resolve("swagger-ui-dist/package.json"));
-  return asset(file, readFileSync(path.join(root, file)), contentType);
-}
 
 /**
  * Runs in the browser; a file rather than inline so the policy keeps
@@ -83,24 +54,11 @@ let cachedAssets: { css: Asset; bundle: Asset; init: Asset; list: Asset[] } | un
 
 function loadAssets() {
   if (cachedAssets) return cachedAssets;
-  const css = swaggerFile("swagger-ui.css", CSS);
-  const bundle = swaggerFile("swagger-ui-bundle.js", JS);
-  const init = asset("docs-init.js", Buffer.from(INIT_SCRIPT, "utf8"), JS);
+  const css = packageAsset(ASSETS_PATH, "swagger-ui-dist", "swagger-ui.css", CSS);
+  const bundle = packageAsset(ASSETS_PATH, "swagger-ui-dist", "swagger-ui-bundle.js", JS);
+  const init = contentAsset(ASSETS_PATH, "docs-init.js", Buffer.from(INIT_SCRIPT, "utf8"), JS);
   cachedAssets = { css, bundle, init, list: [css, bundle, init] };
   return cachedAssets;
-}
-
-function compressed(a: Asset): Promise<Buffer> {
-  a.gzipped ??= gzipAsync(a.body, { level: 9 });
-  return a.gzipped;
-}
-
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-function jsonForScript(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 function renderPage(baseUrl: string, assets: ReturnType<typeof loadAssets>): string {
@@ -129,7 +87,6 @@ function renderPage(baseUrl: string, assets: ReturnType<typeof loadAssets>): str
 export function openApiRouter(document: OpenApiDocument): Router {
   const json = Buffer.from(JSON.stringify(document), "utf8");
   const assets = loadAssets();
-  const byPath = new Map(assets.list.map((a) => [a.urlPath, a]));
   const router = Router();
 
   router.get(OPENAPI_PATH, (_req: Request, res: Response) => {
@@ -144,32 +101,12 @@ export function openApiRouter(document: OpenApiDocument): Router {
   });
 
   router.get([DOCS_PATH, `${DOCS_PATH}/`], (req: Request, res: Response) => {
-    for (const a of assets.list) void compressed(a).catch(() => undefined);
-    res.set({
-      "Content-Type": "text/html; charset=utf-8",
-      "Cache-Control": "no-cache",
-      "Content-Security-Policy": CONTENT_SECURITY_POLICY,
-      "Referrer-Policy": "no-referrer",
-      "X-Content-Type-Options": "nosniff",
-    });
+    precompress(assets.list);
+    res.set(PAGE_HEADERS);
     res.send(renderPage(req.baseUrl, assets));
   });
 
-  router.get(`${ASSETS_PATH}/*file`, async (req: Request, res: Response, next) => {
-    const a = byPath.get(req.path);
-    if (a === undefined) return next();
-    const gzipped = req.acceptsEncodings("gzip", "identity") === "gzip" ? await compressed(a).catch(() => undefined) : undefined;
-    res.set({
-      "Content-Type": a.contentType,
-      // The URL carries a hash of the content.
-      "Cache-Control": "public, max-age=31536000, immutable",
-      "X-Content-Type-Options": "nosniff",
-      Vary: "Accept-Encoding",
-      ETag: gzipped ? `"${a.hash}-gzip"` : `"${a.hash}"`,
-    });
-    if (gzipped) res.set("Content-Encoding", "gzip");
-    res.send(gzipped ?? a.body);
-  });
+  serveAssets(router, ASSETS_PATH, assets.list);
 
   return router;
 }

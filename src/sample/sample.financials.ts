@@ -2,6 +2,7 @@ import { endOfMonth, formatDay, monthOf, onOrAfterWeekday, yearOf } from "./samp
 import type { SampleContext } from "./sample.context";
 import { splitFactorAfter } from "./sample.dividends";
 import type { DividendRow, Split, Stock } from "./sample.model";
+import type { QuarterlyFinancialsRow } from "../sources/data-source";
 import type { Random } from "./sample.random";
 import { sectorByName } from "./sample.sectors";
 
@@ -15,29 +16,8 @@ import { sectorByName } from "./sample.sectors";
 
 export const QUARTERS = 16;
 
-export interface QuarterRow {
-  periodEnd: string;
-  fiscalYear: number;
-  fiscalQuarter: number;
-  reportedDate: string;
-  currency: string;
-  revenue: number;
-  costOfRevenue: number;
-  grossProfit: number;
-  operatingIncome: number;
-  netIncome: number;
-  eps: number;
-  totalAssets: number;
-  totalLiabilities: number;
-  totalEquity: number;
-  cash: number;
-  totalDebt: number;
-  sharesOutstanding: number;
-  operatingCashFlow: number;
-  capex: number;
-  freeCashFlow: number;
-  dividendsPaid: number;
-}
+/** One quarter, exactly as the store holds it. */
+export type QuarterRow = QuarterlyFinancialsRow;
 
 /** End of the calendar quarter `q` quarters after the one containing `day` (q may be negative). */
 function quarterEnd(day: number, q: number): number {

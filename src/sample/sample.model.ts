@@ -4,38 +4,17 @@
  * primary-key order in one pass.
  */
 
-export type SecurityType = "stock" | "etf" | "fund" | "crypto" | "forex";
+import type { ListingRow, SecurityRow } from "../sources/data-source";
+
+export type { SecurityType } from "../sources/data-source";
 
 export type SqlValue = number | string | null;
 
-export interface Listing {
-  id: number;
-  securityId: number;
-  symbol: string;
-  exchange: string;
-  currency: string;
-  isPrimary: boolean;
-  quoteCurrency: string | null;
-}
+/** A listing as the store holds it. */
+export type Listing = ListingRow;
 
-export interface Security {
-  id: number;
-  type: SecurityType;
-  name: string;
-  isin: string | null;
-  cusip: string | null;
-  country: string | null;
-  sector: string | null;
-  industry: string | null;
-  currency: string;
-  marketCap: number | null;
-  sharesOutstanding: number | null;
-  isAdr: boolean;
-  description: string | null;
-  website: string | null;
-  ipoDate: string | null;
-  nextEarningsDate: string | null;
-  rank: number | null;
+/** A security as the store holds it (all generated securities are active), plus what generation needs. */
+export interface Security extends Omit<SecurityRow, "isActive"> {
   /** Listings, primary first. */
   listings: Listing[];
   /** Planned last close of the primary listing, in its currency. */

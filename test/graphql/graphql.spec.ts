@@ -1,6 +1,5 @@
 import { createTestApp, type TestApp } from "../helpers/app";
 import { gql as gqlRequest } from "../helpers/graphql";
-import { BOOTSTRAP_KEY } from "../helpers/constants";
 
 let t: TestApp;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { createTestApp, type TestApp } from "../helpers/app";
 import { gql as gqlRequest } from "../helpers/graphql";
-import { BOOTSTRAP_KEY, TEST_ANCHOR } from "../helpers/constants";
+import { TEST_ANCHOR } from "../helpers/constants";
 import { dividendPayer, stockWithQuarters, unix, withDailyBars } from "../helpers/stock-samples";
 
 let t: TestApp;
