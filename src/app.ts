@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { RequestListener } from "node:http";
 import { ApolloServer } from "@apollo/server";
 import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
 import { expressMiddleware } from "@as-integrations/express5";
@@ -13,23 +14,24 @@ import { formatGraphqlError } from "./graphql/graphql.errors";
 import { graphqlLimitsPlugin, graphqlParseOptions } from "./graphql/graphql.limits";
 import { chargeGraphqlOperation } from "./limits/limits.graphql";
 import { createRateLimiter, type RateLimiter } from "./limits/limits.service";
-import { requestTimeout } from "./server/server.request-timeout";
+import { requestEssentials } from "./server/server.essentials";
 import { getSchema } from "./graphql/schema";
 import { Metrics } from "./metrics/metrics";
-import { metricsHandler, observeRequests, routeLabeler } from "./metrics/metrics.http";
+import { metricsHandler, requestObserver, routeLabeler } from "./metrics/metrics.http";
 import { openApiRouter } from "./openapi/openapi.http";
 import { createOpenApiDocument } from "./openapi/openapi.routes";
 import { mapError } from "./rest/rest.errors";
 import { restRouter, sendJson } from "./rest/rest.router";
 
 export interface AppParts {
-  app: Express;
+  /** The whole service as one request listener: REST first, then Express for everything else. */
+  app: RequestListener;
+  /** The Express app behind `app` (every path but /v0 and /v1). */
+  express: Express;
   apollo: ApolloServer<Context>;
   /** The per-key rate and quota counters the app uses (closed by `apollo.stop()`). */
   limits: RateLimiter;
 }
-
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** Builds the whole HTTP surface: health, GraphiQL, /graphql, REST. Call `apollo.stop()` on shutdown. */
 export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger: Logger): Promise<AppParts> {
@@ -45,21 +47,15 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
   app.disable("x-powered-by");
   app.set("etag", false);
 
-  // Every response carries a request id; a sane incoming one is kept so traces line up across hops.
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    const incoming = req.headers["x-request-id"];
-    const id = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    res.locals.requestId = id;
-    res.setHeader("x-request-id", id);
-    next();
+  // Request id, timeout, metrics and access log (src/server/server.essentials.ts), for every request on either door.
+  const essentials = requestEssentials({
+    timeoutMs: deps.config.requestTimeoutMs,
+    logger,
+    observe: requestObserver({ metrics, logger, label: routeLabeler(Object.keys(openApi.paths)) }),
   });
-  // Access log line and request metrics, labelled by route-table path (never the raw URL).
-  app.use(observeRequests({ metrics, logger, label: routeLabeler(Object.keys(openApi.paths)) }));
-  // MDG_REQUEST_TIMEOUT_MS: no request hangs, on either door.
-  app.use(requestTimeout({ ms: deps.config.requestTimeoutMs, logger }));
-  // REST first after the per-request essentials: it is the hot path, and it answers every /v0 and /v1 path itself
-  // (wrong methods included), so the layers below never see those requests.
-  app.use(restRouter({ deps, schema, apiKeys, logger }));
+  // REST answers every /v0 and /v1 path itself (wrong methods included) before Express: it is the hot path, and
+  // Express's per-request set-up and router cost more than all of REST's own work (BENCHMARKS.md).
+  const restDoor = restRouter({ deps, schema, apiKeys, logger });
   // No CORS here: OPTIONS is a wrong method like any other (404 JSON), never Express's automatic "200 GET, HEAD".
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (req.method !== "OPTIONS" || req.path === "/graphql" || req.path === "/graphql/") return next();
@@ -146,5 +142,11 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
     sendJson(res, mapped.status, mapped.body);
   });
 
-  return { app, apollo, limits };
+  const service: RequestListener = (req, res) => {
+    const requestId = essentials(req, res);
+    if (restDoor(req, res, requestId)) return;
+    (res as unknown as Response).locals = Object.assign(Object.create(null) as Record<string, unknown>, { requestId });
+    app(req, res);
+  };
+  return { app: service, express: app, apollo, limits };
 }

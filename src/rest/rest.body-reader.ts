@@ -1,8 +1,10 @@
 import express from "express";
-import type { Request, Response } from "express";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { InvalidArgumentError } from "../common/errors";
 
 type BodyParserError = Error & { type?: string; status?: number; limit?: number };
+/** body-parser leaves what it read on `req.body`; the plain path does the same. */
+type WithBody = IncomingMessage & { body?: unknown };
 
 /**
  * Reads the body whatever its content type (clients send JSON as text/plain,
@@ -12,12 +14,12 @@ type BodyParserError = Error & { type?: string; status?: number; limit?: number 
  */
 export function jsonBodyReader(limitBytes: number) {
   const raw = express.raw({ type: () => true, limit: limitBytes });
-  return async function readJsonBody(req: Request, res: Response): Promise<unknown> {
+  return async function readJsonBody(req: WithBody, res: ServerResponse): Promise<unknown> {
     try {
       if (plainSmallBody(req, limitBytes)) {
         req.body = await readPlain(req, Number(req.headers["content-length"]));
       } else {
-        await new Promise<void>((resolve, reject) => raw(req, res, (err?: unknown) => (err ? reject(err) : resolve())));
+        await new Promise<void>((resolve, reject) => raw(req as never, res as never, (err?: unknown) => (err ? reject(err) : resolve())));
       }
     } catch (e) {
       const err = e as BodyParserError;
@@ -51,7 +53,7 @@ export function jsonBodyReader(limitBytes: number) {
  * more than the read on the hot path. Everything else (compressed, chunked,
  * too large) goes through body-parser, so its answers stay exactly as before.
  */
-function plainSmallBody(req: Request, limitBytes: number): boolean {
+function plainSmallBody(req: IncomingMessage, limitBytes: number): boolean {
   const length = req.headers["content-length"];
   const encoding = req.headers["content-encoding"];
   return (
@@ -66,7 +68,7 @@ function plainSmallBody(req: Request, limitBytes: number): boolean {
 const DIGITS = /^\d{1,9}$/;
 
 /** Reads exactly `expected` bytes; a body that ends short, runs long or is aborted is a malformed request. */
-function readPlain(req: Request, expected: number): Promise<Buffer> {
+function readPlain(req: IncomingMessage, expected: number): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;

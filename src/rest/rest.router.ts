@@ -1,4 +1,4 @@
-import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { GraphQLSchema } from "graphql";
 import type { Logger } from "pino";
 import { requireScope } from "../auth/auth.scope-of";
@@ -23,7 +23,7 @@ export interface RestDeps {
   routes?: readonly RouteEntry[];
 }
 
-export function sendJson(res: Response, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const payload = JSON.stringify(body);
   res.writeHead(status, {
     ...headers,
@@ -39,7 +39,7 @@ export function sendJson(res: Response, status: number, body: unknown, headers: 
  * (401 before anything about the body), the endpoint is not removed, the key
  * has the scope, then the body; then one GraphQL operation runs.
  */
-export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: RestDeps): RequestHandler {
+export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: RestDeps): RestDoor {
   assertOperationsValid(schema, routes);
   const byPath = new Map<string, RouteEntry | HandlerRoute>(routes.map((r) => [r.path, r]));
   // Bulk names entries of the table and runs their operations for many symbols at once.
@@ -47,8 +47,7 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
   byPath.set(bulk.path, bulk as HandlerRoute);
   const readBody = jsonBodyReader(deps.config.limits.bodyBytes);
 
-  async function handle(version: ApiVersion, subpath: string, req: Request, res: Response): Promise<void> {
-    const requestId = res.locals.requestId as string;
+  async function handle(version: ApiVersion, subpath: string, req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const path = subpath.replace(/^\/+|\/+$/g, "");
     const entry = byPath.get(path);
     const headers = versionHeaders(version, path, entry?.replacement);
@@ -81,14 +80,26 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
 
   // A prefix match, not an Express Router: this is the hot path, and a Router's mount-path rewriting costs more than
   // the match. Same paths as `router.use("/v0")`: case-insensitive, the query string ignored.
-  return function restDoor(req: Request, res: Response, next: NextFunction): void {
-    const url = req.url;
+  return function restDoor(req, res, requestId) {
+    const url = req.url ?? "/";
     const q = url.indexOf("?");
     const pathname = q < 0 ? url : url.slice(0, q);
     const m = VERSION_PREFIX.exec(pathname);
-    if (!m) return next();
-    handle(m[1] === "0" ? "v0" : "v1", pathname.slice(3), req, res).catch(next);
+    if (!m) return false;
+    handle(m[1] === "0" ? "v0" : "v1", pathname.slice(3), req, res, requestId).catch((e: unknown) => {
+      // handle() answers every error itself; this is only a failure to write that answer.
+      logger.error({ err: e, requestId }, "REST answer could not be written");
+      if (!res.headersSent) sendJson(res, 500, mapError(e, requestId).body);
+      else res.destroy();
+    });
+    return true;
   };
 }
+
+/**
+ * Answers the request when its path is under `/v0` or `/v1` and returns true;
+ * returns false, touching nothing, for any other path.
+ */
+export type RestDoor = (req: IncomingMessage, res: ServerResponse, requestId: string) => boolean;
 
 const VERSION_PREFIX = /^\/v([01])(?=\/|$)/i;

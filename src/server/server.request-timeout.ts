@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response } from "express";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 
 /**
@@ -12,24 +12,16 @@ import type { Logger } from "pino";
  * - The client was too slow (its body had not all arrived): 404
  *   INVALID_ARGUMENT on REST, 400 on /graphql: a malformed request.
  */
-export function requestTimeout(opts: { ms: number; logger: Logger }) {
-  return function timeoutMiddleware(req: Request, res: Response, next: NextFunction): void {
-    const timer = setTimeout(() => onTimeout(req, res, opts), opts.ms);
-    const clear = () => clearTimeout(timer);
-    res.once("finish", clear);
-    res.once("close", clear);
-    next();
-  };
-}
-
-function onTimeout(req: Request, res: Response, opts: { ms: number; logger: Logger }): void {
+export function answerTimeout(req: IncomingMessage, res: ServerResponse, requestId: string, ms: number, logger: Logger): void {
   if (res.headersSent || res.writableEnded) return;
-  const requestId = (res.locals.requestId as string | undefined) ?? "";
   const clientSlow = !req.complete;
-  const graphql = req.path === "/graphql" || req.path.startsWith("/graphql/");
+  const url = req.url ?? "/";
+  const q = url.indexOf("?");
+  const path = q < 0 ? url : url.slice(0, q);
+  const graphql = path === "/graphql" || path.startsWith("/graphql/");
   const message = clientSlow
-    ? `body: not received within ${opts.ms} ms`
-    : `the request took longer than ${opts.ms} ms (MDG_REQUEST_TIMEOUT_MS) and was abandoned; retry later`;
+    ? `body: not received within ${ms} ms`
+    : `the request took longer than ${ms} ms (MDG_REQUEST_TIMEOUT_MS) and was abandoned; retry later`;
   let status: number;
   let body: unknown;
   if (graphql) {
@@ -42,8 +34,8 @@ function onTimeout(req: Request, res: Response, opts: { ms: number; logger: Logg
     status = 500;
     body = { statusCode: 500, error: "Internal Server Error", code: "INTERNAL", message, requestId };
   }
-  if (clientSlow) opts.logger.warn({ requestId, method: req.method, path: req.path, ms: opts.ms }, "request body not received in time");
-  else opts.logger.error({ requestId, method: req.method, path: req.path, ms: opts.ms }, "request timed out");
+  if (clientSlow) logger.warn({ requestId, method: req.method, path, ms }, "request body not received in time");
+  else logger.error({ requestId, method: req.method, path, ms }, "request timed out");
   const payload = JSON.stringify(body);
   res.writeHead(status, {
     "content-type": "application/json; charset=utf-8",
@@ -56,9 +48,9 @@ function onTimeout(req: Request, res: Response, opts: { ms: number; logger: Logg
 }
 
 /** Whatever the abandoned handler writes from now on goes nowhere (and throws nothing). */
-function silence(res: Response): void {
+function silence(res: ServerResponse): void {
   const self = res as unknown as Record<string, unknown>;
-  const chain = function (this: Response) {
+  const chain = function (this: ServerResponse) {
     return this;
   };
   self.writeHead = chain;

@@ -1,5 +1,5 @@
 import "reflect-metadata";
-import type { Express } from "express";
+import type { RequestListener } from "node:http";
 import pino, { type Logger } from "pino";
 import request from "supertest";
 import { createApp } from "../../src/app";
@@ -14,7 +14,8 @@ import { BOOTSTRAP_KEY, TEST_ANCHOR, TEST_STORE_PATH } from "./constants";
 import { validatingAgent } from "./openapi";
 
 export interface TestApp {
-  app: Express;
+  /** The service as one request listener, as `npm start` serves it. */
+  app: RequestListener;
   http: ReturnType<typeof request>;
   source: SqliteSource;
   apiKeys: ApiKeyService;
