@@ -181,6 +181,23 @@ function fewKeysSql(sql: string, keys: readonly unknown[], cache: Map<string, (s
 }
 
 /** Groups rows carrying a `k` column (the key's position in the batch) into one list per key. */
+interface Reader {
+  stmt: Statement;
+  toRow: (values: unknown[]) => Raw;
+}
+
+/**
+ * `(values) => ({ name0: values[0], name1: values[1], ... })` for a statement's
+ * column names, compiled once: every row of the statement gets the same shape.
+ * A repeated name keeps its last value, as better-sqlite3's own row objects do.
+ */
+function rowBuilder(names: readonly string[]): (values: unknown[]) => Raw {
+  const last = new Map<string, number>();
+  names.forEach((n, i) => last.set(n, i));
+  const fields = [...last].map(([n, i]) => `${JSON.stringify(n)}: v[${i}]`).join(", ");
+  return new Function("v", `return { ${fields} };`) as (values: unknown[]) => Raw;
+}
+
 function groupByKey<T>(rows: Raw[], n: number, map: (r: Raw) => T): T[][] {
   const out: T[][] = Array.from({ length: n }, () => []);
   for (const r of rows) out[r.k as number]!.push(map(r));
@@ -202,6 +219,7 @@ export class SqliteSource implements DataSource {
   readonly kind = "sqlite" as const;
   readonly stats: SourceStats = { queries: 0 };
   private readonly statements = new Map<string, Statement>();
+  private readonly readers = new Map<string, Reader>();
   private readonly fewKeys = new Map<string, (string | null)[]>();
 
   constructor(readonly db: Db) {}
@@ -215,14 +233,37 @@ export class SqliteSource implements DataSource {
     return s;
   }
 
+  /**
+   * A reading statement in raw mode (rows as arrays) with the function that
+   * turns its array into the row object. better-sqlite3 builds row objects
+   * property by property through V8's API, which for the 37 columns of an
+   * instrument costs more than the lookup; an object literal compiled once per
+   * statement costs next to nothing.
+   */
+  private reader(sql: string): Reader {
+    let r = this.readers.get(sql);
+    if (!r) {
+      const stmt = this.db.prepare(sql).raw(true);
+      r = { stmt, toRow: rowBuilder(stmt.columns().map((c) => c.name)) };
+      this.readers.set(sql, r);
+    }
+    return r;
+  }
+
   private all(sql: string, ...params: unknown[]): Raw[] {
     this.stats.queries++;
-    return this.stmt(sql).all(...params) as Raw[];
+    const { stmt, toRow } = this.reader(sql);
+    const rows = stmt.all(...params) as unknown[][];
+    const out = new Array<Raw>(rows.length);
+    for (let i = 0; i < rows.length; i++) out[i] = toRow(rows[i]!);
+    return out;
   }
 
   private get(sql: string, ...params: unknown[]): Raw | undefined {
     this.stats.queries++;
-    return this.stmt(sql).get(...params) as Raw | undefined;
+    const { stmt, toRow } = this.reader(sql);
+    const row = stmt.get(...params) as unknown[] | undefined;
+    return row === undefined ? undefined : toRow(row);
   }
 
   /** One statement for a batch of scalar keys; rows come back tagged with `k`, the key's index. */
@@ -385,6 +426,21 @@ export class SqliteSource implements DataSource {
     const rows = this.batch(
       securityIds,
       `SELECT k.key AS k, f.* FROM json_each(?) k JOIN quarterly_financials f ON f.security_id = k.value ORDER BY k.key, f.period_end`,
+    );
+    return groupByKey(rows, securityIds.length, (r) => {
+      const { k: _k, security_id: _s, ...rest } = r;
+      return snakeToCamel(rest) as unknown as QuarterlyFinancialsRow;
+    });
+  }
+
+  async getLatestQuarterlyFinancials(securityIds: readonly number[]): Promise<QuarterlyFinancialsRow[][]> {
+    // The fourth-latest period end bounds the range, so the primary key (security_id, period_end) reads just four rows.
+    const rows = this.batch(
+      securityIds,
+      `SELECT k.key AS k, f.* FROM json_each(?) k JOIN quarterly_financials f ON f.security_id = k.value
+         AND f.period_end >= coalesce(
+           (SELECT period_end FROM quarterly_financials WHERE security_id = k.value ORDER BY period_end DESC LIMIT 1 OFFSET 3), '')
+       ORDER BY k.key, f.period_end`,
     );
     return groupByKey(rows, securityIds.length, (r) => {
       const { k: _k, security_id: _s, ...rest } = r;
