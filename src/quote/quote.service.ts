@@ -94,7 +94,8 @@ export async function metricsOf(ctx: Context, quote: Quote): Promise<QuoteMetric
   let eps: number | null = null;
   let pe: number | null = null;
   if (quote.securityType === SecurityKind.stock) {
-    const quarters = await ctx.loaders.financials.load(quote.securityId);
+    // The latest four quarters only: a stock has about sixteen stored, and the quote is the hot path.
+    const quarters = await ctx.loaders.latestFinancials.load(quote.securityId);
     eps = trailingSum(quarters, (q) => q.eps);
     const netIncome = trailingSum(quarters, (q) => q.netIncome);
     // Market cap over TTM net income is P/E without converting the listing's price into the reporting currency.

@@ -280,6 +280,8 @@ export interface DataSource {
 
   /** Quarters oldest first. */
   getQuarterlyFinancials(securityIds: readonly number[]): Promise<QuarterlyFinancialsRow[][]>;
+  /** The latest four quarters by period end (fewer when fewer are stored), oldest first: what trailing figures read. */
+  getLatestQuarterlyFinancials(securityIds: readonly number[]): Promise<QuarterlyFinancialsRow[][]>;
   /** Dividends oldest first, announced ones included. */
   getDividends(securityIds: readonly number[]): Promise<DividendRow[][]>;
   getSplits(securityIds: readonly number[]): Promise<SplitRow[][]>;
