@@ -1,6 +1,7 @@
 import type { ApolloServerPlugin } from "@apollo/server";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { DataSource } from "../sources/data-source";
+import { RequestHistogram } from "./metrics.histogram";
 
 /**
  * Prometheus metrics of one app (`GET /metrics`). Labels are bounded by
@@ -8,9 +9,9 @@ import type { DataSource } from "../sources/data-source";
  * `unmatched`), GraphQL operation names are capped, store methods are the
  * DataSource's. No label ever holds a key, a key id, a symbol or a raw URL.
  *
- * The request path pays one histogram observation per request through a
- * pre-resolved child (no label hashing of our own, no per-request objects
- * beyond prom-client's), and a plain counter increment.
+ * The request path pays one histogram observation per request (and one per
+ * store call) through a series resolved once (RequestHistogram: no label
+ * hashing, no per-request objects), and a plain counter increment.
  */
 
 /** Latency buckets in seconds: sub-millisecond REST answers up to the 10 s request timeout. */
@@ -47,23 +48,23 @@ function processMetrics(): Registry {
 
 export class Metrics {
   readonly registry = new Registry();
-  private readonly httpDuration: Histogram<"route" | "status">;
+  private readonly httpDuration: RequestHistogram<"route" | "status">;
   private readonly http = new Map<string, Map<number, HttpSeries>>();
   private readonly graphqlDuration: Histogram<"operation" | "outcome">;
   private readonly operationNames = new Set<string>();
-  private readonly storeDuration: Histogram<"method">;
-  private readonly batchSize: Histogram<"method">;
+  private readonly storeDuration: RequestHistogram<"method">;
+  private readonly batchSize: RequestHistogram<"method">;
 
   constructor(opts: { keyCache?: KeyCacheStats } = {}) {
     processMetrics();
     const registers = [this.registry];
-    this.httpDuration = new Histogram({
-      name: "mdg_http_request_duration_seconds",
-      help: "Time from the request's arrival to the last byte of the answer, by route (the route table's path, or unmatched) and status",
-      labelNames: ["route", "status"],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
+    this.httpDuration = new RequestHistogram(
+      "mdg_http_request_duration_seconds",
+      "Time from the request's arrival to the last byte of the answer, by route (the route table's path, or unmatched) and status",
+      ["route", "status"],
+      LATENCY_BUCKETS,
+      this.registry,
+    );
     const series = () => [...this.http.values()].flatMap((m) => [...m.values()]);
     new Counter({
       name: "mdg_http_requests_total",
@@ -82,20 +83,20 @@ export class Metrics {
       buckets: LATENCY_BUCKETS,
       registers,
     });
-    this.storeDuration = new Histogram({
-      name: "mdg_store_query_duration_seconds",
-      help: "Calls of the data source (one SQL statement each for SQLite), by DataSource method",
-      labelNames: ["method"],
-      buckets: STORE_BUCKETS,
-      registers,
-    });
-    this.batchSize = new Histogram({
-      name: "mdg_dataloader_batch_size",
-      help: "Keys per batched data-source call (one DataLoader batch), by DataSource method",
-      labelNames: ["method"],
-      buckets: BATCH_BUCKETS,
-      registers,
-    });
+    this.storeDuration = new RequestHistogram(
+      "mdg_store_query_duration_seconds",
+      "Calls of the data source (one SQL statement each for SQLite), by DataSource method",
+      ["method"],
+      STORE_BUCKETS,
+      this.registry,
+    );
+    this.batchSize = new RequestHistogram(
+      "mdg_dataloader_batch_size",
+      "Keys per batched data-source call (one DataLoader batch), by DataSource method",
+      ["method"],
+      BATCH_BUCKETS,
+      this.registry,
+    );
     const cache = opts.keyCache;
     if (cache) {
       new Counter({
@@ -137,7 +138,7 @@ export class Metrics {
     }
     let s = byStatus.get(status);
     if (!s) {
-      s = { observe: this.httpDuration.labels(route, String(status)).observe, count: 0, route, status: String(status) };
+      s = { observe: this.httpDuration.child({ route, status: String(status) }), count: 0, route, status: String(status) };
       byStatus.set(status, s);
     }
     s.count++;
@@ -193,11 +194,11 @@ export class Metrics {
         Object.defineProperty(wrapped, name, {
           value: (...args: unknown[]) => {
             const first = args[0];
-            if (Array.isArray(first)) (batch ??= this.batchSize.labels(name).observe)(first.length);
+            if (Array.isArray(first)) (batch ??= this.batchSize.child({ method: name }))(first.length);
             const started = performance.now();
             const result = original.apply(source, args);
             if (result instanceof Promise) {
-              return result.finally(() => (timer ??= this.storeDuration.labels(name).observe)((performance.now() - started) / 1000));
+              return result.finally(() => (timer ??= this.storeDuration.child({ method: name }))((performance.now() - started) / 1000));
             }
             return result;
           },
