@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { currencyField, securityRefBody } from "../rest/rest.body";
+import { currencyField, securityRefWith } from "../rest/rest.body";
 import { QuoteDocument, type QuoteQuery } from "../rest/rest.operations.generated";
 import { route, VERSIONS, type RouteEntry } from "../rest/rest.route";
 import { day, gqlObject, unixSeconds } from "../rest/rest.response";
@@ -72,7 +72,7 @@ export const QUOTE_ROUTES: readonly RouteEntry[] = [
     summary: "Latest quote of a stock, ETF, fund, crypto pair or forex pair",
     versions: VERSIONS,
     scope: null,
-    body: securityRefBody.and(z.object({ currency: currencyField.optional() })).transform((b) => ({
+    body: securityRefWith({ currency: currencyField.optional() }).transform((b) => ({
       symbol: b.symbol ?? null,
       isin: b.isin ?? null,
       currency: b.currency ?? null,

@@ -30,13 +30,24 @@ export const cursorField = z
   .max(200, { error: "at most 200 characters" })
   .describe("`nextCursor` of the previous page");
 
-/** `{symbol}` or `{isin}`: a security may be named either way wherever one is meant. */
-export const securityRefBody = z
-  .object({ symbol: symbolField.optional(), isin: isinField.optional() })
-  .refine((b) => b.symbol !== undefined || b.isin !== undefined, {
+/**
+ * `{symbol}` or `{isin}` plus the endpoint's own fields, as one object: a
+ * security may be named either way wherever one is meant. (One object, not an
+ * intersection with `.and`: zod checks an intersection twice and merges the
+ * results, measurably on the hot path.)
+ */
+export function securityRefWith<S extends z.ZodRawShape>(shape: S) {
+  return z.object({ symbol: symbolField.optional(), isin: isinField.optional(), ...shape }).refine((b) => namesASecurity(b as { symbol?: string; isin?: string }), {
     error: "expected a non-empty string (or isin)",
     path: ["symbol"],
   });
+}
+
+function namesASecurity(b: { symbol?: string; isin?: string }): boolean {
+  return b.symbol !== undefined || b.isin !== undefined;
+}
+
+export const securityRefBody = securityRefWith({});
 
 /**
  * Parses a request body against a route's schema. Fields beyond those listed
@@ -99,16 +110,12 @@ export const dayField = unixTimeField
  * Each endpoint brings its own resolution field, since they accept different periods.
  */
 export function securityRangeBody<R extends z.ZodType<string>>(resolution: R) {
-  return securityRefBody
-    .and(
-      z.object({
-        from: unixTimeField.optional(),
-        to: unixTimeField.optional(),
-        resolution: resolution.optional(),
-        currency: currencyField.optional(),
-      }),
-    )
-    .transform((b) => ({
+  return securityRefWith({
+    from: unixTimeField.optional(),
+    to: unixTimeField.optional(),
+    resolution: resolution.optional(),
+    currency: currencyField.optional(),
+  }).transform((b) => ({
       symbol: b.symbol ?? null,
       isin: b.isin ?? null,
       from: b.from ?? null,
