@@ -30,8 +30,11 @@ export class MemoryCounterStore implements CounterStore {
     if (minuteUsed + req.cost > req.minuteLimit || dayUsed + req.cost > req.dayLimit) {
       return { allowed: false, minuteUsed, dayUsed };
     }
-    this.counters.set(req.minuteKey, { count: minuteUsed + req.cost, expiresAt: minute?.expiresAt ?? now + req.minuteTtlMs });
-    this.counters.set(req.dayKey, { count: dayUsed + req.cost, expiresAt: day?.expiresAt ?? now + req.dayTtlMs });
+    // Live counters count up in place; only a new window's counter is a new entry.
+    if (minute) minute.count += req.cost;
+    else this.counters.set(req.minuteKey, { count: req.cost, expiresAt: now + req.minuteTtlMs });
+    if (day) day.count += req.cost;
+    else this.counters.set(req.dayKey, { count: req.cost, expiresAt: now + req.dayTtlMs });
     return { allowed: true, minuteUsed: minuteUsed + req.cost, dayUsed: dayUsed + req.cost };
   }
 
