@@ -1,15 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { RequestListener } from "node:http";
 import { ApolloServer } from "@apollo/server";
-import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
 import { expressMiddleware } from "@as-integrations/express5";
 import express, { type Express, type NextFunction, type Request, type Response } from "express";
-import { GraphQLError } from "graphql";
 import type { Logger } from "pino";
 import type { ApiKeyService } from "./auth/auth.service";
-import { AppError, InvalidArgumentError, NotFoundError } from "./common/errors";
-import { createContext, type AppDeps, type Context } from "./context";
+import { InvalidArgumentError, NotFoundError } from "./common/errors";
+import type { AppDeps, Context } from "./context";
 import { graphiqlHandler } from "./graphql/graphiql";
+import { graphqlContext, graphqlDoor } from "./graphql/graphql.http";
 import { formatGraphqlError } from "./graphql/graphql.errors";
 import { graphqlLimitsPlugin, graphqlParseOptions } from "./graphql/graphql.limits";
 import { chargeGraphqlOperation } from "./limits/limits.graphql";
@@ -83,6 +83,8 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
     // The service serves its own offline GraphiQL on GET; Apollo's landing page would load from the internet.
     plugins: [
       ApolloServerPluginLandingPageDisabled(),
+      // No cache hints are used; the default cache-control plugin would wrap every field resolver to collect them.
+      ApolloServerPluginCacheControlDisabled(),
       ...(metrics ? [metrics.graphqlPlugin()] : []),
       // Depth, aliases, root fields and cost before execution, then the key's rate and quota (README "Limits and hardening").
       graphqlLimitsPlugin({ schema, limits: deps.config.graphql, searchDefault: deps.config.limits.searchResults, afterLimits: chargeGraphqlOperation(limits) }),
@@ -98,6 +100,9 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
     includeStacktraceInErrorResponses: false,
   });
   await apollo.start();
+  const context = graphqlContext(deps, apiKeys);
+  // POST /graphql with a plain JSON body skips Express, as REST does (src/graphql/graphql.http.ts); Apollo runs it all the same.
+  const gqlDoor = graphqlDoor({ apollo, context, bodyBytes: deps.config.limits.bodyBytes, logger });
 
   // Before Apollo: a browser GET of /graphql gets the page; everything else falls through.
   app.use(graphiqlHandler({ endpoint: "/graphql" }));
@@ -105,21 +110,7 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
   app.all(
     "/graphql",
     express.json({ limit: deps.config.limits.bodyBytes }),
-    expressMiddleware(apollo, {
-      context: async ({ req, res }) => {
-        const requestId = res.locals.requestId as string;
-        const header = req.headers["x-api-key"];
-        if (header === undefined) return createContext(deps, requestId, null);
-        try {
-          return createContext(deps, requestId, await apiKeys.authenticate(header));
-        } catch (e) {
-          if (e instanceof AppError) {
-            throw new GraphQLError(e.message, { extensions: { code: "UNAUTHENTICATED", http: { status: 401 } } });
-          }
-          throw e;
-        }
-      },
-    }),
+    expressMiddleware(apollo, { context: async ({ req, res }) => context(req, res.locals.requestId as string) }),
   );
   app.use((req: Request, res: Response) => {
     const requestId = res.locals.requestId as string;
@@ -144,7 +135,7 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
 
   const service: RequestListener = (req, res) => {
     const requestId = essentials(req, res);
-    if (restDoor(req, res, requestId)) return;
+    if (restDoor(req, res, requestId) || gqlDoor(req, res, requestId)) return;
     (res as unknown as Response).locals = Object.assign(Object.create(null) as Record<string, unknown>, { requestId });
     app(req, res);
   };

@@ -1,5 +1,5 @@
 import type { ApolloServerPlugin } from "@apollo/server";
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import type { DataSource } from "../sources/data-source";
 import { RequestHistogram } from "./metrics.histogram";
 
@@ -50,7 +50,8 @@ export class Metrics {
   readonly registry = new Registry();
   private readonly httpDuration: RequestHistogram<"route" | "status">;
   private readonly http = new Map<string, Map<number, HttpSeries>>();
-  private readonly graphqlDuration: Histogram<"operation" | "outcome">;
+  private readonly graphqlDuration: RequestHistogram<"operation" | "outcome">;
+  private readonly graphqlSeries = new Map<string, (seconds: number) => void>();
   private readonly operationNames = new Set<string>();
   private readonly storeDuration: RequestHistogram<"method">;
   private readonly batchSize: RequestHistogram<"method">;
@@ -76,13 +77,13 @@ export class Metrics {
         for (const s of series()) this.labels(s.route, s.status).inc(s.count);
       },
     });
-    this.graphqlDuration = new Histogram({
-      name: "mdg_graphql_operation_duration_seconds",
-      help: `GraphQL operations on /graphql, by operation name (the first ${MAX_OPERATION_NAMES} names seen; then "other"; "anonymous" without one) and outcome`,
-      labelNames: ["operation", "outcome"],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
+    this.graphqlDuration = new RequestHistogram(
+      "mdg_graphql_operation_duration_seconds",
+      `GraphQL operations on /graphql, by operation name (the first ${MAX_OPERATION_NAMES} names seen; then "other"; "anonymous" without one) and outcome`,
+      ["operation", "outcome"],
+      LATENCY_BUCKETS,
+      this.registry,
+    );
     this.storeDuration = new RequestHistogram(
       "mdg_store_query_duration_seconds",
       "Calls of the data source (one SQL statement each for SQLite), by DataSource method",
@@ -145,6 +146,13 @@ export class Metrics {
     s.observe(seconds);
   }
 
+  private observeGraphql(operation: string, outcome: "ok" | "error", seconds: number): void {
+    const key = `${outcome}:${operation}`;
+    let observe = this.graphqlSeries.get(key);
+    if (!observe) this.graphqlSeries.set(key, (observe = this.graphqlDuration.child({ operation, outcome })));
+    observe(seconds);
+  }
+
   /** The label of a GraphQL operation name: bounded in number and in spelling. */
   operationLabel(name: string | null | undefined): string {
     if (!name) return "anonymous";
@@ -167,7 +175,7 @@ export class Metrics {
           },
           async willSendResponse(rc) {
             const seconds = (performance.now() - started) / 1000;
-            metrics.graphqlDuration.labels(metrics.operationLabel(rc.operationName ?? rc.request.operationName), failed ? "error" : "ok").observe(seconds);
+            metrics.observeGraphql(metrics.operationLabel(rc.operationName ?? rc.request.operationName), failed ? "error" : "ok", seconds);
           },
         };
       },

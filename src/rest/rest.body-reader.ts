@@ -53,7 +53,7 @@ export function jsonBodyReader(limitBytes: number) {
  * more than the read on the hot path. Everything else (compressed, chunked,
  * too large) goes through body-parser, so its answers stay exactly as before.
  */
-function plainSmallBody(req: IncomingMessage, limitBytes: number): boolean {
+export function plainSmallBody(req: IncomingMessage, limitBytes: number): boolean {
   const length = req.headers["content-length"];
   const encoding = req.headers["content-encoding"];
   return (
@@ -68,7 +68,7 @@ function plainSmallBody(req: IncomingMessage, limitBytes: number): boolean {
 const DIGITS = /^\d{1,9}$/;
 
 /** Reads exactly `expected` bytes; a body that ends short, runs long or is aborted is a malformed request. */
-function readPlain(req: IncomingMessage, expected: number): Promise<Buffer> {
+export function readPlain(req: IncomingMessage, expected: number): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
