@@ -6,18 +6,18 @@ import { resolveInstrument, type SecurityRef } from "../security/security.servic
 import type { EtfProfileRow, HoldingRow, InstrumentRow } from "../sources/data-source";
 import type { EtfMetricsArgs } from "./etf.args";
 import { computeMetrics, convertCloses, METRIC_RESOLUTIONS, type Conversion, type MetricResolution } from "./etf.metrics";
-import type { Etf, EtfFundamentals, EtfHoldings, EtfMetrics, EtfProfile, EtfValuation } from "./etf.types";
+import { Etf, type EtfFundamentals, type EtfHoldings, type EtfMetrics, type EtfProfile, type EtfValuation } from "./etf.types";
 import { aggregateValuation, holdingValuation } from "./etf.valuation";
 
 export function toEtf(row: InstrumentRow): Etf {
-  return {
+  return Object.assign(new Etf(), {
     symbol: row.listing.symbol,
     name: row.security.name,
     isin: row.security.isin,
     currency: row.listing.currency,
     exchange: row.listing.exchange,
     row,
-  };
+  });
 }
 
 /** The ETF a client named by symbol or ISIN; anything else (a stock, a fund) is NOT_FOUND. */

@@ -5,19 +5,19 @@ import type { AllocationWeight, CountryWeight, SectorWeight } from "../exposure/
 import { resolveInstrument } from "../security/security.service";
 import type { FundProfileRow, InstrumentRow } from "../sources/data-source";
 import type { FundArgs } from "./fund.args";
-import type { Fund, FundHoldings, FundProfile } from "./fund.types";
+import { Fund, type FundHoldings, type FundProfile } from "./fund.types";
 
 /** The asset classes of allocation exposure, always all four and in this order. */
 export const ALLOCATION_CLASSES = ["Equity", "Bonds", "Cash", "Other"] as const;
 
 export function toFund(row: InstrumentRow): Fund {
-  return {
+  return Object.assign(new Fund(), {
     isin: row.security.isin ?? "",
     symbol: row.listing.symbol,
     name: row.security.name,
     currency: row.listing.currency,
     row,
-  };
+  });
 }
 
 /**

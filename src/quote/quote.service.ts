@@ -5,7 +5,7 @@ import { dayOf, fxConverter, normalizeCurrency } from "../fx/fx.service";
 import { resolveInstrument, type SecurityRef } from "../security/security.service";
 import { SecurityKind } from "../security/security.types";
 import type { InstrumentRow, QuarterlyFinancialsRow } from "../sources/data-source";
-import type { Quote, QuoteMetrics } from "./quote.types";
+import { Quote, type QuoteMetrics } from "./quote.types";
 
 const round = (x: number, digits = 6) => {
   const f = 10 ** digits;
@@ -18,13 +18,17 @@ export async function quoteOf(ctx: Context, row: InstrumentRow, currency?: strin
   const q = row.quote;
   if (!q) throw new NotFoundError(`no quote for ${row.listing.symbol}`);
   const target = currency ? normalizeCurrency(currency) : row.listing.currency;
-  const day = dayOf(q.t);
-  const f = target === row.listing.currency ? 1 : (await fxConverter(ctx, row.listing.currency, target, day, day))(day);
+  let f = 1;
+  if (target !== row.listing.currency) {
+    const day = dayOf(q.t);
+    f = (await fxConverter(ctx, row.listing.currency, target, day, day))(day);
+  }
   // Stored prices pass through untouched; only converted ones are rounded (to 6 decimals).
   const px = (x: number) => (f === 1 ? x : round(x * f));
   const c = px(q.c);
   const pc = px(q.pc);
-  return {
+  // A Quote instance, not a plain object: type-graphql would copy a plain root into one for every field resolver.
+  return Object.assign(new Quote(), {
     symbol: row.listing.symbol,
     name: row.security.name,
     type: row.security.type as SecurityKind,
@@ -52,7 +56,7 @@ export async function quoteOf(ctx: Context, row: InstrumentRow, currency?: strin
     marketCap: row.security.marketCap,
     sharesOutstanding: row.security.sharesOutstanding,
     avgVolume: q.avgVolume,
-  };
+  });
 }
 
 export async function getQuote(ctx: Context, ref: SecurityRef & { currency?: string | null }): Promise<Quote> {

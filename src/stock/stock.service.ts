@@ -3,7 +3,7 @@ import type { Context } from "../context";
 import { dayOf, fxConverter } from "../fx/fx.service";
 import { resolveInstrument, type SecurityRef } from "../security/security.service";
 import type { InstrumentRow, QuarterlyFinancialsRow } from "../sources/data-source";
-import type { FinancialsTtm, Stock, TtmBalanceSheet, TtmFlows, TtmRatios } from "./stock.types";
+import { Stock, type FinancialsTtm, type TtmBalanceSheet, type TtmFlows, type TtmRatios } from "./stock.types";
 
 /** Quarters a TTM figure needs. */
 export const TTM_QUARTERS = 4;
@@ -40,7 +40,7 @@ const ratio = (a: number, b: number, scale = 1): number | null => (b > 0 ? round
 
 export function stockOf(row: InstrumentRow): Stock {
   const s = row.security;
-  return {
+  return Object.assign(new Stock(), {
     symbol: row.listing.symbol,
     name: s.name,
     isin: s.isin,
@@ -54,7 +54,7 @@ export function stockOf(row: InstrumentRow): Stock {
     sharesOutstanding: s.sharesOutstanding,
     nextEarningsDate: s.nextEarningsDate,
     row,
-  };
+  });
 }
 
 export async function getStock(ctx: Context, ref: SecurityRef): Promise<Stock> {
