@@ -147,7 +147,12 @@ export class NameIndex {
   private readonly postings: Csr;
   private readonly docTerms: Csr;
   private readonly trigramIds: Map<string, number>;
+  /** The terms of each trigram, shortest first: a fuzzy lookup reads only the run of terms of a near length. */
   private readonly trigramTerms: Csr;
+  /** Length of each term (capped at 255). */
+  private readonly termLengths: Uint8Array;
+  /** Scratch letter counts of the query word, for the bag distance. */
+  private readonly letterCounts = new Int16Array(128);
   /** Scratch counter per term for the fuzzy lookup; search is synchronous, so one is enough. */
   private readonly shared: Uint16Array;
 
@@ -189,6 +194,9 @@ export class NameIndex {
       termGramOffsets[i + 1] = termGrams.length;
     });
     this.trigramTerms = transpose({ offsets: termGramOffsets, values: termGrams.toArray() }, this.trigramIds.size);
+    const lengths = (this.termLengths = Uint8Array.from(this.terms, (t) => Math.min(255, t.length)));
+    const { offsets, values } = this.trigramTerms;
+    for (let g = 0; g + 1 < offsets.length; g++) values.subarray(offsets[g]!, offsets[g + 1]!).sort((a, b) => lengths[a]! - lengths[b]! || a - b);
     this.shared = new Uint16Array(this.terms.length);
   }
 
@@ -207,29 +215,46 @@ export class NameIndex {
     if (allowPrefix && word.length >= MIN_PREFIX) {
       for (let i = lo, k = 0; i < this.terms.length && this.terms[i]!.startsWith(word) && k < MAX_PREFIX_TERMS; i++, k++) put(i, PREFIX);
     }
-    // One typo in a word of 4 to 8 letters, two in a longer one.
-    const maxDist = word.length >= 9 ? 2 : word.length >= 4 ? 1 : 0;
+    // One typo in a word of 4 to 8 letters, two in a longer one; none for a word that is itself a term (typo
+    // tolerance is for words that are not found: a word that is found would only gain lower-ranked neighbours).
+    const maxDist = this.terms[lo] === word ? 0 : word.length >= 9 ? 2 : word.length >= 4 ? 1 : 0;
     if (maxDist > 0) {
       const grams = [...new Set(trigramsOf(word))];
       const touched: number[] = [];
+      // Only terms within maxDist letters of the word can be within maxDist edits: skip to that run of each posting list.
+      const minLength = word.length - maxDist;
+      const maxLength = word.length + maxDist;
+      const { offsets, values } = this.trigramTerms;
+      const lengths = this.termLengths;
       for (const gram of grams) {
         const id = this.trigramIds.get(gram);
         if (id === undefined) continue;
-        for (let k = this.trigramTerms.offsets[id]!; k < this.trigramTerms.offsets[id + 1]!; k++) {
-          const t = this.trigramTerms.values[k]!;
+        const end = offsets[id + 1]!;
+        let lo = offsets[id]!;
+        let hi = end;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (lengths[values[mid]!]! < minLength) lo = mid + 1;
+          else hi = mid;
+        }
+        for (let k = lo; k < end && lengths[values[k]!]! <= maxLength; k++) {
+          const t = values[k]!;
           if (this.shared[t]++ === 0) touched.push(t);
         }
       }
+      const counts = this.letterCounts;
+      for (let i = 0; i < word.length; i++) counts[word.charCodeAt(i) & 127]++;
       for (const t of touched) {
         const term = this.terms[t]!;
         // A word of L letters has L padded trigrams; an edit destroys at most three, a transposition four.
         const need = Math.max(word.length, term.length) - 4 * maxDist;
-        if (this.shared[t]! >= need && Math.abs(term.length - word.length) <= maxDist && !out.has(t)) {
+        if (this.shared[t]! >= need && Math.abs(term.length - word.length) <= maxDist && !out.has(t) && bagDistance(counts, word.length, term) <= maxDist) {
           const d = editDistance(word, term, maxDist);
           if (d <= maxDist) put(t, d === 1 ? FUZZY_1 : FUZZY_2);
         }
         this.shared[t] = 0;
       }
+      for (let i = 0; i < word.length; i++) counts[word.charCodeAt(i) & 127] = 0;
     }
     return out;
   }
@@ -282,6 +307,21 @@ export class NameIndex {
     }
     return [...scores].map(([doc, score]) => ({ doc, score }));
   }
+}
+
+/**
+ * The bag distance of a word (its letter counts in `counts`) and a term: how
+ * many letters one has that the other lacks, the larger side. It never
+ * exceeds the edit distance (a transposition moves no letter in or out), and
+ * costs two passes over the term instead of a table: most trigram candidates
+ * of a long word fail it.
+ */
+function bagDistance(counts: Int16Array, wordLength: number, term: string): number {
+  let extra = 0;
+  for (let i = 0; i < term.length; i++) if (counts[term.charCodeAt(i) & 127]-- <= 0) extra++;
+  for (let i = 0; i < term.length; i++) counts[term.charCodeAt(i) & 127]++;
+  const missing = wordLength - (term.length - extra);
+  return Math.max(extra, missing);
 }
 
 export function lowerBound(arr: readonly string[], key: string): number {
