@@ -3,7 +3,7 @@ import type { RequestListener } from "node:http";
 import { ApolloServer } from "@apollo/server";
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
 import { expressMiddleware } from "@as-integrations/express5";
-import express, { type Express, type NextFunction, type Request, type Response } from "express";
+import express, { type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
 import type { ApiKeyService } from "./auth/auth.service";
 import { InvalidArgumentError, NotFoundError } from "./common/errors";
@@ -24,10 +24,8 @@ import { mapError } from "./rest/rest.errors";
 import { restRouter, sendJson } from "./rest/rest.router";
 
 export interface AppParts {
-  /** The whole service as one request listener: REST first, then Express for everything else. */
+  /** The whole service as one request listener: REST, then POST /graphql, then Express for everything else. */
   app: RequestListener;
-  /** The Express app behind `app` (every path but /v0 and /v1). */
-  express: Express;
   apollo: ApolloServer<Context>;
   /** The per-key rate and quota counters the app uses (closed by `apollo.stop()`). */
   limits: RateLimiter;
@@ -139,5 +137,5 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
     (res as unknown as Response).locals = Object.assign(Object.create(null) as Record<string, unknown>, { requestId });
     app(req, res);
   };
-  return { app: service, express: app, apollo, limits };
+  return { app: service, apollo, limits };
 }
