@@ -13,22 +13,7 @@ import type { LimitDecision } from "./limits.types";
  */
 export function rateLimitHeaders(decision: LimitDecision): Record<string, string> {
   return {
-    "ratelimit-policy": policyHeader(decision),
+    "ratelimit-policy": decision.policies.map((p) => `"${p.name}";q=${p.quota};w=${p.windowSeconds}`).join(", "),
     ratelimit: decision.policies.map((p) => `"${p.name}";r=${p.remaining};t=${p.resetSeconds}`).join(", "),
   };
-}
-
-/** The policy field only changes with the key's limits: built once per distinct set of policies. */
-const policyFields = new Map<string, string>();
-
-function policyHeader(decision: LimitDecision): string {
-  const [a, b] = decision.policies;
-  const key = decision.policies.length === 2 ? `${a!.quota}:${a!.windowSeconds}:${b!.quota}:${b!.windowSeconds}:${a!.name}:${b!.name}` : null;
-  let field = key === null ? undefined : policyFields.get(key);
-  if (field === undefined) {
-    field = decision.policies.map((p) => `"${p.name}";q=${p.quota};w=${p.windowSeconds}`).join(", ");
-    // Keys' limits are few; the bound only guards against a store full of distinct ones.
-    if (key !== null && policyFields.size < 1_000) policyFields.set(key, field);
-  }
-  return field;
 }
