@@ -23,7 +23,7 @@ export class QuoteResolver {
   }
 
   @FieldResolver(() => QuoteMetrics, { nullable: true })
-  metrics(@Root() quote: Quote, @Ctx() ctx: Context): Promise<QuoteMetrics | null> {
-    return metricsOf(ctx, quote);
+  metrics(@Root() quote: Quote): QuoteMetrics | null {
+    return metricsOf(quote);
   }
 }

@@ -4,7 +4,7 @@ import type { Context } from "../context";
 import { dayOf, fxConverter, normalizeCurrency } from "../fx/fx.service";
 import { resolveInstrument, type SecurityRef } from "../security/security.service";
 import { SecurityKind } from "../security/security.types";
-import type { InstrumentRow, QuarterlyFinancialsRow } from "../sources/data-source";
+import type { InstrumentRow } from "../sources/data-source";
 import { Quote, type QuoteMetrics } from "./quote.types";
 
 const round = (x: number, digits = 6) => {
@@ -56,6 +56,8 @@ export async function quoteOf(ctx: Context, row: InstrumentRow, currency?: strin
     marketCap: row.security.marketCap,
     sharesOutstanding: row.security.sharesOutstanding,
     avgVolume: q.avgVolume,
+    epsTtm: row.security.epsTtm,
+    netIncomeTtm: row.security.netIncomeTtm,
   });
 }
 
@@ -87,24 +89,16 @@ export async function getQuotes(ctx: Context, symbols: readonly string[], curren
   );
 }
 
-/** Sum of the last four quarters of a flow, or null with fewer than four quarters. */
-export function trailingSum(quarters: readonly QuarterlyFinancialsRow[], pick: (q: QuarterlyFinancialsRow) => number): number | null {
-  if (quarters.length < 4) return null;
-  return quarters.slice(-4).reduce((s, q) => s + pick(q), 0);
-}
-
-export async function metricsOf(ctx: Context, quote: Quote): Promise<QuoteMetrics | null> {
+export function metricsOf(quote: Quote): QuoteMetrics | null {
   if (quote.securityType === SecurityKind.crypto || quote.securityType === SecurityKind.forex) return null;
   let eps: number | null = null;
   let pe: number | null = null;
   if (quote.securityType === SecurityKind.stock) {
-    // The latest four quarters only: a stock has about sixteen stored, and the quote is the hot path.
-    const quarters = await ctx.loaders.latestFinancials.load(quote.securityId);
-    eps = trailingSum(quarters, (q) => q.eps);
-    const netIncome = trailingSum(quarters, (q) => q.netIncome);
+    // Trailing figures stored with the security (sums of the latest four quarters): no second query on the hot path.
+    const netIncome = quote.netIncomeTtm;
     // Market cap over TTM net income is P/E without converting the listing's price into the reporting currency.
     if (netIncome != null && netIncome > 0 && quote.marketCap != null) pe = round(quote.marketCap / netIncome, 4);
-    if (eps != null) eps = round(eps, 4);
+    if (quote.epsTtm != null) eps = round(quote.epsTtm, 4);
   }
   return {
     marketCapitalization: quote.marketCap,

@@ -90,6 +90,9 @@ export class Quote {
   marketCap: number | null;
   sharesOutstanding: number | null;
   avgVolume: number | null;
+  /** Trailing-twelve-month EPS and net income as stored with the security (null unless a stock with four quarters). */
+  epsTtm: number | null;
+  netIncomeTtm: number | null;
 }
 
 @ArgsType()

@@ -308,11 +308,14 @@ export class SampleGenerator {
     const w = sink.table("securities", [
       "id", "type", "name", "isin", "cusip", "country", "sector", "industry", "currency", "market_cap",
       "shares_outstanding", "is_adr", "is_active", "description", "website", "ipo_date", "next_earnings_date", "rank",
+      "eps_ttm", "net_income_ttm",
     ]);
     for (const s of this.securities) {
+      const ttm = trailingTotals(this.financials.get(s.id));
       w.write([
         s.id, s.type, s.name, s.isin, s.cusip, s.country, s.sector, s.industry, s.currency, s.marketCap,
         s.sharesOutstanding, s.isAdr ? 1 : 0, 1, s.description, s.website, s.ipoDate, s.nextEarningsDate, s.rank,
+        ttm?.eps ?? null, ttm?.netIncome ?? null,
       ]);
     }
     const l = sink.table("listings", ["id", "security_id", "symbol", "exchange", "currency", "is_primary", "quote_currency"]);
@@ -518,4 +521,15 @@ function exposure(holdings: readonly HoldingRow[], key: (h: HoldingRow) => strin
     m.set(k, (m.get(k) ?? 0) + h.weightUnits);
   }
   return [...m.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+}
+
+/**
+ * EPS and net income summed over the latest four quarters by period end, in
+ * that order from the oldest (as the service sums quarters it reads), or null
+ * with fewer than four: the store's `eps_ttm` and `net_income_ttm`.
+ */
+function trailingTotals(quarters: readonly QuarterRow[] | undefined): { eps: number; netIncome: number } | null {
+  if (!quarters || quarters.length < 4) return null;
+  const last = [...quarters].sort((a, b) => (a.periodEnd < b.periodEnd ? -1 : a.periodEnd > b.periodEnd ? 1 : 0)).slice(-4);
+  return { eps: last.reduce((sum, q) => sum + q.eps, 0), netIncome: last.reduce((sum, q) => sum + q.netIncome, 0) };
 }

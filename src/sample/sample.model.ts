@@ -14,7 +14,7 @@ export type SqlValue = number | string | null;
 export type Listing = ListingRow;
 
 /** A security as the store holds it (all generated securities are active), plus what generation needs. */
-export interface Security extends Omit<SecurityRow, "isActive"> {
+export interface Security extends Omit<SecurityRow, "isActive" | "epsTtm" | "netIncomeTtm"> {
   /** Listings, primary first. */
   listings: Listing[];
   /** Planned last close of the primary listing, in its currency. */

@@ -30,6 +30,10 @@ export interface SecurityRow {
   ipoDate: string | null;
   nextEarningsDate: string | null;
   rank: number | null;
+  /** Sum of the latest four quarters' EPS (reporting currency); null for non-stocks and stocks with fewer quarters. */
+  epsTtm: number | null;
+  /** Sum of the latest four quarters' net income (reporting currency); null as `epsTtm`. */
+  netIncomeTtm: number | null;
 }
 
 export interface ListingRow {
@@ -280,8 +284,6 @@ export interface DataSource {
 
   /** Quarters oldest first. */
   getQuarterlyFinancials(securityIds: readonly number[]): Promise<QuarterlyFinancialsRow[][]>;
-  /** The latest four quarters by period end (fewer when fewer are stored), oldest first: what trailing figures read. */
-  getLatestQuarterlyFinancials(securityIds: readonly number[]): Promise<QuarterlyFinancialsRow[][]>;
   /** Dividends oldest first, announced ones included. */
   getDividends(securityIds: readonly number[]): Promise<DividendRow[][]>;
   getSplits(securityIds: readonly number[]): Promise<SplitRow[][]>;

@@ -81,7 +81,6 @@ const LOADERS = {
   fundCountries: (source: DataSource) => new DataLoader<number, ExposureRow[]>((ids) => source.getFundCountryExposure(ids)),
   fundAllocation: (source: DataSource) => new DataLoader<number, ExposureRow[]>((ids) => source.getFundAllocation(ids)),
   financials: (source: DataSource) => new DataLoader<number, QuarterlyFinancialsRow[]>((ids) => source.getQuarterlyFinancials(ids)),
-  latestFinancials: (source: DataSource) => new DataLoader<number, QuarterlyFinancialsRow[]>((ids) => source.getLatestQuarterlyFinancials(ids)),
   dividends: (source: DataSource) => new DataLoader<number, DividendRow[]>((ids) => source.getDividends(ids)),
   splits: (source: DataSource) => new DataLoader<number, SplitRow[]>((ids) => source.getSplits(ids)),
   indexConstituents: (source: DataSource) => new DataLoader<string, IndexConstituentRow[]>((symbols) => source.getIndexConstituents(symbols)),

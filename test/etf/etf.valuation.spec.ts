@@ -5,7 +5,7 @@ function security(over: Partial<SecurityRow>): SecurityRow {
   return {
     id: 1, type: "stock", name: "Acme", isin: null, cusip: null, country: "US", sector: "Industrials", industry: null,
     currency: "USD", marketCap: 1e9, sharesOutstanding: 1e8, isAdr: false, isActive: true, description: null, website: null,
-    ipoDate: null, nextEarningsDate: null, rank: null, ...over,
+    ipoDate: null, nextEarningsDate: null, rank: null, epsTtm: null, netIncomeTtm: null, ...over,
   };
 }
 

@@ -260,4 +260,14 @@ export const MIGRATIONS: readonly string[] = [
     daily_quota   INTEGER NOT NULL
   );
   `,
+  /* 2: trailing-twelve-month EPS and net income kept with the security, so a quote needs no second query */ `
+  ALTER TABLE securities ADD COLUMN eps_ttm REAL;         -- sum of the latest four quarters' EPS; NULL with fewer
+  ALTER TABLE securities ADD COLUMN net_income_ttm REAL;  -- the same for net income, in the reporting currency
+  UPDATE securities SET
+    eps_ttm = (SELECT sum(eps) FROM (SELECT eps FROM quarterly_financials f
+                 WHERE f.security_id = securities.id ORDER BY f.period_end DESC LIMIT 4)),
+    net_income_ttm = (SELECT sum(net_income) FROM (SELECT net_income FROM quarterly_financials f
+                 WHERE f.security_id = securities.id ORDER BY f.period_end DESC LIMIT 4))
+  WHERE (SELECT count(*) FROM quarterly_financials f WHERE f.security_id = securities.id) >= 4;
+  `,
 ];

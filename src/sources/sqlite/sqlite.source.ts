@@ -34,7 +34,7 @@ const SECURITY_COLUMNS = `s.id AS s_id, s.type AS s_type, s.name AS s_name, s.is
   s.country AS s_country, s.sector AS s_sector, s.industry AS s_industry, s.currency AS s_currency,
   s.market_cap AS s_market_cap, s.shares_outstanding AS s_shares_outstanding, s.is_adr AS s_is_adr,
   s.is_active AS s_is_active, s.description AS s_description, s.website AS s_website, s.ipo_date AS s_ipo_date,
-  s.next_earnings_date AS s_next_earnings_date, s.rank AS s_rank`;
+  s.next_earnings_date AS s_next_earnings_date, s.rank AS s_rank, s.eps_ttm AS s_eps_ttm, s.net_income_ttm AS s_net_income_ttm`;
 const QUOTE_COLUMNS = `q.listing_id AS q_listing_id, q.t AS q_t, q.c AS q_c, q.o AS q_o, q.h AS q_h, q.l AS q_l,
   q.pc AS q_pc, q.v AS q_v, q.ma50 AS q_ma50, q.ma200 AS q_ma200, q.avg_volume AS q_avg_volume`;
 const LISTING_COLUMNS = `l.id AS l_id, l.security_id AS l_security_id, l.symbol AS l_symbol, l.exchange AS l_exchange,
@@ -60,6 +60,8 @@ function toSecurity(r: Raw): SecurityRow {
     ipoDate: r.s_ipo_date as string | null,
     nextEarningsDate: r.s_next_earnings_date as string | null,
     rank: r.s_rank as number | null,
+    epsTtm: r.s_eps_ttm as number | null,
+    netIncomeTtm: r.s_net_income_ttm as number | null,
   };
 }
 
@@ -426,21 +428,6 @@ export class SqliteSource implements DataSource {
     const rows = this.batch(
       securityIds,
       `SELECT k.key AS k, f.* FROM json_each(?) k JOIN quarterly_financials f ON f.security_id = k.value ORDER BY k.key, f.period_end`,
-    );
-    return groupByKey(rows, securityIds.length, (r) => {
-      const { k: _k, security_id: _s, ...rest } = r;
-      return snakeToCamel(rest) as unknown as QuarterlyFinancialsRow;
-    });
-  }
-
-  async getLatestQuarterlyFinancials(securityIds: readonly number[]): Promise<QuarterlyFinancialsRow[][]> {
-    // The fourth-latest period end bounds the range, so the primary key (security_id, period_end) reads just four rows.
-    const rows = this.batch(
-      securityIds,
-      `SELECT k.key AS k, f.* FROM json_each(?) k JOIN quarterly_financials f ON f.security_id = k.value
-         AND f.period_end >= coalesce(
-           (SELECT period_end FROM quarterly_financials WHERE security_id = k.value ORDER BY period_end DESC LIMIT 1 OFFSET 3), '')
-       ORDER BY k.key, f.period_end`,
     );
     return groupByKey(rows, securityIds.length, (r) => {
       const { k: _k, security_id: _s, ...rest } = r;
