@@ -7,6 +7,7 @@ import express, { type NextFunction, type Request, type Response } from "express
 import type { Logger } from "pino";
 import type { ApiKeyService } from "./auth/auth.service";
 import { InvalidArgumentError, NotFoundError } from "./common/errors";
+import { sendJson } from "./common/http";
 import type { AppDeps, Context } from "./context";
 import { graphiqlHandler } from "./graphql/graphiql";
 import { graphqlContext, graphqlDoor } from "./graphql/graphql.http";
@@ -21,7 +22,7 @@ import { metricsHandler, requestObserver, routeLabeler } from "./metrics/metrics
 import { openApiRouter } from "./openapi/openapi.http";
 import { createOpenApiDocument } from "./openapi/openapi.routes";
 import { mapError } from "./rest/rest.errors";
-import { restRouter, sendJson } from "./rest/rest.router";
+import { restRouter } from "./rest/rest.router";
 
 export interface AppParts {
   /** The whole service as one request listener: REST, then POST /graphql, then Express for everything else. */

@@ -4,6 +4,7 @@ import { GraphQLError } from "graphql";
 import type { Logger } from "pino";
 import type { ApiKeyService } from "../auth/auth.service";
 import { AppError } from "../common/errors";
+import { sendJson, splitUrl } from "../common/http";
 import { createContext, type AppDeps, type Context } from "../context";
 import { readPlain, plainSmallBody } from "../rest/rest.body-reader";
 
@@ -49,14 +50,12 @@ export interface GraphqlDoorOptions {
 export function graphqlDoor({ apollo, context, bodyBytes, logger }: GraphqlDoorOptions) {
   return function door(req: IncomingMessage, res: ServerResponse, requestId: string): boolean {
     if (req.method !== "POST") return false;
-    const url = req.url ?? "/";
-    const q = url.indexOf("?");
-    const path = q < 0 ? url : url.slice(0, q);
+    const { path, search } = splitUrl(req);
     if (path !== "/graphql" && path !== "/graphql/") return false;
     if (!isPlainJson(req.headers["content-type"]) || !plainSmallBody(req, bodyBytes)) return false;
-    run(req, res, requestId, q < 0 ? "" : url.slice(q)).catch((e: unknown) => {
+    run(req, res, requestId, search).catch((e: unknown) => {
       logger.error({ err: e, requestId }, "graphql request failed");
-      if (!res.headersSent) writeJson(res, 500, { errors: [{ message: "Internal server error", extensions: { code: "INTERNAL_SERVER_ERROR" } }] });
+      if (!res.headersSent) sendJson(res, 500, { errors: [{ message: "Internal server error", extensions: { code: "INTERNAL_SERVER_ERROR" } }] });
       else res.destroy();
     });
     return true;
@@ -69,7 +68,7 @@ export function graphqlDoor({ apollo, context, bodyBytes, logger }: GraphqlDoorO
     } catch (e) {
       // As the Express path answers what body-parser refuses: 400, Apollo's error shape.
       const message = e instanceof SyntaxError ? e.message : "request body could not be read";
-      writeJson(res, 400, { errors: [{ message, extensions: { code: "BAD_REQUEST" } }] });
+      sendJson(res, 400, { errors: [{ message, extensions: { code: "BAD_REQUEST" } }] });
       return;
     }
     const headers = new HeaderMap();
@@ -111,10 +110,4 @@ async function write(res: ServerResponse, answer: HTTPGraphQLResponse): Promise<
   }
   for await (const chunk of answer.body.asyncIterator) res.write(chunk);
   res.end();
-}
-
-function writeJson(res: ServerResponse, status: number, body: unknown): void {
-  const payload = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(payload) });
-  res.end(payload);
 }

@@ -2,6 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { Logger } from "pino";
+import { splitUrl } from "../common/http";
 import type { Metrics } from "./metrics";
 
 /** Paths of the service outside the REST table, labelled as themselves. */
@@ -15,15 +16,13 @@ const ASSET_PREFIXES = ["/graphiql-assets/", "/docs/assets/"];
  * path, an asset tree, or `unmatched`: never the raw URL, so the label set is
  * bounded whatever clients send.
  */
-export function routeLabeler(restPaths: readonly string[]): (url: string) => string {
+export function routeLabeler(restPaths: readonly string[]): (path: string) => string {
   const known = new Map<string, string>();
   for (const p of [...restPaths, ...SERVICE_PATHS]) {
     known.set(p, p);
     known.set(`${p}/`, p);
   }
-  return (url) => {
-    const q = url.indexOf("?");
-    const path = q < 0 ? url : url.slice(0, q);
+  return (path) => {
     const hit = known.get(path);
     if (hit !== undefined) return hit;
     for (const prefix of ASSET_PREFIXES) if (path.startsWith(prefix)) return prefix.slice(0, -1);
@@ -35,10 +34,11 @@ interface ObserverOptions {
   /** Null when MDG_METRICS_ENABLED=false. */
   metrics: Metrics | null;
   logger: Logger;
-  label: (url: string) => string;
+  /** The route label of a request path (no query string). */
+  label: (path: string) => string;
 }
 
-/** Records one answered request: `url` as received (query included), `ms` from its start to the last byte written. */
+/** Records one answered request; `ms` from its start to the last byte written. */
 export type RequestObserver = (req: IncomingMessage, res: ServerResponse, requestId: string, ms: number) => void;
 
 /**
@@ -51,13 +51,12 @@ export function requestObserver({ metrics, logger, label }: ObserverOptions): Re
   const log = logger.isLevelEnabled("info");
   if (!metrics && !log) return null;
   return (req, res, requestId, ms) => {
-    const url = req.url ?? "/";
-    const route = label(url);
+    const { path } = splitUrl(req);
+    const route = label(path);
     metrics?.observeHttp(route, res.statusCode, ms / 1000);
     if (log) {
-      const q = url.indexOf("?");
       logger.info(
-        { requestId, method: req.method, route, path: q < 0 ? url : url.slice(0, q), status: res.statusCode, ms: Math.round(ms * 1000) / 1000 },
+        { requestId, method: req.method, route, path, status: res.statusCode, ms: Math.round(ms * 1000) / 1000 },
         "request",
       );
     }

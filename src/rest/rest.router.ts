@@ -5,6 +5,7 @@ import { requireScope } from "../auth/auth.scope-of";
 import { bulkRoute } from "../bulk/bulk.routes";
 import type { ApiKeyService } from "../auth/auth.service";
 import { EndpointRemovedError, NotFoundError } from "../common/errors";
+import { sendJson, splitUrl } from "../common/http";
 import { createContext, type AppDeps } from "../context";
 import { restCost } from "../limits/limits.cost";
 import { parseBody } from "./rest.body";
@@ -21,16 +22,6 @@ export interface RestDeps {
   apiKeys: ApiKeyService;
   logger: Logger;
   routes?: readonly RouteEntry[];
-}
-
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const payload = JSON.stringify(body);
-  res.writeHead(status, {
-    ...headers,
-    "content-type": "application/json; charset=utf-8",
-    "content-length": Buffer.byteLength(payload),
-  });
-  res.end(payload);
 }
 
 /**
@@ -81,9 +72,7 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
   // A prefix match, not an Express Router: this is the hot path, and a Router's mount-path rewriting costs more than
   // the match. Same paths as `router.use("/v0")`: case-insensitive, the query string ignored.
   return function restDoor(req, res, requestId) {
-    const url = req.url ?? "/";
-    const q = url.indexOf("?");
-    const pathname = q < 0 ? url : url.slice(0, q);
+    const pathname = splitUrl(req).path;
     const m = VERSION_PREFIX.exec(pathname);
     if (!m) return false;
     handle(m[1] === "0" ? "v0" : "v1", pathname.slice(3), req, res, requestId).catch((e: unknown) => {

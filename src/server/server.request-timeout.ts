@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
+import { sendJson, splitUrl } from "../common/http";
 
 /**
  * MDG_REQUEST_TIMEOUT_MS for the REST and /graphql doors: a request still
@@ -15,9 +16,7 @@ import type { Logger } from "pino";
 export function answerTimeout(req: IncomingMessage, res: ServerResponse, requestId: string, ms: number, logger: Logger): void {
   if (res.headersSent || res.writableEnded) return;
   const clientSlow = !req.complete;
-  const url = req.url ?? "/";
-  const q = url.indexOf("?");
-  const path = q < 0 ? url : url.slice(0, q);
+  const { path } = splitUrl(req);
   const graphql = path === "/graphql" || path.startsWith("/graphql/");
   const message = clientSlow
     ? `body: not received within ${ms} ms`
@@ -36,14 +35,8 @@ export function answerTimeout(req: IncomingMessage, res: ServerResponse, request
   }
   if (clientSlow) logger.warn({ requestId, method: req.method, path, ms }, "request body not received in time");
   else logger.error({ requestId, method: req.method, path, ms }, "request timed out");
-  const payload = JSON.stringify(body);
-  res.writeHead(status, {
-    "content-type": "application/json; charset=utf-8",
-    "content-length": Buffer.byteLength(payload),
-    // The handler may still be reading the body or working: this connection is not reused.
-    connection: "close",
-  });
-  res.end(payload);
+  // The handler may still be reading the body or working: this connection is not reused.
+  sendJson(res, status, body, { connection: "close" });
   silence(res);
 }
 
