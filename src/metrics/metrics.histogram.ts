@@ -1,5 +1,13 @@
 import type { Registry } from "prom-client";
 
+interface Series<L extends string> {
+  labels: Record<L, string>;
+  /** Per bucket (not cumulative), the last one past every bound. */
+  counts: Float64Array;
+  sum: number;
+  observe: (value: number) => void;
+}
+
 /** What prom-client's registry reads from a metric to print it (the shape its own metrics' `get()` returns). */
 interface MetricValue {
   labels: Record<string, string | number>;
@@ -18,7 +26,7 @@ interface MetricValue {
 export class RequestHistogram<L extends string> {
   readonly type = "histogram";
   readonly aggregator = "sum";
-  private readonly series = new Map<string, { labels: Record<L, string>; counts: Float64Array; sum: number }>();
+  private readonly series = new Map<string, Series<L>>();
 
   constructor(
     readonly name: string,
@@ -30,22 +38,37 @@ export class RequestHistogram<L extends string> {
     registry.registerMetric(this as never);
   }
 
-  /** The observer of one series. Resolve it once and keep it: label values must come from a bounded set. */
+  /** Records one value in the series of these labels; label values must come from a bounded set. */
+  observe(labels: Record<L, string>, value: number): void {
+    this.child(labels)(value);
+  }
+
+  /** The observer of one series, the same function for the same labels: a caller on a hot path may keep it. */
   child(labels: Record<L, string>): (value: number) => void {
     const key = this.labelNames.map((n) => labels[n]).join("\u0000");
     let s = this.series.get(key);
     if (!s) {
-      s = { labels: { ...labels }, counts: new Float64Array(this.bounds.length + 1), sum: 0 };
-      this.series.set(key, s);
+      const counts = new Float64Array(this.bounds.length + 1);
+      const bounds = this.bounds;
+      const series: Series<L> = {
+        labels: { ...labels },
+        counts,
+        sum: 0,
+        observe: (value: number) => {
+          let i = 0;
+          while (i < bounds.length && value > bounds[i]!) i++;
+          counts[i]!++;
+          series.sum += value;
+        },
+      };
+      this.series.set(key, (s = series));
     }
-    const series = s;
-    const bounds = this.bounds;
-    return (value: number) => {
-      let i = 0;
-      while (i < bounds.length && value > bounds[i]!) i++;
-      series.counts[i]!++;
-      series.sum += value;
-    };
+    return s.observe;
+  }
+
+  /** Observations per series so far: what a request counter of the same labels reads. */
+  totals(): { labels: Record<L, string>; count: number }[] {
+    return [...this.series.values()].map((s) => ({ labels: s.labels, count: s.counts.reduce((a, b) => a + b, 0) }));
   }
 
   /** Read by prom-client's registry when /metrics is scraped. */

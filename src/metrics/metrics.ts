@@ -10,8 +10,9 @@ import { RequestHistogram } from "./metrics.histogram";
  * DataSource's. No label ever holds a key, a key id, a symbol or a raw URL.
  *
  * The request path pays one histogram observation per request (and one per
- * store call) through a series resolved once (RequestHistogram: no label
- * hashing, no per-request objects), and a plain counter increment.
+ * store call) through RequestHistogram, which finds its series by a joined
+ * key instead of hashing labels as prom-client does; the request counter is
+ * read from the same series when /metrics is scraped.
  */
 
 /** Latency buckets in seconds: sub-millisecond REST answers up to the 10 s request timeout. */
@@ -28,13 +29,6 @@ export interface KeyCacheStats {
   readonly misses: number;
 }
 
-interface HttpSeries {
-  observe: (seconds: number) => void;
-  count: number;
-  route: string;
-  status: string;
-}
-
 let processRegistry: Registry | undefined;
 
 /** Process metrics (CPU, memory, event loop, GC) once per process, however many apps a test file builds. */
@@ -49,9 +43,7 @@ function processMetrics(): Registry {
 export class Metrics {
   readonly registry = new Registry();
   private readonly httpDuration: RequestHistogram<"route" | "status">;
-  private readonly http = new Map<string, Map<number, HttpSeries>>();
   private readonly graphqlDuration: RequestHistogram<"operation" | "outcome">;
-  private readonly graphqlSeries = new Map<string, (seconds: number) => void>();
   private readonly operationNames = new Set<string>();
   private readonly storeDuration: RequestHistogram<"method">;
   private readonly batchSize: RequestHistogram<"method">;
@@ -66,7 +58,7 @@ export class Metrics {
       LATENCY_BUCKETS,
       this.registry,
     );
-    const series = () => [...this.http.values()].flatMap((m) => [...m.values()]);
+    const httpDuration = this.httpDuration;
     new Counter({
       name: "mdg_http_requests_total",
       help: "Requests answered, by route (the route table's path, or unmatched) and status",
@@ -74,7 +66,7 @@ export class Metrics {
       registers,
       collect() {
         this.reset();
-        for (const s of series()) this.labels(s.route, s.status).inc(s.count);
+        for (const s of httpDuration.totals()) this.labels(s.labels.route, s.labels.status).inc(s.count);
       },
     });
     this.graphqlDuration = new RequestHistogram(
@@ -132,25 +124,7 @@ export class Metrics {
 
   /** One answered HTTP request; `route` must come from a bounded set (see `routeLabeler`). */
   observeHttp(route: string, status: number, seconds: number): void {
-    let byStatus = this.http.get(route);
-    if (!byStatus) {
-      byStatus = new Map();
-      this.http.set(route, byStatus);
-    }
-    let s = byStatus.get(status);
-    if (!s) {
-      s = { observe: this.httpDuration.child({ route, status: String(status) }), count: 0, route, status: String(status) };
-      byStatus.set(status, s);
-    }
-    s.count++;
-    s.observe(seconds);
-  }
-
-  private observeGraphql(operation: string, outcome: "ok" | "error", seconds: number): void {
-    const key = `${outcome}:${operation}`;
-    let observe = this.graphqlSeries.get(key);
-    if (!observe) this.graphqlSeries.set(key, (observe = this.graphqlDuration.child({ operation, outcome })));
-    observe(seconds);
+    this.httpDuration.observe({ route, status: String(status) }, seconds);
   }
 
   /** The label of a GraphQL operation name: bounded in number and in spelling. */
@@ -175,7 +149,7 @@ export class Metrics {
           },
           async willSendResponse(rc) {
             const seconds = (performance.now() - started) / 1000;
-            metrics.observeGraphql(metrics.operationLabel(rc.operationName ?? rc.request.operationName), failed ? "error" : "ok", seconds);
+            metrics.graphqlDuration.observe({ operation: metrics.operationLabel(rc.operationName ?? rc.request.operationName), outcome: failed ? "error" : "ok" }, seconds);
           },
         };
       },
