@@ -269,6 +269,23 @@ function report(m: Measured): Measured {
   return m;
 }
 
+/** Runs of one scenario as one: req/s and peak RSS of the rounds' mean and last, CPU and queries over all requests, median p50 and p99. */
+function merge(s: Scenario, runs: readonly Measured[]): Measured {
+  const requests = runs.reduce((n, r) => n + r.requests, 0);
+  const perRequest = (pick: (r: Measured) => number) => runs.reduce((n, r) => n + pick(r) * r.requests, 0) / Math.max(1, requests);
+  return {
+    scenario: s,
+    rps: runs.reduce((n, r) => n + r.rps, 0) / runs.length,
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    requests,
+    bad: runs.reduce((n, r) => n + r.bad, 0),
+    cpuUs: perRequest((r) => r.cpuUs),
+    queries: runs[0]!.queries === null ? null : perRequest((r) => r.queries ?? 0),
+    peakMb: runs[runs.length - 1]!.peakMb,
+  };
+}
+
 /**
  * A single-security scenario in ROUNDS rounds, each after a baseline round of
  * the same length. Returns the scenario's runs merged (req/s and CPU over all
@@ -285,20 +302,7 @@ async function measurePaired(s: Scenario, base: Scenario): Promise<{ service: Me
     rounds.push(await run(s, seconds));
   }
   const ratios = rounds.map((r, k) => r.rps / baseline[k]!.rps);
-  const requests = rounds.reduce((n, r) => n + r.requests, 0);
-  const service: Measured = {
-    scenario: s,
-    rps: rounds.reduce((n, r) => n + r.rps, 0) / rounds.length,
-    p50: median(rounds.map((r) => r.p50)),
-    p99: median(rounds.map((r) => r.p99)),
-    requests,
-    bad: rounds.reduce((n, r) => n + r.bad, 0),
-    cpuUs: rounds.reduce((n, r) => n + r.cpuUs * r.requests, 0) / Math.max(1, requests),
-    queries: rounds[0]!.queries === null ? null : rounds.reduce((n, r) => n + (r.queries ?? 0) * r.requests, 0) / Math.max(1, requests),
-    peakMb: rounds[rounds.length - 1]!.peakMb,
-    ratios,
-    ratio: median(ratios),
-  };
+  const service: Measured = { ...merge(s, rounds), ratios, ratio: median(ratios) };
   return { service: report(service), baseline };
 }
 
@@ -474,18 +478,7 @@ async function main(): Promise<number> {
       paired.push(m.service);
       baselineRounds.push(...m.baseline);
     }
-    const baseRequests = baselineRounds.reduce((n, r) => n + r.requests, 0);
-    results.push({
-      scenario: base,
-      rps: baselineRounds.reduce((n, r) => n + r.rps, 0) / baselineRounds.length,
-      p50: median(baselineRounds.map((r) => r.p50)),
-      p99: median(baselineRounds.map((r) => r.p99)),
-      requests: baseRequests,
-      bad: baselineRounds.reduce((n, r) => n + r.bad, 0),
-      cpuUs: baselineRounds.reduce((n, r) => n + r.cpuUs * r.requests, 0) / Math.max(1, baseRequests),
-      queries: null,
-      peakMb: paired[0]?.peakMb ?? 0,
-    });
+    results.push({ ...merge(base, baselineRounds), peakMb: paired[0]?.peakMb ?? 0 });
     results.push(...paired);
     for (const s of [...bulk, search, like]) results.push(await measure(s));
   } finally {
