@@ -11,7 +11,7 @@
  * editor and from there on every request the page makes.
  *
  *   app.use(graphiqlHandler({ endpoint: "/graphql" }));
- *   app.use("/graphql", cors(), express.json(), expressMiddleware(apollo));
+ *   app.all("/graphql", express.json(), expressMiddleware(apollo));
  *
  * The page route answers only when `wantsGraphiql(req)`; anything else on the
  * endpoint falls through to the next handler.

@@ -4,7 +4,7 @@
  * primary-key order in one pass.
  */
 
-import type { ListingRow, SecurityRow } from "../sources/data-source";
+import type { EtfProfileRow, FundProfileRow, ListingRow, SecurityRow } from "../sources/data-source";
 
 export type { SecurityType } from "../sources/data-source";
 
@@ -62,19 +62,9 @@ export interface HoldingRow {
   weightUnits: number;
 }
 
-export interface EtfProfile {
-  issuer: string;
-  assetClass: string;
-  aum: number;
-  nav: number;
-  navCurrency: string;
-  expenseRatio: number;
-  inceptionDate: string;
-  domicile: string;
-  replication: string;
+/** The store's ETF profile as generated, plus how it distributes (for the dividends it pays). */
+export interface EtfProfile extends Omit<EtfProfileRow, "securityId" | "holdingsCount" | "distributionPolicy"> {
   distributionPolicy: "Distributing" | "Accumulating";
-  benchmark: string;
-  holdingsDate: string;
   /** Payments per year when distributing. */
   frequency: number;
   /** Distribution yield in percent when distributing. */
@@ -87,22 +77,9 @@ export interface Etf extends Security {
   holdings: HoldingRow[];
 }
 
-export interface FundProfile {
-  fundCompany: string;
-  category: string;
-  assetClass: string;
-  aum: number;
-  nav: number;
-  navCurrency: string;
-  ongoingCharge: number;
-  entryCharge: number;
-  inceptionDate: string;
-  domicile: string;
-  benchmark: string;
-  riskClass: number;
+/** The store's fund profile as generated, plus how it distributes (for the dividends it pays). */
+export interface FundProfile extends Omit<FundProfileRow, "securityId" | "holdingsCount" | "distributionPolicy"> {
   distributionPolicy: "Distributing" | "Accumulating";
-  minInvestment: number;
-  holdingsDate: string;
   frequency: number;
   yieldPct: number;
 }

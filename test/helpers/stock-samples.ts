@@ -1,4 +1,5 @@
 import type { Database } from "better-sqlite3";
+import type { DividendRow } from "../../src/sources/data-source";
 import { TEST_ANCHOR } from "./constants";
 
 /**
@@ -112,16 +113,8 @@ export function perUsd(db: Database, currency: string, day: string): number {
   return row.per_usd;
 }
 
-export interface StoredDividend {
-  exDate: string;
-  recordDate: string | null;
-  payDate: string | null;
-  declarationDate: string | null;
-  amount: number;
-  adjustedAmount: number;
-  currency: string;
-  frequency: number;
-}
+/** A dividend as stored, without its security. */
+export type StoredDividend = Omit<DividendRow, "securityId">;
 
 export function storedDividends(db: Database, securityId: number): StoredDividend[] {
   return db
