@@ -321,4 +321,39 @@ describe("bulk costs a constant number of store queries", () => {
     expect(counts[0]).toBeLessThanOrEqual(3);
     expect(counts).toEqual([counts[0], counts[0], counts[0]]);
   });
+
+  // Items of every kind (answered, refused, unknown, in other currencies, without data) take different resolver
+  // paths, and some paths need a store call only when some item takes them. Whatever paths 100 distinct items
+  // take, each data-source method is called at most once: one DataLoader batch for all the items that need it
+  // (distinct symbols, because the request's loaders answer a repeated symbol from their cache).
+  const current = SINGLE.filter((r) => r.versions.includes("v1") && !isRemoved(r.removedOn, "v1", new Date(`${TEST_ANCHOR}T12:00:00Z`)));
+  /** 100 distinct symbols: 40 stocks without dividends, 10 with, 20 ETFs, 10 funds, 10 crypto pairs, 10 unknown. */
+  const hundredMixed = () => [
+    ...primary("stock", 40, "AND NOT EXISTS (SELECT 1 FROM dividends d WHERE d.security_id = s.id)"),
+    ...primary("stock", 10, "AND EXISTS (SELECT 1 FROM dividends d WHERE d.security_id = s.id)"),
+    ...primary("etf", 20),
+    ...primary("fund", 10),
+    ...primary("crypto", 10),
+    ...Array.from({ length: 10 }, (_, i) => `NO-SUCH-${i}`),
+  ];
+  /** `mdg_store_query_duration_seconds_count` by method, from /metrics. */
+  const callsByMethod = async () => {
+    const text = (await t.http.get("/metrics")).text;
+    const out = new Map<string, number>();
+    for (const m of text.matchAll(/^mdg_store_query_duration_seconds_count\{method="(\w+)"\} (\d+)$/gm)) out.set(m[1]!, Number(m[2]));
+    return out;
+  };
+  it.each(current.map((r) => [r.path] as const))("%s: 100 distinct items of every kind call each store method at most once", async (path) => {
+    const symbols = hundredMixed();
+    expect(new Set(symbols).size).toBe(100);
+    const before = await callsByMethod();
+    const res = await bulk("v1", { endpoint: path, symbols: symbols.map((symbol) => ({ symbol })), params: PARAMS[path] ?? {} });
+    const after = await callsByMethod();
+    expect(res.status).toBe(200);
+    expect(res.body.results).toHaveLength(100);
+    expect(res.body.results.some((r: { statusCode: number }) => r.statusCode === 200)).toBe(true);
+    const calls = Object.fromEntries([...after].map(([method, n]) => [method, n - (before.get(method) ?? 0)]).filter(([, n]) => n !== 0));
+    expect(Object.keys(calls).length).toBeGreaterThan(0);
+    expect(Object.entries(calls).filter(([, n]) => n !== 1)).toEqual([]);
+  });
 });
