@@ -12,6 +12,7 @@ import type { AppDeps, Context } from "./context";
 import { graphiqlHandler } from "./graphql/graphiql";
 import { graphqlContext, graphqlDoor } from "./graphql/graphql.http";
 import { formatGraphqlError } from "./graphql/graphql.errors";
+import { jitGateway } from "./graphql/graphql.executor";
 import { graphqlLimitsPlugin, graphqlParseOptions } from "./graphql/graphql.limits";
 import { chargeGraphqlOperation } from "./limits/limits.graphql";
 import { createRateLimiter, type RateLimiter } from "./limits/limits.service";
@@ -77,7 +78,8 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
   app.use(openApiRouter(openApi));
 
   const apollo = new ApolloServer<Context>({
-    schema,
+    // The schema comes through the executor's gateway interface: Apollo runs its whole pipeline, graphql-jit executes.
+    gateway: jitGateway(schema),
     formatError: formatGraphqlError((err) => logger.error({ err }, "graphql resolver failed")),
     // The service serves its own offline GraphiQL on GET; Apollo's landing page would load from the internet.
     plugins: [

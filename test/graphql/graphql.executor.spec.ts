@@ -1,0 +1,72 @@
+import { createTestApp, type TestApp } from "../helpers/app";
+import { gql as gqlRequest } from "../helpers/graphql";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+const gql = (query: string, variables?: Record<string, unknown>, key?: string | null) => gqlRequest(t, query, variables, key);
+
+const primary = (type: string, n: number) =>
+  (
+    t.source.db
+      .prepare(`SELECT l.symbol FROM securities s JOIN listings l ON l.security_id = s.id AND l.is_primary = 1 WHERE s.type = ? ORDER BY s.rank, s.id LIMIT ?`)
+      .all(type, n) as { symbol: string }[]
+  ).map((r) => r.symbol);
+
+/** Status and body of one call, without what differs between calls (the request id in error details). */
+async function answer(query: string, variables: Record<string, unknown>, key?: string | null) {
+  const res = await gql(query, variables, key);
+  return { status: res.status, body: JSON.parse(JSON.stringify(res.body, (k, v) => (k === "requestId" ? undefined : v))) as unknown };
+}
+
+/**
+ * Apollo executes an operation with graphql-js until it has run a few times,
+ * then with its graphql-jit compiled form (src/graphql/graphql.executor.ts):
+ * every call of the same operation must answer the same, errors included.
+ */
+describe("POST /graphql answers the same before and after an operation is compiled", () => {
+  const CALLS = 6;
+
+  async function sameEveryCall(query: string, variables: Record<string, unknown>, key?: string | null) {
+    const first = await answer(query, variables, key);
+    for (let i = 1; i < CALLS; i++) expect(await answer(query, variables, key)).toEqual(first);
+    return first;
+  }
+
+  it("data, with nested field resolvers", async () => {
+    const [etf] = primary("etf", 1);
+    const first = await sameEveryCall(`query SameEtf($s: String) { etf(symbol: $s) { symbol profile { name aum } } }`, { s: etf });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ data: { etf: { symbol: etf } } });
+  });
+
+  it("a FORBIDDEN list item, at its index", async () => {
+    const [etf] = primary("etf", 1);
+    const key = (await t.apiKeys.create({ name: "compiled-crypto-only", scopes: ["crypto"] })).key;
+    const first = await sameEveryCall(`query SameQuotes($s: [String!]!) { quotes(symbols: $s) { symbol } }`, { s: ["BTC-USD", etf] }, key);
+    expect(first.body).toMatchObject({ data: { quotes: [{ symbol: "BTC-USD" }, null] }, errors: [{ path: ["quotes", 1], extensions: { code: "FORBIDDEN" } }] });
+  });
+
+  it("a resolver's BAD_USER_INPUT, with its locations", async () => {
+    const first = await sameEveryCall(`query SameLimit($s: [String!]!) { quotes(symbols: $s) { symbol } }`, { s: Array.from({ length: 101 }, () => "BTC-USD") });
+    expect(first.body).toMatchObject({ errors: [{ path: ["quotes"], locations: [{ line: 1, column: 35 }], extensions: { code: "BAD_USER_INPUT" } }] });
+  });
+
+  it("NOT_FOUND of a non-null root field", async () => {
+    const first = await sameEveryCall(`query SameMissing($s: String) { quote(symbol: $s) { symbol } }`, { s: "NO-SUCH-SYMBOL" });
+    expect(first.body).toMatchObject({ data: null, errors: [{ path: ["quote"], extensions: { code: "NOT_FOUND" } }] });
+  });
+
+  it("a variable of the wrong type: 400 BAD_USER_INPUT", async () => {
+    const query = `query SameVariables($s: String) { quote(symbol: $s) { symbol } }`;
+    // Compiled on good calls first, then sent a bad variable.
+    for (let i = 0; i < CALLS; i++) expect((await answer(query, { s: "BTC-USD" })).status).toBe(200);
+    const bad = await answer(query, { s: { not: "a string" } });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ errors: [{ extensions: { code: "BAD_USER_INPUT" } }] });
+    expect(JSON.stringify(bad.body)).toContain('Variable \\"$s\\" got invalid value');
+  });
+});
