@@ -39,7 +39,8 @@ export async function getEtfs(ctx: Context, symbols: readonly string[]): Promise
 }
 
 async function profileRow(ctx: Context, etf: Etf): Promise<EtfProfileRow> {
-  const p = await ctx.loaders.etfProfile.load(etf.row.security.id);
+  // Read with the instrument where the source could (InstrumentRow.etfProfile); otherwise one batched lookup.
+  const p = etf.row.etfProfile !== undefined ? etf.row.etfProfile : await ctx.loaders.etfProfile.load(etf.row.security.id);
   if (!p) throw new NotFoundError(`no ETF profile for ${etf.symbol}`);
   return p;
 }

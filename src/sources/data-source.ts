@@ -54,6 +54,13 @@ export interface InstrumentRow {
   listing: ListingRow;
   security: SecurityRow;
   quote: QuoteRow | null;
+  /**
+   * The ETF profile, where the source reads it with the instrument in one
+   * statement (null: not an ETF, or an ETF without one). Undefined where it
+   * did not, and the `etfProfile` loader reads it. Almost every ETF endpoint
+   * needs it right after the instrument, so the SQLite store saves a query.
+   */
+  etfProfile?: EtfProfileRow | null;
 }
 
 export interface QuoteRow {

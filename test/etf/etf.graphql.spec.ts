@@ -62,8 +62,8 @@ describe("ETF batching", () => {
     const two = twenty.slice(0, 2);
     const [q2, q20] = [await countEtfs(two, FIELDS), await countEtfs(twenty, FIELDS)];
     const [a2, a20] = [await countAliases(two, FIELDS), await countAliases(twenty, FIELDS)];
-    // instruments, profiles, holdings, daily bars
-    expect(q2).toBe(4);
+    // instruments with their profiles (one statement in the SQLite store), holdings, daily bars
+    expect(q2).toBe(3);
     expect(q20).toBe(q2);
     expect(a2).toBe(q2);
     expect(a20).toBe(q2);
@@ -78,9 +78,9 @@ describe("ETF batching", () => {
     expect(twenty.some(holdsNonUsdStock)).toBe(two.some(holdsNonUsdStock));
     const q2 = await countEtfs(two, ALL_FIELDS);
     const q20 = await countEtfs(twenty, ALL_FIELDS);
-    // instruments, profiles, holdings, daily bars, sectors, countries, holdings' securities, financials, dividends, FX
+    // instruments with their profiles, holdings, daily bars, sectors, countries, holdings' securities, financials, dividends, FX
     expect(q20).toBe(q2);
-    expect(q20).toBeLessThanOrEqual(10);
+    expect(q20).toBeLessThanOrEqual(9);
   });
 
   it("converts 20 ETFs into one currency with one FX query for all", async () => {

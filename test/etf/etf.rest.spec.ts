@@ -73,6 +73,16 @@ describe.each(["v0", "v1"])("ETF endpoints on /%s", (v) => {
     expect(res.body.symbol).toBe(etf.symbol);
   });
 
+  it("etf/profile reads the ETF, its quote and its profile in one store query, by symbol or ISIN", async () => {
+    const etf = sampleEtf();
+    for (const body of [{ symbol: etf.symbol }, { isin: etf.isin }]) {
+      const { result, queries } = await t.countQueries(() => t.post(`/${v}/etf/profile`, body));
+      expect(result.status).toBe(200);
+      expect(result.body.profile.name).toBe(etf.name);
+      expect(queries).toBe(1);
+    }
+  });
+
   it("etf/holdings answers {symbol, atDate, holdings} with the stored positions, largest first", async () => {
     const etf = sampleEtf();
     const res = await t.post(`/${v}/etf/holdings`, { symbol: etf.symbol });

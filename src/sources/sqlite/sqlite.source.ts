@@ -37,6 +37,10 @@ const SECURITY_COLUMNS = `s.id AS s_id, s.type AS s_type, s.name AS s_name, s.is
   s.next_earnings_date AS s_next_earnings_date, s.rank AS s_rank, s.eps_ttm AS s_eps_ttm, s.net_income_ttm AS s_net_income_ttm`;
 const QUOTE_COLUMNS = `q.listing_id AS q_listing_id, q.t AS q_t, q.c AS q_c, q.o AS q_o, q.h AS q_h, q.l AS q_l,
   q.pc AS q_pc, q.v AS q_v, q.ma50 AS q_ma50, q.ma200 AS q_ma200, q.avg_volume AS q_avg_volume`;
+const ETF_PROFILE_COLUMNS = `p.security_id AS p_security_id, p.issuer AS p_issuer, p.asset_class AS p_asset_class, p.aum AS p_aum,
+  p.nav AS p_nav, p.nav_currency AS p_nav_currency, p.expense_ratio AS p_expense_ratio, p.inception_date AS p_inception_date,
+  p.domicile AS p_domicile, p.replication AS p_replication, p.distribution_policy AS p_distribution_policy,
+  p.benchmark AS p_benchmark, p.holdings_count AS p_holdings_count, p.holdings_date AS p_holdings_date`;
 const LISTING_COLUMNS = `l.id AS l_id, l.security_id AS l_security_id, l.symbol AS l_symbol, l.exchange AS l_exchange,
   l.currency AS l_currency, l.is_primary AS l_is_primary, l.quote_currency AS l_quote_currency`;
 
@@ -94,7 +98,28 @@ function toQuote(r: Raw): QuoteRow | null {
   };
 }
 
-const toInstrument = (r: Raw): InstrumentRow => ({ listing: toListing(r), security: toSecurity(r), quote: toQuote(r) });
+function toEtfProfile(r: Raw): EtfProfileRow | null {
+  if (r.p_security_id == null) return null;
+  return {
+    securityId: r.p_security_id as number,
+    issuer: r.p_issuer as string,
+    assetClass: r.p_asset_class as string,
+    aum: r.p_aum as number,
+    nav: r.p_nav as number,
+    navCurrency: r.p_nav_currency as string,
+    expenseRatio: r.p_expense_ratio as number,
+    inceptionDate: r.p_inception_date as string,
+    domicile: r.p_domicile as string,
+    replication: r.p_replication as string,
+    distributionPolicy: r.p_distribution_policy as string,
+    benchmark: r.p_benchmark as string,
+    holdingsCount: r.p_holdings_count as number,
+    holdingsDate: r.p_holdings_date as string,
+  };
+}
+
+/** An instrument row of the lookups below, which read the ETF profile in the same statement (InstrumentRow.etfProfile). */
+const toInstrument = (r: Raw): InstrumentRow => ({ listing: toListing(r), security: toSecurity(r), quote: toQuote(r), etfProfile: toEtfProfile(r) });
 
 function toApiKey(r: Raw): ApiKeyRow {
   return {
@@ -278,9 +303,9 @@ export class SqliteSource implements DataSource {
   async getInstrumentsBySymbols(symbols: readonly string[]): Promise<(InstrumentRow | null)[]> {
     const rows = this.batch(
       symbols,
-      `SELECT k.key AS k, ${LISTING_COLUMNS}, ${SECURITY_COLUMNS}, ${QUOTE_COLUMNS}
+      `SELECT k.key AS k, ${LISTING_COLUMNS}, ${SECURITY_COLUMNS}, ${QUOTE_COLUMNS}, ${ETF_PROFILE_COLUMNS}
        FROM json_each(?) k JOIN listings l ON l.symbol = k.value JOIN securities s ON s.id = l.security_id
-       LEFT JOIN quotes q ON q.listing_id = l.id`,
+       LEFT JOIN quotes q ON q.listing_id = l.id LEFT JOIN etf_profiles p ON p.security_id = s.id`,
     );
     return oneByKey(rows, symbols.length, toInstrument);
   }
@@ -288,10 +313,10 @@ export class SqliteSource implements DataSource {
   async getInstrumentsByIsins(isins: readonly string[]): Promise<(InstrumentRow | null)[]> {
     const rows = this.batch(
       isins,
-      `SELECT k.key AS k, ${LISTING_COLUMNS}, ${SECURITY_COLUMNS}, ${QUOTE_COLUMNS}
+      `SELECT k.key AS k, ${LISTING_COLUMNS}, ${SECURITY_COLUMNS}, ${QUOTE_COLUMNS}, ${ETF_PROFILE_COLUMNS}
        FROM json_each(?) k JOIN securities s ON s.isin = k.value
        JOIN listings l ON l.security_id = s.id AND l.is_primary = 1
-       LEFT JOIN quotes q ON q.listing_id = l.id`,
+       LEFT JOIN quotes q ON q.listing_id = l.id LEFT JOIN etf_profiles p ON p.security_id = s.id`,
     );
     return oneByKey(rows, isins.length, toInstrument);
   }
@@ -364,11 +389,8 @@ export class SqliteSource implements DataSource {
   }
 
   async getEtfProfiles(securityIds: readonly number[]): Promise<(EtfProfileRow | null)[]> {
-    const rows = this.batch(securityIds, `SELECT k.key AS k, p.* FROM json_each(?) k JOIN etf_profiles p ON p.security_id = k.value`);
-    return oneByKey(rows, securityIds.length, (r) => {
-      const { k: _k, ...rest } = r;
-      return snakeToCamel(rest) as unknown as EtfProfileRow;
-    });
+    const rows = this.batch(securityIds, `SELECT k.key AS k, ${ETF_PROFILE_COLUMNS} FROM json_each(?) k JOIN etf_profiles p ON p.security_id = k.value`);
+    return oneByKey(rows, securityIds.length, toEtfProfile);
   }
 
   async getEtfHoldings(securityIds: readonly number[]): Promise<HoldingRow[][]> {
