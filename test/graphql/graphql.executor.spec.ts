@@ -1,3 +1,5 @@
+import { buildSchema, execute, parse } from "graphql";
+import { jitGateway } from "../../src/graphql/graphql.executor";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { gql as gqlRequest } from "../helpers/graphql";
 
@@ -68,5 +70,30 @@ describe("POST /graphql answers the same before and after an operation is compil
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ errors: [{ extensions: { code: "BAD_USER_INPUT" } }] });
     expect(JSON.stringify(bad.body)).toContain('Variable \\"$s\\" got invalid value');
+  });
+});
+
+describe("the executor keeps a bounded number of compiled operations", () => {
+  // 600 documents are more than it keeps compiled (256): the first ones are compiled, dropped and compiled again.
+  it("answers every one of 600 distinct documents, run 3 and then 6 times each, as graphql-js does", async () => {
+    const schema = buildSchema(`type Query { echo(n: Int!): Int! half(n: Int!): Float }`);
+    const fields = schema.getQueryType()!.getFields();
+    fields.echo!.resolve = (_: unknown, { n }: { n: number }) => n;
+    fields.half!.resolve = (_: unknown, { n }: { n: number }) => (n % 2 ? new Error(`odd ${n}`) : n / 2);
+    const gateway = jitGateway(schema);
+    const { executor } = await gateway.load({ apollo: {} });
+    const documents = Array.from({ length: 600 }, (_, i) => parse(`query Q${i}($n: Int!) { echo(n: $n) half(n: $n) }`));
+    const run = (i: number, n: number) =>
+      executor!({ document: documents[i]!, request: { variables: { n } }, context: {}, operationName: `Q${i}` } as never);
+    for (const round of [3, 6]) {
+      for (let i = 0; i < documents.length; i++) {
+        for (let k = 0; k < round; k++) {
+          const n = i + k;
+          const got = await run(i, n);
+          const want = await execute({ schema: schema, document: documents[i]!, variableValues: { n }, operationName: `Q${i}` });
+          expect(JSON.parse(JSON.stringify(got))).toEqual(JSON.parse(JSON.stringify(want)));
+        }
+      }
+    }
   });
 });
