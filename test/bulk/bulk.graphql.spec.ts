@@ -1,4 +1,5 @@
 import { createTestApp, type TestApp } from "../helpers/app";
+import { primarySymbols } from "../helpers/stock-samples";
 import { gql as gqlRequest } from "../helpers/graphql";
 
 let t: TestApp;
@@ -9,12 +10,7 @@ afterAll(() => t.close());
 
 const gql = (query: string, variables?: Record<string, unknown>, key?: string | null) => gqlRequest(t, query, variables, key);
 
-const primary = (type: string, n: number) =>
-  (
-    t.source.db
-      .prepare(`SELECT l.symbol FROM securities s JOIN listings l ON l.security_id = s.id AND l.is_primary = 1 WHERE s.type = ? ORDER BY s.rank, s.id LIMIT ?`)
-      .all(type, n) as { symbol: string }[]
-  ).map((r) => r.symbol);
+const primary = (type: string, n: number, where = "") => primarySymbols(t.source.db, type, n, where);
 
 const QUOTES = `query($s: [String!]!, $currency: String) { quotes(symbols: $s, currency: $currency) { symbol c currency metrics { eps } } }`;
 

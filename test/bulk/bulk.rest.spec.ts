@@ -3,6 +3,7 @@ import type { ApiVersion, RouteEntry } from "../../src/rest/rest.route";
 import { ROUTES } from "../../src/rest/rest.routes";
 import { isRemoved } from "../../src/rest/rest.versions";
 import { createTestApp, type TestApp } from "../helpers/app";
+import { primarySymbols } from "../helpers/stock-samples";
 import { BOOTSTRAP_KEY, TEST_ANCHOR } from "../helpers/constants";
 import { expectErrorBody } from "../helpers/expect";
 
@@ -12,15 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const primary = (type: string, n: number, where = "") =>
-  (
-    t.source.db
-      .prepare(
-        `SELECT l.symbol FROM securities s JOIN listings l ON l.security_id = s.id AND l.is_primary = 1
-         WHERE s.type = ? ${where} ORDER BY s.rank, s.id LIMIT ?`,
-      )
-      .all(type, n) as { symbol: string }[]
-  ).map((r) => r.symbol);
+const primary = (type: string, n: number, where = "") => primarySymbols(t.source.db, type, n, where);
 
 /** Symbols of every kind, so each endpoint sees items it answers and items it refuses. */
 const mixedSymbols = () => [

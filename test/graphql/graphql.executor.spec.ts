@@ -1,6 +1,7 @@
 import { buildSchema, execute, parse } from "graphql";
 import { jitGateway } from "../../src/graphql/graphql.executor";
 import { createTestApp, type TestApp } from "../helpers/app";
+import { primarySymbols } from "../helpers/stock-samples";
 import { gql as gqlRequest } from "../helpers/graphql";
 
 let t: TestApp;
@@ -11,12 +12,7 @@ afterAll(() => t.close());
 
 const gql = (query: string, variables?: Record<string, unknown>, key?: string | null) => gqlRequest(t, query, variables, key);
 
-const primary = (type: string, n: number) =>
-  (
-    t.source.db
-      .prepare(`SELECT l.symbol FROM securities s JOIN listings l ON l.security_id = s.id AND l.is_primary = 1 WHERE s.type = ? ORDER BY s.rank, s.id LIMIT ?`)
-      .all(type, n) as { symbol: string }[]
-  ).map((r) => r.symbol);
+const primary = (type: string, n: number, where = "") => primarySymbols(t.source.db, type, n, where);
 
 /** Status and body of one call, without what differs between calls (the request id in error details). */
 async function answer(query: string, variables: Record<string, unknown>, key?: string | null) {

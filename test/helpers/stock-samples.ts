@@ -127,3 +127,15 @@ export function storedDividends(db: Database, securityId: number): StoredDividen
 
 export const unix = (iso: string) => Date.parse(iso.length === 10 ? `${iso}T00:00:00Z` : iso) / 1000;
 export const dayText = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString().slice(0, 10);
+
+/** Symbols of the primary listings of `n` securities of a type, largest first (`where` narrows on `s`). */
+export function primarySymbols(db: Database, type: string, n: number, where = ""): string[] {
+  return (
+    db
+      .prepare(
+        `SELECT l.symbol FROM securities s JOIN listings l ON l.security_id = s.id AND l.is_primary = 1
+         WHERE s.type = ? ${where} ORDER BY s.rank, s.id LIMIT ?`,
+      )
+      .all(type, n) as { symbol: string }[]
+  ).map((r) => r.symbol);
+}
