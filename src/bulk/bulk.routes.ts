@@ -41,7 +41,7 @@ export const bulkResponse = z.object({
   ),
 });
 
-/** `POST /v0/bulk` and `/v1/bulk`: the router's checks (key, `bulk` scope, body), then one operation for all items. */
+/** `POST /v0/bulk` and `/v1/bulk`: the router's checks (key, `bulk` scope, body), then every item under the call's one context (bulk.service.ts). */
 export function bulkRoute(schema: GraphQLSchema, routes: readonly RouteEntry[], logger: Logger): HandlerRoute<BulkRequest> {
   // Made on the first call: the OpenAPI document reads this entry too, and never runs it.
   let service: BulkService | undefined;
