@@ -1,6 +1,7 @@
-import { buildSchema, execute, parse } from "graphql";
+import { buildSchema, execute, getIntrospectionQuery, parse } from "graphql";
 import { jitGateway } from "../../src/graphql/graphql.executor";
 import { createTestApp, type TestApp } from "../helpers/app";
+import { BOOTSTRAP_KEY } from "../helpers/constants";
 import { primarySymbols } from "../helpers/stock-samples";
 import { gql as gqlRequest } from "../helpers/graphql";
 
@@ -56,6 +57,31 @@ describe("POST /graphql answers the same before and after an operation is compil
   it("NOT_FOUND of a non-null root field", async () => {
     const first = await sameEveryCall(`query SameMissing($s: String) { quote(symbol: $s) { symbol } }`, { s: "NO-SUCH-SYMBOL" });
     expect(first.body).toMatchObject({ data: null, errors: [{ path: ["quote"], extensions: { code: "NOT_FOUND" } }] });
+  });
+
+  it("a document of two operations, with a fragment and @include, run by name", async () => {
+    const [etf] = primary("etf", 1);
+    const query = `
+      fragment Facts on Etf { symbol profile { name aum } }
+      query First($s: String, $more: Boolean!) { etf(symbol: $s) { ...Facts holdings @include(if: $more) { atDate } } }
+      query Second($s: String) { etf(symbol: $s) { symbol } }`;
+    const res = async (operationName: string, variables: Record<string, unknown>) => {
+      const r = await t.http.post("/graphql").set("x-api-key", BOOTSTRAP_KEY).send({ query, operationName, variables });
+      return { status: r.status, body: r.body as unknown };
+    };
+    for (const more of [true, false]) {
+      const first = await res("First", { s: etf, more });
+      for (let i = 1; i < 6; i++) expect(await res("First", { s: etf, more })).toEqual(first);
+      expect(first.body).toMatchObject({ data: { etf: { symbol: etf, profile: { name: expect.any(String) } } } });
+      expect(Object.keys((first.body as { data: { etf: object } }).data.etf)).toEqual(more ? ["symbol", "profile", "holdings"] : ["symbol", "profile"]);
+    }
+    for (let i = 0; i < 6; i++) expect(await res("Second", { s: etf })).toEqual({ status: 200, body: { data: { etf: { symbol: etf } } } });
+  });
+
+  it("GraphiQL's introspection query", async () => {
+    const first = await sameEveryCall(getIntrospectionQuery(), {});
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ data: { __schema: { queryType: { name: "Query" } } } });
   });
 
   it("a variable of the wrong type: 400 BAD_USER_INPUT", async () => {
