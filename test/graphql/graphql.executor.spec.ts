@@ -45,13 +45,20 @@ describe("POST /graphql answers the same before and after an operation is compil
   it("a FORBIDDEN list item, at its index", async () => {
     const [etf] = primary("etf", 1);
     const key = (await t.apiKeys.create({ name: "compiled-crypto-only", scopes: ["crypto"] })).key;
-    const first = await sameEveryCall(`query SameQuotes($s: [String!]!) { quotes(symbols: $s) { symbol } }`, { s: ["BTC-USD", etf] }, key);
-    expect(first.body).toMatchObject({ data: { quotes: [{ symbol: "BTC-USD" }, null] }, errors: [{ path: ["quotes", 1], extensions: { code: "FORBIDDEN" } }] });
+    const query = `query SameQuotes($s: [String!]!) { quotes(symbols: $s) { symbol } }`;
+    const first = await sameEveryCall(query, { s: ["BTC-USD", etf] }, key);
+    expect(first.body).toMatchObject({
+      data: { quotes: [{ symbol: "BTC-USD" }, null] },
+      errors: [{ path: ["quotes", 1], extensions: { code: "FORBIDDEN" } }],
+    });
   });
 
   it("a resolver's BAD_USER_INPUT, with its locations", async () => {
-    const first = await sameEveryCall(`query SameLimit($s: [String!]!) { quotes(symbols: $s) { symbol } }`, { s: Array.from({ length: 101 }, () => "BTC-USD") });
-    expect(first.body).toMatchObject({ errors: [{ path: ["quotes"], locations: [{ line: 1, column: 35 }], extensions: { code: "BAD_USER_INPUT" } }] });
+    const query = `query SameLimit($s: [String!]!) { quotes(symbols: $s) { symbol } }`;
+    const first = await sameEveryCall(query, { s: Array.from({ length: 101 }, () => "BTC-USD") });
+    expect(first.body).toMatchObject({
+      errors: [{ path: ["quotes"], locations: [{ line: 1, column: 35 }], extensions: { code: "BAD_USER_INPUT" } }],
+    });
   });
 
   it("NOT_FOUND of a non-null root field", async () => {
@@ -73,7 +80,8 @@ describe("POST /graphql answers the same before and after an operation is compil
       const first = await res("First", { s: etf, more });
       for (let i = 1; i < 6; i++) expect(await res("First", { s: etf, more })).toEqual(first);
       expect(first.body).toMatchObject({ data: { etf: { symbol: etf, profile: { name: expect.any(String) } } } });
-      expect(Object.keys((first.body as { data: { etf: object } }).data.etf)).toEqual(more ? ["symbol", "profile", "holdings"] : ["symbol", "profile"]);
+      const fields = Object.keys((first.body as { data: { etf: object } }).data.etf);
+      expect(fields).toEqual(more ? ["symbol", "profile", "holdings"] : ["symbol", "profile"]);
     }
     for (let i = 0; i < 6; i++) expect(await res("Second", { s: etf })).toEqual({ status: 200, body: { data: { etf: { symbol: etf } } } });
   });

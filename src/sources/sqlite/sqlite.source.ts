@@ -119,7 +119,12 @@ function toEtfProfile(r: Raw): EtfProfileRow | null {
 }
 
 /** An instrument row of the lookups below, which read the ETF profile in the same statement (InstrumentRow.etfProfile). */
-const toInstrument = (r: Raw): InstrumentRow => ({ listing: toListing(r), security: toSecurity(r), quote: toQuote(r), etfProfile: toEtfProfile(r) });
+const toInstrument = (r: Raw): InstrumentRow => ({
+  listing: toListing(r),
+  security: toSecurity(r),
+  quote: toQuote(r),
+  etfProfile: toEtfProfile(r),
+});
 
 function toApiKey(r: Raw): ApiKeyRow {
   return {
@@ -389,7 +394,10 @@ export class SqliteSource implements DataSource {
   }
 
   async getEtfProfiles(securityIds: readonly number[]): Promise<(EtfProfileRow | null)[]> {
-    const rows = this.batch(securityIds, `SELECT k.key AS k, ${ETF_PROFILE_COLUMNS} FROM json_each(?) k JOIN etf_profiles p ON p.security_id = k.value`);
+    const rows = this.batch(
+      securityIds,
+      `SELECT k.key AS k, ${ETF_PROFILE_COLUMNS} FROM json_each(?) k JOIN etf_profiles p ON p.security_id = k.value`,
+    );
     return oneByKey(rows, securityIds.length, toEtfProfile);
   }
 
