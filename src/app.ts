@@ -12,7 +12,7 @@ import type { AppDeps, Context } from "./context";
 import { graphiqlHandler } from "./graphql/graphiql";
 import { graphqlContext, graphqlDoor } from "./graphql/graphql.http";
 import { formatGraphqlError } from "./graphql/graphql.errors";
-import { jitGateway } from "./graphql/graphql.executor";
+import { jitExecutionPlugin } from "./graphql/graphql.executor";
 import { graphqlLimitsPlugin, graphqlParseOptions } from "./graphql/graphql.limits";
 import { chargeGraphqlOperation } from "./limits/limits.graphql";
 import { createRateLimiter, type RateLimiter } from "./limits/limits.service";
@@ -78,8 +78,7 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
   app.use(openApiRouter(openApi));
 
   const apollo = new ApolloServer<Context>({
-    // The schema comes through the executor's gateway interface: Apollo runs its whole pipeline, graphql-jit executes.
-    gateway: jitGateway(schema),
+    schema,
     formatError: formatGraphqlError((err) => logger.error({ err }, "graphql resolver failed")),
     // The service serves its own offline GraphiQL on GET; Apollo's landing page would load from the internet.
     plugins: [
@@ -90,6 +89,8 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
       // Depth, aliases, root fields and cost before execution, then the key's rate and quota (README "Limits and hardening").
       graphqlLimitsPlugin({ schema, limits: deps.config.graphql, searchDefault: deps.config.limits.searchResults, afterLimits: chargeGraphqlOperation(limits) }),
       { serverWillStart: async () => ({ serverWillStop: () => limits.close() }) },
+      // Last: operations clients repeat run compiled by graphql-jit (src/graphql/graphql.executor.ts).
+      jitExecutionPlugin<Context>(schema),
     ],
     parseOptions: graphqlParseOptions(deps.config.graphql),
     // Introspection and "did you mean" suggestions: off under NODE_ENV=production unless MDG_GRAPHQL_INTROSPECTION.
