@@ -118,7 +118,7 @@ describe("bulk and GraphQL costs", () => {
 
   it("gives the bootstrap key limits that never get in the way, shown in the same fields", async () => {
     const res = await crypto(BOOTSTRAP_KEY);
-    expect(res.headers["ratelimit-policy"]).toBe('"minute";q=1000000;w=60, "day";q=1000000000;w=86400');
+    expect(res.headers["ratelimit-policy"]).toBe('"minute";q=1000000000;w=60, "day";q=1000000000000;w=86400');
   });
 });
 
