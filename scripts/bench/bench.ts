@@ -510,11 +510,11 @@ async function main(): Promise<number> {
     if (r.bad) checks.push(verdict(false, `${s.name}: ${r.bad} answers were not 2xx or failed`));
     if (s.target !== false) {
       if (s.kind === "rest") {
-        checks.push(`ratio ≥ ${TARGETS.restRatio}: ${verdict(ratio >= TARGETS.restRatio, `${s.name}: ${fmt(ratio, 2)} of the baseline's req/s (target ≥ ${TARGETS.restRatio})`)}`);
+        checks.push(`ratio ≥ ${TARGETS.restRatio}: ${verdict(ratio >= TARGETS.restRatio, `${s.name}: ${fmt(ratio, 3)} of the baseline's req/s (target ≥ ${TARGETS.restRatio})`)}`);
         checks.push(`p99 < ${TARGETS.singleP99Ms} ms: ${verdict(r.p99 < TARGETS.singleP99Ms, `${s.name}: p99 ${r.p99} ms at 50 connections (target < ${TARGETS.singleP99Ms})`)}`);
       }
       if (s.kind === "graphql") {
-        checks.push(`ratio ≥ ${TARGETS.graphqlRatio}: ${verdict(ratio >= TARGETS.graphqlRatio, `${s.name}: ${fmt(ratio, 2)} of the baseline's req/s (target ≥ ${TARGETS.graphqlRatio})`)}`);
+        checks.push(`ratio ≥ ${TARGETS.graphqlRatio}: ${verdict(ratio >= TARGETS.graphqlRatio, `${s.name}: ${fmt(ratio, 3)} of the baseline's req/s (target ≥ ${TARGETS.graphqlRatio})`)}`);
       }
       if (s.kind === "bulk") {
         const q = bulkQueries.get(s)!;
