@@ -230,14 +230,14 @@ export class NameIndex {
         const id = this.trigramIds.get(gram);
         if (id === undefined) continue;
         const end = offsets[id + 1]!;
-        let lo = offsets[id]!;
-        let hi = end;
-        while (lo < hi) {
-          const mid = (lo + hi) >>> 1;
-          if (lengths[values[mid]!]! < minLength) lo = mid + 1;
-          else hi = mid;
+        let from = offsets[id]!;
+        let to = end;
+        while (from < to) {
+          const mid = (from + to) >>> 1;
+          if (lengths[values[mid]!]! < minLength) from = mid + 1;
+          else to = mid;
         }
-        for (let k = lo; k < end && lengths[values[k]!]! <= maxLength; k++) {
+        for (let k = from; k < end && lengths[values[k]!]! <= maxLength; k++) {
           const t = values[k]!;
           if (this.shared[t]++ === 0) touched.push(t);
         }

@@ -212,7 +212,7 @@ function fewKeysSql(sql: string, keys: readonly unknown[], cache: Map<string, (s
   return out;
 }
 
-/** Groups rows carrying a `k` column (the key's position in the batch) into one list per key. */
+/** A prepared reading statement in raw mode, with the builder of its row objects (see `SqliteSource.reader`). */
 interface Reader {
   stmt: Statement;
   toRow: (values: unknown[]) => Raw;
@@ -230,6 +230,7 @@ function rowBuilder(names: readonly string[]): (values: unknown[]) => Raw {
   return new Function("v", `return { ${fields} };`) as (values: unknown[]) => Raw;
 }
 
+/** Groups rows carrying a `k` column (the key's position in the batch) into one list per key. */
 function groupByKey<T>(rows: Raw[], n: number, map: (r: Raw) => T): T[][] {
   const out: T[][] = Array.from({ length: n }, () => []);
   for (const r of rows) out[r.k as number]!.push(map(r));
