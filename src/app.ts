@@ -24,6 +24,8 @@ import { openApiRouter } from "./openapi/openapi.http";
 import { createOpenApiDocument } from "./openapi/openapi.routes";
 import { mapError } from "./rest/rest.errors";
 import { restRouter } from "./rest/rest.router";
+import type { DataSource } from "./sources/data-source";
+import { cacheInstruments, type CachedSource } from "./sources/source.cache";
 
 export interface AppParts {
   /** The whole service as one request listener: REST, then POST /graphql, then Express for everything else. */
@@ -31,6 +33,8 @@ export interface AppParts {
   apollo: ApolloServer<Context>;
   /** The per-key rate and quota counters the app uses (closed by `apollo.stop()`). */
   limits: RateLimiter;
+  /** The instrument lookups cached across requests (src/sources/source.cache.ts). */
+  instrumentCache: CachedSource<DataSource>;
 }
 
 /** Builds the whole HTTP surface: health, GraphiQL, /graphql, REST. Call `apollo.stop()` on shutdown. */
@@ -42,6 +46,10 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
   // Prometheus metrics (MDG_METRICS_ENABLED): per-route latency, GraphQL operations, store calls, key cache (src/metrics/).
   const metrics = deps.config.metrics.enabled ? new Metrics({ keyCache: apiKeys.cacheStats }) : null;
   if (metrics) deps.source = metrics.instrumentSource(deps.source);
+  // Above the metrics wrapper: a lookup answered from the cache is not a store call.
+  const instrumentCache = cacheInstruments(deps.source, deps.config.instrumentCacheSize);
+  deps.source = instrumentCache.source;
+  metrics?.observeInstrumentCache(instrumentCache.stats);
   const openApi = createOpenApiDocument(schema);
   const app = express();
   app.disable("x-powered-by");
@@ -141,5 +149,5 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
     (res as unknown as Response).locals = Object.assign(Object.create(null) as Record<string, unknown>, { requestId });
     app(req, res);
   };
-  return { app: service, apollo, limits };
+  return { app: service, apollo, limits, instrumentCache };
 }

@@ -1,6 +1,7 @@
 import type { ApolloServerPlugin } from "@apollo/server";
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import type { DataSource } from "../sources/data-source";
+import type { InstrumentCacheStats } from "../sources/source.cache";
 import { RequestHistogram } from "./metrics.histogram";
 
 /**
@@ -120,6 +121,36 @@ export class Metrics {
         },
       });
     }
+  }
+
+  /** Exposes the instrument cache's counters (src/sources/source.cache.ts). */
+  observeInstrumentCache(stats: InstrumentCacheStats): void {
+    const registers = [this.registry];
+    const counter = (name: string, help: string, read: () => number) =>
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          this.reset();
+          this.inc(read());
+        },
+      });
+    counter("mdg_instrument_cache_hits_total", "Instrument lookups (symbol or ISIN keys) answered from the in-process cache", () => stats.hits);
+    counter("mdg_instrument_cache_misses_total", "Instrument lookups (symbol or ISIN keys) read from the store", () => stats.misses);
+    counter(
+      "mdg_instrument_cache_invalidations_total",
+      "Times the instrument cache was dropped because the store's data changed",
+      () => stats.invalidations,
+    );
+    new Gauge({
+      name: "mdg_instrument_cache_entries",
+      help: "Instrument lookups (found or unknown keys) held in the cache",
+      registers,
+      collect() {
+        this.set(stats.size);
+      },
+    });
   }
 
   /** One answered HTTP request; `route` must come from a bounded set (see `routeLabeler`). */

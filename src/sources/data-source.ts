@@ -307,6 +307,13 @@ export interface DataSource {
   revokeApiKey(id: string, at: number): Promise<boolean>;
 
   /** Cheap round trip for /readyz. */
+  /**
+   * A number that changes whenever rows this source answers may have changed:
+   * what lets a cache of its rows (src/sources/source.cache.ts) outlive a
+   * request and still never answer a row older than the last committed
+   * change. Cheap and synchronous. A source without it is not cached.
+   */
+  dataVersion?(): number;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

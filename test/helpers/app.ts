@@ -9,6 +9,8 @@ import { loadConfig } from "../../src/config";
 import type { AppDeps } from "../../src/context";
 import type { RateLimiter } from "../../src/limits/limits.service";
 import { SearchIndex } from "../../src/search/search.index";
+import type { DataSource } from "../../src/sources/data-source";
+import type { CachedSource } from "../../src/sources/source.cache";
 import { openSqliteSource, type SqliteSource } from "../../src/sources/sqlite/sqlite.source";
 import { BOOTSTRAP_KEY, TEST_ANCHOR, TEST_STORE_PATH } from "./constants";
 import { validatingAgent } from "./openapi";
@@ -25,21 +27,26 @@ export interface TestApp {
   close(): Promise<void>;
   /** POST a REST path with the bootstrap key and a JSON body. */
   post(path: string, body?: unknown, key?: string | null): request.Test;
-  /** Counts store queries made while `fn` runs. */
+  /** The instrument lookups the app caches across requests. */
+  instrumentCache: CachedSource<DataSource>;
+  /** Counts store queries made while `fn` runs, from a cold instrument cache (the count a first request pays). */
   countQueries<T>(fn: () => Promise<T>): Promise<{ result: T; queries: number }>;
 }
 
 let index: Promise<SearchIndex> | undefined;
 
-export async function createTestApp(opts: { clock?: Clock; env?: NodeJS.ProcessEnv; logger?: Logger } = {}): Promise<TestApp> {
-  const config = loadConfig({ MDG_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY, MDG_SQLITE_PATH: TEST_STORE_PATH, LOG_LEVEL: "silent", NODE_ENV: "test", ...opts.env });
-  const source = openSqliteSource(TEST_STORE_PATH, { mustExist: true });
-  // The index is read-only: share it between apps of one test file.
+export async function createTestApp(
+  opts: { clock?: Clock; env?: NodeJS.ProcessEnv; logger?: Logger; /** A copy of the test store a test may change (default: the shared one). */ storePath?: string } = {},
+): Promise<TestApp> {
+  const storePath = opts.storePath ?? TEST_STORE_PATH;
+  const config = loadConfig({ MDG_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY, MDG_SQLITE_PATH: storePath, LOG_LEVEL: "silent", NODE_ENV: "test", ...opts.env });
+  const source = openSqliteSource(storePath, { mustExist: true });
+  // The index is read-only: share it between apps of one test file (a copy of the store holds the same securities).
   index ??= SearchIndex.build(source);
   const clock = opts.clock ?? fixedClock(`${TEST_ANCHOR}T15:00:00Z`);
   const deps: AppDeps = { config, source, clock, searchIndex: await index };
   const apiKeys = new ApiKeyService(source, clock, { bootstrapKey: BOOTSTRAP_KEY });
-  const { app, apollo, limits } = await createApp(deps, apiKeys, opts.logger ?? pino({ level: "silent" }));
+  const { app, apollo, limits, instrumentCache } = await createApp(deps, apiKeys, opts.logger ?? pino({ level: "silent" }));
   // Every REST answer a test receives is checked against the OpenAPI document (test/helpers/openapi.ts).
   const http = validatingAgent(request(app));
   return {
@@ -49,6 +56,7 @@ export async function createTestApp(opts: { clock?: Clock; env?: NodeJS.ProcessE
     apiKeys,
     deps,
     limits,
+    instrumentCache,
     async close() {
       await apollo.stop();
       await source.close();
@@ -59,6 +67,7 @@ export async function createTestApp(opts: { clock?: Clock; env?: NodeJS.ProcessE
       return body === undefined ? r : r.send(typeof body === "string" ? body : JSON.stringify(body));
     },
     async countQueries(fn) {
+      instrumentCache.clear();
       const before = source.stats.queries;
       const result = await fn();
       return { result, queries: source.stats.queries - before };

@@ -1,0 +1,197 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import type { Database as Db } from "better-sqlite3";
+import { createTestApp, type TestApp } from "../helpers/app";
+import { BOOTSTRAP_KEY, TEST_STORE_PATH } from "../helpers/constants";
+import { symbolCandidates } from "../../src/sources/source.loaders";
+import { loadConfig, ConfigError } from "../../src/config";
+
+// These tests change the store, so they run on a copy of it, changed through a second connection as a loader
+// process would: the cache must notice commits it did not make.
+let dir: string;
+let copy: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "mdg-cache-"));
+  copy = join(dir, "store.db");
+  const src = new Database(TEST_STORE_PATH, { readonly: true });
+  src.exec(`VACUUM INTO '${copy.replace(/'/g, "''")}'`);
+  src.close();
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Stock {
+  listingId: number;
+  symbol: string;
+  isin: string;
+  c: number;
+}
+
+/** The n largest stocks whose symbols are plain letters and digits (so each is looked up under two keys). */
+function stocks(t: TestApp, n: number): Stock[] {
+  return t.source.db
+    .prepare(
+      `SELECT l.id AS listingId, l.symbol, s.isin, q.c FROM securities s
+       JOIN listings l ON l.security_id = s.id AND l.is_primary = 1 JOIN quotes q ON q.listing_id = l.id
+       WHERE s.type = 'stock' AND s.isin IS NOT NULL AND l.symbol NOT GLOB '*[^A-Z0-9]*' ORDER BY s.rank LIMIT ?`,
+    )
+    .all(n) as Stock[];
+}
+
+/** Store queries made by one call (the app's SQLite statements, counted by the source). */
+async function queriesOf<T>(t: TestApp, fn: () => Promise<T>): Promise<{ result: T; queries: number }> {
+  const before = t.source.stats.queries;
+  const result = await fn();
+  return { result, queries: t.source.stats.queries - before };
+}
+
+async function metric(t: TestApp, name: string): Promise<number> {
+  const text = (await t.http.get("/metrics")).text;
+  const m = new RegExp(`^${name} (\\S+)$`, "m").exec(text);
+  if (!m) throw new Error(`${name} not in /metrics`);
+  return Number(m[1]);
+}
+
+describe("instrument lookups cached across requests", () => {
+  let t: TestApp;
+  let writer: Db;
+  beforeAll(async () => {
+    t = await createTestApp({ storePath: copy });
+    writer = new Database(copy);
+    writer.pragma("busy_timeout = 5000");
+  });
+  afterAll(async () => {
+    writer.close();
+    await t.close();
+  });
+
+  it("answers a repeated symbol without a store query, with the same body", async () => {
+    const [s] = stocks(t, 1);
+    t.instrumentCache.clear();
+    const first = await queriesOf(t, () => t.post("/v1/quote", { symbol: s!.symbol }));
+    const second = await queriesOf(t, () => t.post("/v1/quote", { symbol: s!.symbol }));
+    expect(first.result.status).toBe(200);
+    expect(first.queries).toBe(1);
+    expect(second.result.status).toBe(200);
+    expect(second.queries).toBe(0);
+    expect(second.result.body).toEqual(first.result.body);
+  });
+
+  it("serves other entries and GraphQL from the same cache", async () => {
+    const [s] = stocks(t, 1);
+    t.instrumentCache.clear();
+    await t.post("/v1/quote", { symbol: s!.symbol });
+    const gql = await queriesOf(t, () =>
+      t.http
+        .post("/graphql")
+        .set("x-api-key", BOOTSTRAP_KEY)
+        .send({ query: "query ($s: String!) { quote(symbol: $s) { symbol c } }", variables: { s: s!.symbol } }),
+    );
+    expect(gql.result.status).toBe(200);
+    expect(gql.result.body).toEqual({ data: { quote: { symbol: s!.symbol, c: s!.c } } });
+    expect(gql.queries).toBe(0);
+  });
+
+  it("answers a repeated ISIN without a store query", async () => {
+    const [s] = stocks(t, 1);
+    t.instrumentCache.clear();
+    const first = await queriesOf(t, () => t.post("/v1/quote", { isin: s!.isin }));
+    const second = await queriesOf(t, () => t.post("/v1/quote", { isin: s!.isin }));
+    expect(first.result.status).toBe(200);
+    expect(first.result.body.symbol).toBe(s!.symbol);
+    expect(second.queries).toBe(0);
+    expect(second.result.body).toEqual(first.result.body);
+  });
+
+  it("answers a price committed by another connection on the next request", async () => {
+    const [s] = stocks(t, 1);
+    const before = await t.post("/v1/quote", { symbol: s!.symbol });
+    expect(before.body.c).toBe(s!.c);
+    const invalidations = await metric(t, "mdg_instrument_cache_invalidations_total");
+
+    writer.prepare(`UPDATE quotes SET c = ? WHERE listing_id = ?`).run(s!.c + 1.25, s!.listingId);
+    const after = await queriesOf(t, () => t.post("/v1/quote", { symbol: s!.symbol }));
+    expect(after.result.status).toBe(200);
+    expect(after.result.body.c).toBe(s!.c + 1.25);
+    expect(after.queries).toBe(1);
+    expect(await metric(t, "mdg_instrument_cache_invalidations_total")).toBe(invalidations + 1);
+
+    writer.prepare(`UPDATE quotes SET c = ? WHERE listing_id = ?`).run(s!.c, s!.listingId);
+    expect((await t.post("/v1/quote", { symbol: s!.symbol })).body.c).toBe(s!.c);
+  });
+
+  it("remembers an unknown symbol until the store changes, then finds it", async () => {
+    const [, s] = stocks(t, 2);
+    const renamed = "CACHE.NEW";
+    const first = await queriesOf(t, () => t.post("/v1/quote", { symbol: renamed }));
+    const second = await queriesOf(t, () => t.post("/v1/quote", { symbol: renamed }));
+    expect(first.result.status).toBe(404);
+    expect(second.result.status).toBe(404);
+    expect(second.queries).toBe(0);
+    expect(second.result.body.error).toEqual(first.result.body.error);
+
+    writer.prepare(`UPDATE listings SET symbol = ? WHERE id = ?`).run(renamed, s!.listingId);
+    try {
+      const found = await t.post("/v1/quote", { symbol: renamed });
+      expect(found.status).toBe(200);
+      expect(found.body.symbol).toBe(renamed);
+      expect((await t.post("/v1/quote", { symbol: s!.symbol })).status).toBe(404);
+    } finally {
+      writer.prepare(`UPDATE listings SET symbol = ? WHERE id = ?`).run(s!.symbol, s!.listingId);
+    }
+    expect((await t.post("/v1/quote", { symbol: s!.symbol })).status).toBe(200);
+    expect((await t.post("/v1/quote", { symbol: renamed })).status).toBe(404);
+  });
+
+  it("counts hits and misses on /metrics", async () => {
+    const [a, b] = stocks(t, 2);
+    t.instrumentCache.clear();
+    const hits = await metric(t, "mdg_instrument_cache_hits_total");
+    const misses = await metric(t, "mdg_instrument_cache_misses_total");
+    await t.post("/v1/quote", { symbol: a!.symbol });
+    await t.post("/v1/quote", { symbol: a!.symbol });
+    await t.post("/v1/quote", { symbol: b!.symbol });
+    // A stock symbol is looked up under its spellings (AAPL, and AAPL-USD for a crypto pair), each a key.
+    const keys = (x: Stock) => symbolCandidates(x.symbol).length;
+    expect(await metric(t, "mdg_instrument_cache_hits_total")).toBe(hits + keys(a!));
+    expect(await metric(t, "mdg_instrument_cache_misses_total")).toBe(misses + keys(a!) + keys(b!));
+    expect(await metric(t, "mdg_instrument_cache_entries")).toBe(keys(a!) + keys(b!));
+  });
+});
+
+describe("MDG_INSTRUMENT_CACHE_SIZE", () => {
+  it("keeps at most that many lookups, least recently used dropped first", async () => {
+    // Room for two symbols' lookups (each is two keys: the symbol and its spelling as a crypto pair).
+    const t = await createTestApp({ storePath: copy, env: { MDG_INSTRUMENT_CACHE_SIZE: "4" } });
+    try {
+      const [a, b, c] = stocks(t, 3);
+      for (const x of [a, b, c]) expect(symbolCandidates(x!.symbol)).toHaveLength(2);
+      const cost = async (symbol: string) => (await queriesOf(t, () => t.post("/v1/quote", { symbol }))).queries;
+      expect([await cost(a!.symbol), await cost(b!.symbol), await cost(a!.symbol)]).toEqual([1, 1, 0]);
+      // c pushes out b, the least recently used; a stays.
+      expect(await cost(c!.symbol)).toBe(1);
+      expect(t.instrumentCache.stats.size).toBe(4);
+      expect([await cost(a!.symbol), await cost(b!.symbol)]).toEqual([0, 1]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("0 turns the cache off: every request reads the store", async () => {
+    const t = await createTestApp({ storePath: copy, env: { MDG_INSTRUMENT_CACHE_SIZE: "0" } });
+    try {
+      const [a] = stocks(t, 1);
+      for (let i = 0; i < 3; i++) expect((await queriesOf(t, () => t.post("/v1/quote", { symbol: a!.symbol }))).queries).toBe(1);
+      expect(t.instrumentCache.stats.size).toBe(0);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it.each(["-1", "1.5", "lots", "1000001"])("refuses %s at start", (value) => {
+    expect(() => loadConfig({ MDG_INSTRUMENT_CACHE_SIZE: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ MDG_INSTRUMENT_CACHE_SIZE: value })).toThrow(/MDG_INSTRUMENT_CACHE_SIZE/);
+  });
+});
