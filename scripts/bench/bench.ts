@@ -7,6 +7,7 @@ import { join } from "node:path";
 import autocannon from "autocannon";
 import Database from "better-sqlite3";
 import { print, type DocumentNode } from "graphql";
+import { loadConfig } from "../../src/config";
 import { CryptoPriceDocument, EtfProfileDocument, QuoteDocument } from "../../src/rest/rest.operations.generated";
 
 /**
@@ -91,6 +92,8 @@ function shuffled<T>(items: readonly T[], seed = SEED): T[] {
 
 interface Inputs {
   quoteSymbols: string[];
+  /** Every listing with a quote, shuffled: a working set far beyond the instrument cache. */
+  everyQuoteSymbol: string[];
   cryptoSymbols: string[];
   etfSymbols: string[];
   searchQueries: string[];
@@ -101,7 +104,8 @@ function readInputs(path: string): Inputs {
   const symbols = (sql: string) => (db.prepare(sql).all() as { symbol: string }[]).map((r) => r.symbol);
   const primary = (type: string) =>
     symbols(`SELECT l.symbol FROM securities s JOIN listings l ON l.security_id = s.id AND l.is_primary = 1 JOIN quotes q ON q.listing_id = l.id WHERE s.type = '${type}'`);
-  const quoteSymbols = shuffled(symbols(`SELECT l.symbol FROM listings l JOIN quotes q ON q.listing_id = l.id`)).slice(0, 5000);
+  const everyQuoteSymbol = shuffled(symbols(`SELECT l.symbol FROM listings l JOIN quotes q ON q.listing_id = l.id`));
+  const quoteSymbols = everyQuoteSymbol.slice(0, 5000);
   const cryptoSymbols = shuffled(primary("crypto"));
   const etfSymbols = shuffled(primary("etf"));
 
@@ -128,7 +132,7 @@ function readInputs(path: string): Inputs {
     ];
     searchQueries.push(forms[i % forms.length]!, forms[(i + 3) % forms.length]!);
   });
-  return { quoteSymbols, cryptoSymbols, etfSymbols, searchQueries: [...new Set(searchQueries)] };
+  return { quoteSymbols, everyQuoteSymbol, cryptoSymbols, etfSymbols, searchQueries: [...new Set(searchQueries)] };
 }
 
 // ---------------------------------------------------------------- processes
@@ -209,6 +213,8 @@ interface Measured {
   cpuUs: number;
   /** Store statements per request under load (service runs only; from /metrics). */
   queries: number | null;
+  /** Share of instrument lookups (keys) answered from the service's instrument cache during the run; null when it made none. */
+  cacheHits: number | null;
   /** The service's peak RSS so far (VmHWM) at the end of this run, MiB: shows which run raised it. */
   peakMb: number;
   /** Paired runs only: each round's ratio to the baseline round just before it, and their median. */
@@ -251,14 +257,17 @@ async function measure(s: Scenario): Promise<Measured> {
 /** One measured run of `seconds`, no warm-up. */
 async function run(s: Scenario, seconds: number): Promise<Measured> {
   const service = s.port === SERVICE_PORT;
-  const q0 = service ? await storeCalls(s.port) : 0;
+  const q0 = service ? await serviceCounters(s.port) : null;
   const c0 = cpuSeconds(s.pid);
   const r = await load(s, seconds);
   const cpuUs = ((cpuSeconds(s.pid) - c0) * 1e6) / Math.max(1, r.requests.total);
-  const queries = service ? ((await storeCalls(s.port)) - q0) / Math.max(1, r.requests.total) : null;
+  const q1 = q0 ? await serviceCounters(s.port) : null;
+  const queries = q0 && q1 ? (q1.storeCalls - q0.storeCalls) / Math.max(1, r.requests.total) : null;
+  const lookups = q0 && q1 ? q1.cacheHits - q0.cacheHits + q1.cacheMisses - q0.cacheMisses : 0;
+  const cacheHits = q0 && q1 && lookups > 0 ? (q1.cacheHits - q0.cacheHits) / lookups : null;
   const bad = r.non2xx + r.errors + r.timeouts;
   const peakMb = memoryOf(servicePidForRss).peakMb;
-  return { scenario: s, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r.requests.total, bad, cpuUs, queries, peakMb };
+  return { scenario: s, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r.requests.total, bad, cpuUs, queries, cacheHits, peakMb };
 }
 
 function report(m: Measured): Measured {
@@ -282,6 +291,7 @@ function merge(s: Scenario, runs: readonly Measured[]): Measured {
     bad: runs.reduce((n, r) => n + r.bad, 0),
     cpuUs: perRequest((r) => r.cpuUs),
     queries: runs[0]!.queries === null ? null : perRequest((r) => r.queries ?? 0),
+    cacheHits: runs.every((r) => r.cacheHits === null) ? null : median(runs.flatMap((r) => (r.cacheHits === null ? [] : [r.cacheHits]))),
     peakMb: runs[runs.length - 1]!.peakMb,
   };
 }
@@ -306,16 +316,25 @@ async function measurePaired(s: Scenario, base: Scenario): Promise<{ service: Me
   return { service: report(service), baseline };
 }
 
-/** Store statements the service has run so far: the sum of `mdg_store_query_duration_seconds_count` on its /metrics. */
-async function storeCalls(port: number): Promise<number> {
+/**
+ * From the service's /metrics: store statements run so far (the sum of
+ * `mdg_store_query_duration_seconds_count`), and instrument lookups answered
+ * from its cache and from the store.
+ */
+async function serviceCounters(port: number): Promise<{ storeCalls: number; cacheHits: number; cacheMisses: number }> {
   const res = await fetch(`http://127.0.0.1:${port}/metrics`);
   if (res.status !== 200) throw new Error(`/metrics answered ${res.status}: the bench counts store queries there (MDG_METRICS_ENABLED)`);
-  let total = 0;
+  const out = { storeCalls: 0, cacheHits: 0, cacheMisses: 0 };
   for (const line of (await res.text()).split("\n")) {
-    if (line.startsWith("mdg_store_query_duration_seconds_count")) total += Number(line.slice(line.lastIndexOf(" ") + 1));
+    const value = () => Number(line.slice(line.lastIndexOf(" ") + 1));
+    if (line.startsWith("mdg_store_query_duration_seconds_count")) out.storeCalls += value();
+    else if (line.startsWith("mdg_instrument_cache_hits_total ")) out.cacheHits = value();
+    else if (line.startsWith("mdg_instrument_cache_misses_total ")) out.cacheMisses = value();
   }
-  return total;
+  return out;
 }
+
+const storeCalls = async (port: number) => (await serviceCounters(port)).storeCalls;
 
 /** Store statements one call costs, on the otherwise idle service (nothing else calls it between the two readings). */
 async function queriesOfOneCall(port: number, path: string, body: string): Promise<number> {
@@ -418,6 +437,15 @@ async function main(): Promise<number> {
     { ...svc, name: "REST quote", kind: "rest", path: "/v1/quote", connections: 50, bodies: symbolBodies(inputs.quoteSymbols) },
     { ...svc, name: "REST crypto/price", kind: "rest", path: "/v1/crypto/price", connections: 50, bodies: symbolBodies(inputs.cryptoSymbols) },
     { ...svc, name: "REST etf/profile", kind: "rest", path: "/v1/etf/profile", connections: 50, bodies: symbolBodies(inputs.etfSymbols) },
+    {
+      ...svc,
+      name: "REST quote, every listing",
+      kind: "rest",
+      path: "/v1/quote",
+      connections: 50,
+      bodies: symbolBodies(inputs.everyQuoteSymbol),
+      target: false,
+    },
   ];
   const graphql: Scenario[] = [
     { ...svc, name: "POST /graphql quote", kind: "graphql", path: "/graphql", connections: 50, bodies: gqlBodies(QuoteDocument, inputs.quoteSymbols) },
@@ -531,8 +559,9 @@ async function main(): Promise<number> {
     if (s.target === false) checks.push("no target: shown for comparison");
     const unit = s.kind === "bulk" ? "calls/s" : "req/s";
     const queries = r.queries === null ? "" : fmt(r.queries, 2);
+    const hits = r.cacheHits === null ? "" : `${fmt(r.cacheHits * 100)} %`;
     rows.push(
-      `| ${s.name} | \`${s.path}\` | ${s.connections} | ${fmt(r.rps)} ${unit} | ${r.p50} | ${r.p99} | ${s.kind === "baseline" ? "1.00" : s.kind === "rest" || s.kind === "graphql" ? fmt(ratio, 2) : "–"} | ${fmt(r.cpuUs)} (${fmt(r.cpuUs / baseCpu, 1)}×) | ${queries} | ${fmt(r.peakMb)} | ${checks.join("; ") || "reference"} |`,
+      `| ${s.name} | \`${s.path}\` | ${s.connections} | ${fmt(r.rps)} ${unit} | ${r.p50} | ${r.p99} | ${s.kind === "baseline" ? "1.00" : s.kind === "rest" || s.kind === "graphql" ? fmt(ratio, 2) : "–"} | ${fmt(r.cpuUs)} (${fmt(r.cpuUs / baseCpu, 1)}×) | ${queries} | ${hits} | ${fmt(r.peakMb)} | ${checks.join("; ") || "reference"} |`,
     );
   }
   const rssVerdict = verdict(peakRss < TARGETS.peakRssMb, `peak RSS ${fmt(peakRss)} MiB (target < ${TARGETS.peakRssMb})`);
@@ -555,10 +584,11 @@ async function main(): Promise<number> {
     `- Store: the full generated sample data set (seed ${SEED}, anchor ${ANCHOR}), built with the sample CLI when missing: \`${store.replace(ROOT + "/", "")}\`.`,
     `- Service: \`${["node", ...startArgs].join(" ")}\` (the \`start\` script of package.json) as a child process, NODE_ENV=production, LOG_LEVEL=warn, metrics on (the default), called with its bootstrap key.`,
     `- Baseline: \`node scripts/bench/baseline.server.js\`, a child process started the same way: a minimal Express 5 \`POST\` route parsing the JSON body with \`express.json()\` and answering precomputed bytes of the size of the service's single-security answers (${baselineBytes} bytes, the mean over the three endpoints). It runs in rounds paired with the single-security runs: each of those is ${ROUNDS} rounds of ${fmt(Math.round(DURATION / ROUNDS))} s, each right after a baseline round of the same length, and its ratio is the median of the ${ROUNDS} rounds' ratios (listed per run below), so a drift of the shared machine between distant runs does not enter the ratio. The baseline row merges all its rounds (${fmt(baseRps)} req/s, ${fmt(baseCpu)} µs of CPU per request).`,
-    `- Load: autocannon (programmatic) in this process, separate from both servers; each run is ${WARMUP} s of discarded warm-up, then ${DURATION} s measured (single-security runs: in ${ROUNDS} rounds, see Baseline; \`BENCH_ROUNDS\` changes the number). Bodies vary on every request: ${inputs.quoteSymbols.length} quote symbols of every type, ${inputs.cryptoSymbols.length} crypto pairs, ${inputs.etfSymbols.length} ETFs, bulk bodies of 100 distinct symbols (200 different bodies per endpoint, sent with \`accept: text/plain\` like the sample), and ${inputs.searchQueries.length} distinct search queries drawn from the store (symbols, symbol prefixes, name words, ISINs, typos).`,
+    `- Load: autocannon (programmatic) in this process, separate from both servers; each run is ${WARMUP} s of discarded warm-up, then ${DURATION} s measured (single-security runs: in ${ROUNDS} rounds, see Baseline; \`BENCH_ROUNDS\` changes the number). Bodies vary on every request: ${inputs.quoteSymbols.length} quote symbols of every type (and, for the row without a target, all ${fmt(inputs.everyQuoteSymbol.length)} listings with a quote), ${inputs.cryptoSymbols.length} crypto pairs, ${inputs.etfSymbols.length} ETFs, bulk bodies of 100 distinct symbols (200 different bodies per endpoint, sent with \`accept: text/plain\` like the sample), and ${inputs.searchQueries.length} distinct search queries drawn from the store (symbols, symbol prefixes, name words, ISINs, typos).`,
     "- GraphQL runs send the REST entries' own operations (schema/operations) with the symbol as a variable.",
     "- LIKE scan: the same search queries answered by `POST /like/search` of the baseline process, a full-table `WHERE name LIKE '%q%' OR symbol LIKE 'q%' OR isin = q` over the securities joined to their primary listings, top 20 by rank. The speed-up is the ratio of requests per second at the same 10 connections.",
     `- Store queries: \`mdg_store_query_duration_seconds_count\` of the service's \`/metrics\` (one count per DataSource call, one SQL statement each), read around one bulk call on the idle service (${bulkLines}) and around every run (the "queries/req" column). test/bulk/bulk.rest.spec.ts asserts the same constant count for 1, 10 and 100 symbols.`,
+    `- Instrument cache: the service keeps instrument lookups (symbol and ISIN) in memory across requests, up to ${fmt(loadConfig({ MDG_INSTRUMENT_CACHE_SIZE: process.env.MDG_INSTRUMENT_CACHE_SIZE }).instrumentCacheSize)} keys in this run (MDG_INSTRUMENT_CACHE_SIZE, default ${fmt(loadConfig({}).instrumentCacheSize)}), dropped whenever the store's data version moves (src/sources/source.cache.ts). The bench's single-security inputs (${fmt(inputs.quoteSymbols.length + inputs.cryptoSymbols.length + inputs.etfSymbols.length)} symbols, each one to four keys) fit it, so after their warm-up nearly every lookup is a hit and "store queries/req" is near 0; "REST quote, every listing" draws from all ${fmt(inputs.everyQuoteSymbol.length)} listings with a quote, mostly misses, and shows what a lookup costs from the store. "Instrument cache hits": the share of lookup keys answered from the cache during the measured run (the median of a paired run's rounds). The bulk store queries above are counted first thing after start, on a cold cache.`,
     "- CPU µs/req: the server process's user + system time (/proc/<pid>/stat) over the measured run divided by the requests answered; unlike req/s it barely moves with other load on the machine. In parentheses: times the baseline's.",
     "- Peak RSS: the service's VmHWM from /proc/<pid>/status at the end of all runs (also sampled every 250 ms); the table shows it after each run, so the run that raised it shows. It is measured on the service started as `npm start` starts it, with V8's default heap limits.",
     "- p50 and p99 of a paired run: the medians of its rounds' p50s and p99s.",
@@ -566,8 +596,8 @@ async function main(): Promise<number> {
     "",
     "### Results",
     "",
-    "| run | path | connections | throughput | p50 ms | p99 ms | ratio to baseline | server CPU µs/req | store queries/req | service peak RSS after, MiB | targets |",
-    "|---|---|---|---|---|---|---|---|---|---|---|",
+    "| run | path | connections | throughput | p50 ms | p99 ms | ratio to baseline | server CPU µs/req | store queries/req | instrument cache hits | service peak RSS after, MiB | targets |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ...rows,
     "",
     `Peak RSS of the service: **${fmt(peakRss)} MiB** (VmHWM; target < ${TARGETS.peakRssMb}): ${rssVerdict}.`,
