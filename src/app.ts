@@ -47,7 +47,7 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
   const metrics = deps.config.metrics.enabled ? new Metrics({ keyCache: apiKeys.cacheStats }) : null;
   if (metrics) deps.source = metrics.instrumentSource(deps.source);
   // Above the metrics wrapper: a lookup answered from the cache is not a store call.
-  const instrumentCache = cacheInstruments(deps.source, deps.config.instrumentCacheSize);
+  const instrumentCache = cacheInstruments(deps.source, deps.config.instrumentCacheBytes);
   deps.source = instrumentCache.source;
   metrics?.observeInstrumentCache(instrumentCache.stats);
   const openApi = createOpenApiDocument(schema);

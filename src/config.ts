@@ -28,8 +28,8 @@ const envSchema = z.object({
   MDG_BULK_MAX_SYMBOLS: positiveInt(100),
   MDG_SEARCH_LIMIT: positiveInt(20),
   MDG_LIST_MAX_LIMIT: positiveInt(1000),
-  /** Instruments (symbol and ISIN lookups) kept in memory across requests; 0 turns the cache off. */
-  MDG_INSTRUMENT_CACHE_SIZE: z.coerce.number().int().min(0).max(1_000_000).default(20_000),
+  /** Heap (MiB, estimated) for instrument lookups kept across requests; 0 turns the cache off. */
+  MDG_INSTRUMENT_CACHE_MB: z.coerce.number().min(0).max(1024).default(8),
   /** Annual risk-free rate in percent, used by ETF metrics' Sharpe ratio. */
   MDG_RISK_FREE_RATE: z.coerce.number().min(-100).max(100).default(0),
   /** Hardening (README "Limits and hardening"). */
@@ -69,8 +69,8 @@ export interface Config {
   bootstrapApiKey: string | undefined;
   sample: { anchorDate: string; seed: number };
   limits: { bodyBytes: number; bulkMaxSymbols: number; searchResults: number; listMaxLimit: number };
-  /** Instrument lookups cached across requests, invalidated by the store's data version (src/sources/source.cache.ts); 0: off. */
-  instrumentCacheSize: number;
+  /** Bytes of heap (estimated) for instrument lookups cached across requests, invalidated by the store's data version (src/sources/source.cache.ts); 0: off. */
+  instrumentCacheBytes: number;
   /** Annual risk-free rate in percent (2.5 means 2.5 %), for Sharpe ratios. */
   riskFreeRatePercent: number;
   logLevel: Env["LOG_LEVEL"];
@@ -143,7 +143,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       searchResults: e.MDG_SEARCH_LIMIT,
       listMaxLimit: e.MDG_LIST_MAX_LIMIT,
     },
-    instrumentCacheSize: e.MDG_INSTRUMENT_CACHE_SIZE,
+    instrumentCacheBytes: Math.round(e.MDG_INSTRUMENT_CACHE_MB * 2 ** 20),
     riskFreeRatePercent: e.MDG_RISK_FREE_RATE,
     logLevel: e.LOG_LEVEL,
     requestTimeoutMs: e.MDG_REQUEST_TIMEOUT_MS,

@@ -151,6 +151,14 @@ export class Metrics {
         this.set(stats.size);
       },
     });
+    new Gauge({
+      name: "mdg_instrument_cache_bytes",
+      help: "Heap the cached instrument lookups hold, as the cache's budget (MDG_INSTRUMENT_CACHE_MB) counts it",
+      registers,
+      collect() {
+        this.set(stats.bytes);
+      },
+    });
   }
 
   /** One answered HTTP request; `route` must come from a bounded set (see `routeLabeler`). */

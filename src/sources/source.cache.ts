@@ -11,18 +11,42 @@ export interface InstrumentCacheStats {
   invalidations: number;
   /** Entries held now (found instruments and unknown keys). */
   readonly size: number;
+  /** Estimated bytes they hold on the heap (`entryBytes`). */
+  readonly bytes: number;
 }
 
 export interface CachedSource<T extends DataSource> {
   source: T;
   stats: InstrumentCacheStats;
-  /** Drops every entry (tests use it to count a cold lookup). */
+  /** Drops every entry and what it remembers of keys asked once (tests use it to count a cold lookup). */
   clear(): void;
 }
 
 /** A cached "no such symbol" (crypto spellings try up to four symbols, most of them unknown). */
 const UNKNOWN = Symbol("unknown");
 type Entry = InstrumentRow | typeof UNKNOWN;
+
+/** Rough heap bytes of a row object: header, a slot per field, and the strings and boxed numbers it holds. */
+function objectBytes(o: object): number {
+  let n = 24;
+  for (const v of Object.values(o)) n += 8 + (typeof v === "string" ? 24 + v.length : typeof v === "number" ? 16 : 0);
+  return n;
+}
+
+/**
+ * Rough heap bytes of one cache entry: its key twice (the LRU's map and
+ * list), the LRU's slots, and the row's objects. Measured on the sample
+ * store (scripts/bench/cache-footprint.ts): 13-15 % above the heap a found
+ * instrument takes (about 1.0-1.7 KB), 3 % below an unknown key's (170 B).
+ */
+export function entryBytes(key: string, entry: InstrumentRow | null): number {
+  const keyBytes = 2 * (24 + key.length) + 88;
+  if (entry === null) return keyBytes;
+  let n = keyBytes + 56 + objectBytes(entry.listing) + objectBytes(entry.security);
+  if (entry.quote) n += objectBytes(entry.quote);
+  if (entry.etfProfile) n += objectBytes(entry.etfProfile);
+  return n;
+}
 
 function freeze(row: InstrumentRow): InstrumentRow {
   // Cached rows are shared by every request from now on: a change by one would show in the next.
@@ -35,7 +59,8 @@ function freeze(row: InstrumentRow): InstrumentRow {
 
 /**
  * The data source with its instrument lookups (by symbol and by ISIN) cached
- * across requests, up to `maxEntries` keys, least recently used dropped first.
+ * across requests, up to `maxBytes` of estimated heap (`entryBytes`), least
+ * recently used dropped first.
  *
  * Every REST single-security call starts with that lookup, and in SQLite it
  * is five B-tree descents whose pages mostly miss the page cache: most of what
@@ -45,13 +70,26 @@ function freeze(row: InstrumentRow): InstrumentRow {
  * drops every entry when it moved, so a row changed by a loader is read
  * fresh on the next request. Unknown keys are cached as well.
  *
- * Returns the source unchanged when `maxEntries` is 0 or the source has no
+ * A key is kept from its second miss on. A client sweeping every symbol once
+ * (a nightly export) would otherwise push out the symbols asked again and
+ * again, and fill the heap's old generation with rows that die at once. The
+ * keys missed once are remembered, keys only (about 100 bytes each), in an LRU
+ * of up to one key per 512 bytes of budget (at most 2^18), which a change of data version
+ * leaves alone: how often a key is asked does not change with the data.
+ *
+ * Returns the source unchanged when `maxBytes` is 0 or the source has no
  * data version. Other methods read through (the cached source has the source
  * as its prototype), and calls that miss are made on `source`, so a metrics
  * wrapper below this one counts only real store calls.
  */
-export function cacheInstruments<T extends DataSource>(source: T, maxEntries: number): CachedSource<T> {
-  const cache = new LRUCache<string, Entry>({ max: Math.max(1, maxEntries) });
+export function cacheInstruments<T extends DataSource>(source: T, maxBytes: number): CachedSource<T> {
+  const budget = Math.max(1, Math.floor(maxBytes));
+  const cache = new LRUCache<string, Entry>({
+    maxSize: budget,
+    sizeCalculation: (entry, key) => Math.min(budget, entryBytes(key, entry === UNKNOWN ? null : entry)),
+  });
+  // lru-cache allocates its slots for `max` up front: at most 2^18 keys (about 6 MB of slots, 26 MB held full).
+  const missedOnce = new LRUCache<string, true>({ max: Math.min(2 ** 18, Math.max(16, Math.floor(budget / 512))) });
   const stats = {
     hits: 0,
     misses: 0,
@@ -59,9 +97,15 @@ export function cacheInstruments<T extends DataSource>(source: T, maxEntries: nu
     get size() {
       return cache.size;
     },
+    get bytes() {
+      return cache.calculatedSize;
+    },
   };
-  const clear = () => cache.clear();
-  if (maxEntries === 0 || typeof source.dataVersion !== "function") return { source, stats, clear };
+  const clear = () => {
+    cache.clear();
+    missedOnce.clear();
+  };
+  if (maxBytes <= 0 || typeof source.dataVersion !== "function") return { source, stats, clear };
 
   let version = source.dataVersion();
 
@@ -103,9 +147,13 @@ export function cacheInstruments<T extends DataSource>(source: T, maxEntries: nu
       // next batch drops them. Only a batch that already saw a newer version while this one read discards them.
       const keep = version === readAt;
       for (let j = 0; j < missing.length; j++) {
-        const row = rows[j] ?? null;
-        out[missingAt![j]!] = row === null ? null : keep ? freeze(row) : row;
-        if (keep) cache.set(prefix + missing[j], row ?? UNKNOWN);
+        // Frozen whether kept or not, so that a change to a row fails the same way on every request.
+        const row = rows[j] ? freeze(rows[j]!) : null;
+        out[missingAt![j]!] = row;
+        if (!keep) continue;
+        const key = prefix + missing[j];
+        if (missedOnce.delete(key)) cache.set(key, row ?? UNKNOWN);
+        else missedOnce.set(key, true);
       }
       return out;
     };

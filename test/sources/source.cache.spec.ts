@@ -5,6 +5,7 @@ import Database from "better-sqlite3";
 import type { Database as Db } from "better-sqlite3";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { BOOTSTRAP_KEY, TEST_STORE_PATH } from "../helpers/constants";
+import { entryBytes } from "../../src/sources/source.cache";
 import { symbolCandidates } from "../../src/sources/source.loaders";
 import { loadConfig, ConfigError } from "../../src/config";
 
@@ -47,6 +48,20 @@ async function queriesOf<T>(t: TestApp, fn: () => Promise<T>): Promise<{ result:
   return { result, queries: t.source.stats.queries - before };
 }
 
+/**
+ * MDG_INSTRUMENT_CACHE_MB holding the lookups of exactly these stocks (the symbol and its crypto-pair
+ * spelling, as `entryBytes` counts them) and 100 bytes more: less than any other stock's lookups.
+ */
+async function budgetFor(t: TestApp, list: readonly Stock[]): Promise<string> {
+  let bytes = 100;
+  for (const s of list) {
+    const keys = symbolCandidates(s.symbol);
+    const rows = await t.source.getInstrumentsBySymbols(keys);
+    keys.forEach((k, i) => (bytes += entryBytes(`s:${k}`, rows[i] ?? null)));
+  }
+  return String(bytes / 2 ** 20);
+}
+
 async function metric(t: TestApp, name: string): Promise<number> {
   const text = (await t.http.get("/metrics")).text;
   const m = new RegExp(`^${name} (\\S+)$`, "m").exec(text);
@@ -67,21 +82,23 @@ describe("instrument lookups cached across requests", () => {
     await t.close();
   });
 
-  it("answers a repeated symbol without a store query, with the same body", async () => {
+  it("answers a symbol from memory from its third request on, with the same body", async () => {
     const [s] = stocks(t, 1);
     t.instrumentCache.clear();
-    const first = await queriesOf(t, () => t.post("/v1/quote", { symbol: s!.symbol }));
-    const second = await queriesOf(t, () => t.post("/v1/quote", { symbol: s!.symbol }));
-    expect(first.result.status).toBe(200);
-    expect(first.queries).toBe(1);
-    expect(second.result.status).toBe(200);
-    expect(second.queries).toBe(0);
-    expect(second.result.body).toEqual(first.result.body);
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await queriesOf(t, () => t.post("/v1/quote", { symbol: s!.symbol })));
+    // Kept from its second miss on (source.cache.ts says why).
+    expect(answers.map((a) => a.queries)).toEqual([1, 1, 0]);
+    for (const a of answers) {
+      expect(a.result.status).toBe(200);
+      expect(a.result.body).toEqual(answers[0]!.result.body);
+    }
   });
 
   it("serves other entries and GraphQL from the same cache", async () => {
     const [s] = stocks(t, 1);
     t.instrumentCache.clear();
+    await t.post("/v1/quote", { symbol: s!.symbol });
     await t.post("/v1/quote", { symbol: s!.symbol });
     const gql = await queriesOf(t, () =>
       t.http
@@ -94,21 +111,37 @@ describe("instrument lookups cached across requests", () => {
     expect(gql.queries).toBe(0);
   });
 
-  it("answers a repeated ISIN without a store query", async () => {
+  it("answers an ISIN from memory from its third request on", async () => {
     const [s] = stocks(t, 1);
     t.instrumentCache.clear();
-    const first = await queriesOf(t, () => t.post("/v1/quote", { isin: s!.isin }));
-    const second = await queriesOf(t, () => t.post("/v1/quote", { isin: s!.isin }));
-    expect(first.result.status).toBe(200);
-    expect(first.result.body.symbol).toBe(s!.symbol);
-    expect(second.queries).toBe(0);
-    expect(second.result.body).toEqual(first.result.body);
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await queriesOf(t, () => t.post("/v1/quote", { isin: s!.isin })));
+    expect(answers.map((a) => a.queries)).toEqual([1, 1, 0]);
+    expect(answers[0]!.result.status).toBe(200);
+    expect(answers[0]!.result.body.symbol).toBe(s!.symbol);
+    expect(answers[2]!.result.body).toEqual(answers[0]!.result.body);
+  });
+
+  it("keeps the symbols asked again while a client sweeps others once", async () => {
+    const [hot, ...others] = stocks(t, 12);
+    const small = await createTestApp({ storePath: copy, env: { MDG_INSTRUMENT_CACHE_MB: await budgetFor(t, [hot!]) } });
+    try {
+      await small.post("/v1/quote", { symbol: hot!.symbol });
+      await small.post("/v1/quote", { symbol: hot!.symbol });
+      // Eleven symbols asked once each: 22 keys missed, with room for 2.
+      for (const o of others) expect((await queriesOf(small, () => small.post("/v1/quote", { symbol: o.symbol }))).queries).toBe(1);
+      expect((await queriesOf(small, () => small.post("/v1/quote", { symbol: hot!.symbol }))).queries).toBe(0);
+    } finally {
+      await small.close();
+    }
   });
 
   it("answers a price committed by another connection on the next request", async () => {
     const [s] = stocks(t, 1);
-    const before = await t.post("/v1/quote", { symbol: s!.symbol });
-    expect(before.body.c).toBe(s!.c);
+    await t.post("/v1/quote", { symbol: s!.symbol });
+    const before = await queriesOf(t, () => t.post("/v1/quote", { symbol: s!.symbol }));
+    expect(before.result.body.c).toBe(s!.c);
+    expect((await queriesOf(t, () => t.post("/v1/quote", { symbol: s!.symbol }))).queries).toBe(0);
     const invalidations = await metric(t, "mdg_instrument_cache_invalidations_total");
 
     writer.prepare(`UPDATE quotes SET c = ? WHERE listing_id = ?`).run(s!.c + 1.25, s!.listingId);
@@ -125,12 +158,14 @@ describe("instrument lookups cached across requests", () => {
   it("remembers an unknown symbol until the store changes, then finds it", async () => {
     const [, s] = stocks(t, 2);
     const renamed = "CACHE.NEW";
-    const first = await queriesOf(t, () => t.post("/v1/quote", { symbol: renamed }));
-    const second = await queriesOf(t, () => t.post("/v1/quote", { symbol: renamed }));
-    expect(first.result.status).toBe(404);
-    expect(second.result.status).toBe(404);
-    expect(second.queries).toBe(0);
-    expect(second.result.body.error).toEqual(first.result.body.error);
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await queriesOf(t, () => t.post("/v1/quote", { symbol: renamed })));
+    expect(answers.map((a) => [a.result.status, a.queries])).toEqual([
+      [404, 1],
+      [404, 1],
+      [404, 0],
+    ]);
+    expect(answers[2]!.result.body.error).toEqual(answers[0]!.result.body.error);
 
     writer.prepare(`UPDATE listings SET symbol = ? WHERE id = ?`).run(renamed, s!.listingId);
     try {
@@ -150,37 +185,47 @@ describe("instrument lookups cached across requests", () => {
     t.instrumentCache.clear();
     const hits = await metric(t, "mdg_instrument_cache_hits_total");
     const misses = await metric(t, "mdg_instrument_cache_misses_total");
-    await t.post("/v1/quote", { symbol: a!.symbol });
-    await t.post("/v1/quote", { symbol: a!.symbol });
-    await t.post("/v1/quote", { symbol: b!.symbol });
+    for (const x of [a, a, a, b]) await t.post("/v1/quote", { symbol: x!.symbol });
     // A stock symbol is looked up under its spellings (AAPL, and AAPL-USD for a crypto pair), each a key.
     const keys = (x: Stock) => symbolCandidates(x.symbol).length;
     expect(await metric(t, "mdg_instrument_cache_hits_total")).toBe(hits + keys(a!));
-    expect(await metric(t, "mdg_instrument_cache_misses_total")).toBe(misses + keys(a!) + keys(b!));
-    expect(await metric(t, "mdg_instrument_cache_entries")).toBe(keys(a!) + keys(b!));
+    expect(await metric(t, "mdg_instrument_cache_misses_total")).toBe(misses + 2 * keys(a!) + keys(b!));
+    // b was asked once: not kept yet.
+    expect(await metric(t, "mdg_instrument_cache_entries")).toBe(keys(a!));
+    expect(await metric(t, "mdg_instrument_cache_bytes")).toBe(t.instrumentCache.stats.bytes);
+    expect(t.instrumentCache.stats.bytes).toBeGreaterThan(0);
   });
 });
 
-describe("MDG_INSTRUMENT_CACHE_SIZE", () => {
-  it("keeps at most that many lookups, least recently used dropped first", async () => {
-    // Room for two symbols' lookups (each is two keys: the symbol and its spelling as a crypto pair).
-    const t = await createTestApp({ storePath: copy, env: { MDG_INSTRUMENT_CACHE_SIZE: "4" } });
+describe("MDG_INSTRUMENT_CACHE_MB", () => {
+  it("keeps lookups up to that much heap, least recently used dropped first", async () => {
+    const probe = await createTestApp({ storePath: copy });
+    const [a, b, c] = stocks(probe, 3);
+    for (const x of [a, b, c]) expect(symbolCandidates(x!.symbol)).toHaveLength(2);
+    // Room for two symbols' lookups (each is two keys: the symbol and its spelling as a crypto pair), not three.
+    const budget = await budgetFor(probe, [a!, b!]);
+    await probe.close();
+    const t = await createTestApp({ storePath: copy, env: { MDG_INSTRUMENT_CACHE_MB: budget } });
     try {
-      const [a, b, c] = stocks(t, 3);
-      for (const x of [a, b, c]) expect(symbolCandidates(x!.symbol)).toHaveLength(2);
       const cost = async (symbol: string) => (await queriesOf(t, () => t.post("/v1/quote", { symbol }))).queries;
-      expect([await cost(a!.symbol), await cost(b!.symbol), await cost(a!.symbol)]).toEqual([1, 1, 0]);
-      // c pushes out b, the least recently used; a stays.
-      expect(await cost(c!.symbol)).toBe(1);
+      const costs = async (...symbols: string[]) => {
+        const out = [];
+        for (const symbol of symbols) out.push(await cost(symbol));
+        return out;
+      };
+      expect(await costs(a!.symbol, a!.symbol, b!.symbol, b!.symbol, a!.symbol)).toEqual([1, 1, 1, 1, 0]);
       expect(t.instrumentCache.stats.size).toBe(4);
-      expect([await cost(a!.symbol), await cost(b!.symbol)]).toEqual([0, 1]);
+      // c, kept on its second request, pushes out b, the least recently used; a stays.
+      expect(await costs(c!.symbol, c!.symbol, c!.symbol)).toEqual([1, 1, 0]);
+      expect(t.instrumentCache.stats.size).toBe(4);
+      expect(await costs(a!.symbol, b!.symbol)).toEqual([0, 1]);
     } finally {
       await t.close();
     }
   });
 
   it("0 turns the cache off: every request reads the store", async () => {
-    const t = await createTestApp({ storePath: copy, env: { MDG_INSTRUMENT_CACHE_SIZE: "0" } });
+    const t = await createTestApp({ storePath: copy, env: { MDG_INSTRUMENT_CACHE_MB: "0" } });
     try {
       const [a] = stocks(t, 1);
       for (let i = 0; i < 3; i++) expect((await queriesOf(t, () => t.post("/v1/quote", { symbol: a!.symbol }))).queries).toBe(1);
@@ -190,8 +235,13 @@ describe("MDG_INSTRUMENT_CACHE_SIZE", () => {
     }
   });
 
-  it.each(["-1", "1.5", "lots", "1000001"])("refuses %s at start", (value) => {
-    expect(() => loadConfig({ MDG_INSTRUMENT_CACHE_SIZE: value })).toThrow(ConfigError);
-    expect(() => loadConfig({ MDG_INSTRUMENT_CACHE_SIZE: value })).toThrow(/MDG_INSTRUMENT_CACHE_SIZE/);
+  it("takes fractions of a MiB", () => {
+    expect(loadConfig({ MDG_INSTRUMENT_CACHE_MB: "0.5" }).instrumentCacheBytes).toBe(524_288);
+    expect(loadConfig({}).instrumentCacheBytes).toBe(8 * 2 ** 20);
+  });
+
+  it.each(["-1", "lots", "1025", "1e9"])("refuses %s at start", (value) => {
+    expect(() => loadConfig({ MDG_INSTRUMENT_CACHE_MB: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ MDG_INSTRUMENT_CACHE_MB: value })).toThrow(/MDG_INSTRUMENT_CACHE_MB/);
   });
 });
