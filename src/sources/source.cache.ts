@@ -74,8 +74,9 @@ function freeze(row: InstrumentRow): InstrumentRow {
  * (a nightly export) would otherwise push out the symbols asked again and
  * again, and fill the heap's old generation with rows that die at once. The
  * keys missed once are remembered, keys only (about 100 bytes each), in an LRU
- * of up to one key per 512 bytes of budget (at most 2^18), which a change of data version
- * leaves alone: how often a key is asked does not change with the data.
+ * of up to one key per 512 bytes of budget (at most 2^18). How often a key is
+ * asked does not change with the data: when the version moves, the keys the
+ * cache held count as missed once, so each is kept again on its next miss.
  *
  * Returns the source unchanged when `maxBytes` is 0 or the source has no
  * data version. Other methods read through (the cached source has the source
@@ -114,8 +115,11 @@ export function cacheInstruments<T extends DataSource>(source: T, maxBytes: numb
     const now = source.dataVersion!();
     if (now !== version) {
       version = now;
-      if (cache.size > 0) stats.invalidations++;
-      cache.clear();
+      if (cache.size > 0) {
+        stats.invalidations++;
+        for (const key of cache.keys()) missedOnce.set(key, true);
+        cache.clear();
+      }
     }
     return version;
   };

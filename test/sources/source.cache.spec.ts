@@ -150,6 +150,10 @@ describe("instrument lookups cached across requests", () => {
     expect(after.result.body.c).toBe(s!.c + 1.25);
     expect(after.queries).toBe(1);
     expect(await metric(t, "mdg_instrument_cache_invalidations_total")).toBe(invalidations + 1);
+    // A symbol the cache held is kept again on its first miss after the change.
+    const again = await queriesOf(t, () => t.post("/v1/quote", { symbol: s!.symbol }));
+    expect(again.result.body.c).toBe(s!.c + 1.25);
+    expect(again.queries).toBe(0);
 
     writer.prepare(`UPDATE quotes SET c = ? WHERE listing_id = ?`).run(s!.c, s!.listingId);
     expect((await t.post("/v1/quote", { symbol: s!.symbol })).body.c).toBe(s!.c);
