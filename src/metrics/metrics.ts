@@ -30,6 +30,31 @@ export interface KeyCacheStats {
   readonly misses: number;
 }
 
+/** A counter whose value is read from `read` when /metrics is scraped (counts kept elsewhere, as caches keep theirs). */
+function counterOf(registry: Registry, name: string, help: string, read: () => number): void {
+  new Counter({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(read());
+    },
+  });
+}
+
+/** A gauge read from `read` when /metrics is scraped. */
+function gaugeOf(registry: Registry, name: string, help: string, read: () => number): void {
+  new Gauge({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      this.set(read());
+    },
+  });
+}
+
 let processRegistry: Registry | undefined;
 
 /** Process metrics (CPU, memory, event loop, GC) once per process, however many apps a test file builds. */
@@ -93,72 +118,28 @@ export class Metrics {
     );
     const cache = opts.keyCache;
     if (cache) {
-      new Counter({
-        name: "mdg_auth_key_cache_hits_total",
-        help: "API-key lookups answered from the in-process cache",
-        registers,
-        collect() {
-          this.reset();
-          this.inc(cache.hits);
-        },
-      });
-      new Counter({
-        name: "mdg_auth_key_cache_misses_total",
-        help: "API-key lookups that went to the store",
-        registers,
-        collect() {
-          this.reset();
-          this.inc(cache.misses);
-        },
-      });
-      new Gauge({
-        name: "mdg_auth_key_cache_hit_ratio",
-        help: "Share of API-key lookups answered from the cache since start (0 before any lookup; the bootstrap key never needs one)",
-        registers,
-        collect() {
+      counterOf(this.registry, "mdg_auth_key_cache_hits_total", "API-key lookups answered from the in-process cache", () => cache.hits);
+      counterOf(this.registry, "mdg_auth_key_cache_misses_total", "API-key lookups that went to the store", () => cache.misses);
+      gaugeOf(
+        this.registry,
+        "mdg_auth_key_cache_hit_ratio",
+        "Share of API-key lookups answered from the cache since start (0 before any lookup; the bootstrap key never needs one)",
+        () => {
           const total = cache.hits + cache.misses;
-          this.set(total === 0 ? 0 : cache.hits / total);
+          return total === 0 ? 0 : cache.hits / total;
         },
-      });
+      );
     }
   }
 
   /** Exposes the instrument cache's counters (src/sources/source.cache.ts). */
   observeInstrumentCache(stats: InstrumentCacheStats): void {
-    const registers = [this.registry];
-    const counter = (name: string, help: string, read: () => number) =>
-      new Counter({
-        name,
-        help,
-        registers,
-        collect() {
-          this.reset();
-          this.inc(read());
-        },
-      });
-    counter("mdg_instrument_cache_hits_total", "Instrument lookups (symbol or ISIN keys) answered from the in-process cache", () => stats.hits);
-    counter("mdg_instrument_cache_misses_total", "Instrument lookups (symbol or ISIN keys) read from the store", () => stats.misses);
-    counter(
-      "mdg_instrument_cache_invalidations_total",
-      "Times the instrument cache was dropped because the store's data changed",
-      () => stats.invalidations,
-    );
-    new Gauge({
-      name: "mdg_instrument_cache_entries",
-      help: "Instrument lookups (found or unknown keys) held in the cache",
-      registers,
-      collect() {
-        this.set(stats.size);
-      },
-    });
-    new Gauge({
-      name: "mdg_instrument_cache_bytes",
-      help: "Heap the cached instrument lookups hold, as the cache's budget (MDG_INSTRUMENT_CACHE_MB) counts it",
-      registers,
-      collect() {
-        this.set(stats.bytes);
-      },
-    });
+    const r = this.registry;
+    counterOf(r, "mdg_instrument_cache_hits_total", "Instrument lookups (symbol or ISIN keys) answered from the in-process cache", () => stats.hits);
+    counterOf(r, "mdg_instrument_cache_misses_total", "Instrument lookups (symbol or ISIN keys) read from the store", () => stats.misses);
+    counterOf(r, "mdg_instrument_cache_invalidations_total", "Times the instrument cache was dropped because the store's data changed", () => stats.invalidations);
+    gaugeOf(r, "mdg_instrument_cache_entries", "Instrument lookups (found or unknown keys) held in the cache", () => stats.size);
+    gaugeOf(r, "mdg_instrument_cache_bytes", "Heap the cached instrument lookups hold, as the cache's budget (MDG_INSTRUMENT_CACHE_MB) counts it", () => stats.bytes);
   }
 
   /** One answered HTTP request; `route` must come from a bounded set (see `routeLabeler`). */

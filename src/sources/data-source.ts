@@ -306,7 +306,6 @@ export interface DataSource {
   listApiKeys(): Promise<ApiKeyRow[]>;
   revokeApiKey(id: string, at: number): Promise<boolean>;
 
-  /** Cheap round trip for /readyz. */
   /**
    * A number that changes whenever rows this source answers may have changed:
    * what lets a cache of its rows (src/sources/source.cache.ts) outlive a
@@ -314,6 +313,7 @@ export interface DataSource {
    * change. Cheap and synchronous. A source without it is not cached.
    */
   dataVersion?(): number;
+  /** Cheap round trip for /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -140,12 +140,10 @@ export function cacheInstruments<T extends DataSource>(source: T, maxBytes: numb
           (missingAt ??= []).push(i);
         } else out[i] = hit === UNKNOWN ? null : hit;
       }
-      if (!missing) {
-        stats.hits += keys.length;
-        return out;
-      }
-      stats.hits += keys.length - missing.length;
-      stats.misses += missing.length;
+      const missed = missing?.length ?? 0;
+      stats.hits += keys.length - missed;
+      stats.misses += missed;
+      if (!missing) return out;
       const rows = await read.call(source, missing);
       // Kept under the version read before them: a change committed since then moves the version, and the
       // next batch drops them. Only a batch that already saw a newer version while this one read discards them.

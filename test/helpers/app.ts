@@ -29,8 +29,11 @@ export interface TestApp {
   post(path: string, body?: unknown, key?: string | null): request.Test;
   /** The instrument lookups the app caches across requests. */
   instrumentCache: CachedSource<DataSource>;
-  /** Counts store queries made while `fn` runs, from a cold instrument cache (the count a first request pays). */
-  countQueries<T>(fn: () => Promise<T>): Promise<{ result: T; queries: number }>;
+  /**
+   * Counts store queries made while `fn` runs, from a cold instrument cache (the count a first request pays),
+   * or with the cache as it is (`keepCache`).
+   */
+  countQueries<T>(fn: () => Promise<T>, opts?: { keepCache?: boolean }): Promise<{ result: T; queries: number }>;
 }
 
 let index: Promise<SearchIndex> | undefined;
@@ -66,8 +69,8 @@ export async function createTestApp(
       if (key !== null) r = r.set("x-api-key", key);
       return body === undefined ? r : r.send(typeof body === "string" ? body : JSON.stringify(body));
     },
-    async countQueries(fn) {
-      instrumentCache.clear();
+    async countQueries(fn, opts) {
+      if (!opts?.keepCache) instrumentCache.clear();
       const before = source.stats.queries;
       const result = await fn();
       return { result, queries: source.stats.queries - before };

@@ -41,17 +41,13 @@ function stocks(t: TestApp, n: number): Stock[] {
     .all(n) as Stock[];
 }
 
-/** Store queries made by one call (the app's SQLite statements, counted by the source). */
-async function queriesOf<T>(t: TestApp, fn: () => Promise<T>): Promise<{ result: T; queries: number }> {
-  const before = t.source.stats.queries;
-  const result = await fn();
-  return { result, queries: t.source.stats.queries - before };
-}
-
 /**
  * MDG_INSTRUMENT_CACHE_MB holding the lookups of exactly these stocks (the symbol and its crypto-pair
  * spelling, as `entryBytes` counts them) and 100 bytes more: less than any other stock's lookups.
  */
+/** Store queries counted with the cache as each test left it. */
+const KEEP = { keepCache: true };
+
 async function budgetFor(t: TestApp, list: readonly Stock[]): Promise<string> {
   let bytes = 100;
   for (const s of list) {
@@ -86,7 +82,7 @@ describe("instrument lookups cached across requests", () => {
     const [s] = stocks(t, 1);
     t.instrumentCache.clear();
     const answers = [];
-    for (let i = 0; i < 3; i++) answers.push(await queriesOf(t, () => t.post("/v1/quote", { [by]: s![by] })));
+    for (let i = 0; i < 3; i++) answers.push(await t.countQueries(() => t.post("/v1/quote", { [by]: s![by] }), KEEP));
     // Kept from its second miss on (source.cache.ts says why).
     expect(answers.map((a) => a.queries)).toEqual([1, 1, 0]);
     expect(answers[0]!.result.body.symbol).toBe(s!.symbol);
@@ -101,11 +97,12 @@ describe("instrument lookups cached across requests", () => {
     t.instrumentCache.clear();
     await t.post("/v1/quote", { symbol: s!.symbol });
     await t.post("/v1/quote", { symbol: s!.symbol });
-    const gql = await queriesOf(t, () =>
+    const gql = await t.countQueries(() =>
       t.http
         .post("/graphql")
         .set("x-api-key", BOOTSTRAP_KEY)
         .send({ query: "query ($s: String!) { quote(symbol: $s) { symbol c } }", variables: { s: s!.symbol } }),
+      KEEP,
     );
     expect(gql.result.status).toBe(200);
     expect(gql.result.body).toEqual({ data: { quote: { symbol: s!.symbol, c: s!.c } } });
@@ -119,8 +116,8 @@ describe("instrument lookups cached across requests", () => {
       await small.post("/v1/quote", { symbol: hot!.symbol });
       await small.post("/v1/quote", { symbol: hot!.symbol });
       // Eleven symbols asked once each: 22 keys missed, with room for 2.
-      for (const o of others) expect((await queriesOf(small, () => small.post("/v1/quote", { symbol: o.symbol }))).queries).toBe(1);
-      expect((await queriesOf(small, () => small.post("/v1/quote", { symbol: hot!.symbol }))).queries).toBe(0);
+      for (const o of others) expect((await small.countQueries(() => small.post("/v1/quote", { symbol: o.symbol }), KEEP)).queries).toBe(1);
+      expect((await small.countQueries(() => small.post("/v1/quote", { symbol: hot!.symbol }), KEEP)).queries).toBe(0);
     } finally {
       await small.close();
     }
@@ -129,19 +126,19 @@ describe("instrument lookups cached across requests", () => {
   it("answers a price committed by another connection on the next request", async () => {
     const [s] = stocks(t, 1);
     await t.post("/v1/quote", { symbol: s!.symbol });
-    const before = await queriesOf(t, () => t.post("/v1/quote", { symbol: s!.symbol }));
+    const before = await t.countQueries(() => t.post("/v1/quote", { symbol: s!.symbol }), KEEP);
     expect(before.result.body.c).toBe(s!.c);
-    expect((await queriesOf(t, () => t.post("/v1/quote", { symbol: s!.symbol }))).queries).toBe(0);
+    expect((await t.countQueries(() => t.post("/v1/quote", { symbol: s!.symbol }), KEEP)).queries).toBe(0);
     const invalidations = await metric(t, "mdg_instrument_cache_invalidations_total");
 
     writer.prepare(`UPDATE quotes SET c = ? WHERE listing_id = ?`).run(s!.c + 1.25, s!.listingId);
-    const after = await queriesOf(t, () => t.post("/v1/quote", { symbol: s!.symbol }));
+    const after = await t.countQueries(() => t.post("/v1/quote", { symbol: s!.symbol }), KEEP);
     expect(after.result.status).toBe(200);
     expect(after.result.body.c).toBe(s!.c + 1.25);
     expect(after.queries).toBe(1);
     expect(await metric(t, "mdg_instrument_cache_invalidations_total")).toBe(invalidations + 1);
     // A symbol the cache held is kept again on its first miss after the change.
-    const again = await queriesOf(t, () => t.post("/v1/quote", { symbol: s!.symbol }));
+    const again = await t.countQueries(() => t.post("/v1/quote", { symbol: s!.symbol }), KEEP);
     expect(again.result.body.c).toBe(s!.c + 1.25);
     expect(again.queries).toBe(0);
 
@@ -153,7 +150,7 @@ describe("instrument lookups cached across requests", () => {
     const [, s] = stocks(t, 2);
     const renamed = "CACHE.NEW";
     const answers = [];
-    for (let i = 0; i < 3; i++) answers.push(await queriesOf(t, () => t.post("/v1/quote", { symbol: renamed })));
+    for (let i = 0; i < 3; i++) answers.push(await t.countQueries(() => t.post("/v1/quote", { symbol: renamed }), KEEP));
     expect(answers.map((a) => [a.result.status, a.queries])).toEqual([
       [404, 1],
       [404, 1],
@@ -201,7 +198,7 @@ describe("MDG_INSTRUMENT_CACHE_MB", () => {
     await probe.close();
     const t = await createTestApp({ storePath: copy, env: { MDG_INSTRUMENT_CACHE_MB: budget } });
     try {
-      const cost = async (symbol: string) => (await queriesOf(t, () => t.post("/v1/quote", { symbol }))).queries;
+      const cost = async (symbol: string) => (await t.countQueries(() => t.post("/v1/quote", { symbol }), KEEP)).queries;
       const costs = async (...symbols: string[]) => {
         const out = [];
         for (const symbol of symbols) out.push(await cost(symbol));
@@ -222,7 +219,7 @@ describe("MDG_INSTRUMENT_CACHE_MB", () => {
     const t = await createTestApp({ storePath: copy, env: { MDG_INSTRUMENT_CACHE_MB: "0" } });
     try {
       const [a] = stocks(t, 1);
-      for (let i = 0; i < 3; i++) expect((await queriesOf(t, () => t.post("/v1/quote", { symbol: a!.symbol }))).queries).toBe(1);
+      for (let i = 0; i < 3; i++) expect((await t.countQueries(() => t.post("/v1/quote", { symbol: a!.symbol }), KEEP)).queries).toBe(1);
       expect(t.instrumentCache.stats.size).toBe(0);
     } finally {
       await t.close();
