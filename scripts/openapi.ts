@@ -1,8 +1,8 @@
 import "reflect-metadata";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { getSchema } from "../src/graphql/schema";
-import { createOpenApiDocument, serializeOpenApi } from "../src/openapi/openapi.routes";
+import { getSchema } from "../src/http/graphql/schema";
+import { createOpenApiDocument, serializeOpenApi } from "../src/http/openapi/openapi.routes";
 
 /** Writes docs/openapi.json from the route table; a test fails when the committed file differs. */
 const out = join(__dirname, "..", "docs", "openapi.json");

@@ -59,13 +59,30 @@ interface Inputs {
 function readInputs(path: string): Inputs {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   const primary = (type: string, n: number) =>
-    (db.prepare(`SELECT l.symbol FROM securities s JOIN listings l ON l.security_id = s.id AND l.is_primary = 1 WHERE s.type = ? ORDER BY s.id LIMIT ?`).all(type, n) as { symbol: string }[]).map((r) => r.symbol);
+    (
+      db
+        .prepare(
+          "SELECT l.symbol FROM securities s JOIN listings l ON l.security_id = s.id AND l.is_primary = 1 " +
+            "WHERE s.type = ? ORDER BY s.id LIMIT ?",
+        )
+        .all(type, n) as { symbol: string }[]
+    ).map((r) => r.symbol);
   const inputs: Inputs = {
     stocks: primary("stock", 3000),
     etfs: primary("etf", 800),
     crypto: primary("crypto", 500),
-    fundIsins: (db.prepare(`SELECT isin FROM securities WHERE type = 'fund' AND isin IS NOT NULL ORDER BY id LIMIT 800`).all() as { isin: string }[]).map((r) => r.isin),
-    words: [...new Set((db.prepare(`SELECT name FROM securities ORDER BY id LIMIT 2000`).all() as { name: string }[]).flatMap((r) => r.name.split(/\s+/).filter((w) => w.length > 3)))].slice(0, 1000),
+    fundIsins: (
+      db
+        .prepare(`SELECT isin FROM securities WHERE type = 'fund' AND isin IS NOT NULL ORDER BY id LIMIT 800`)
+        .all() as { isin: string }[]
+    ).map((r) => r.isin),
+    words: [
+      ...new Set(
+        (db.prepare(`SELECT name FROM securities ORDER BY id LIMIT 2000`).all() as { name: string }[]).flatMap((r) =>
+          r.name.split(/\s+/).filter((w) => w.length > 3),
+        ),
+      ),
+    ].slice(0, 1000),
   };
   db.close();
   return inputs;
@@ -87,8 +104,20 @@ function mix(inputs: Inputs, random: () => number) {
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
   const json = (o: unknown) => JSON.stringify(o);
   const ok = [200, 404]; // valid calls: 404 where a security has no such data (no dividends, fewer than four quarters)
-  const rest = (kind: string, path: string, body: unknown, expect = ok): Call => ({ kind, method: "POST", path, body: json(body), expect });
-  const gql = (kind: string, query: string, variables: Record<string, unknown>): Call => ({ kind, method: "POST", path: "/graphql", body: json({ query, variables }), expect: [200] });
+  const rest = (kind: string, path: string, body: unknown, expect = ok): Call => ({
+    kind,
+    method: "POST",
+    path,
+    body: json(body),
+    expect,
+  });
+  const gql = (kind: string, query: string, variables: Record<string, unknown>): Call => ({
+    kind,
+    method: "POST",
+    path: "/graphql",
+    body: json({ query, variables }),
+    expect: [200],
+  });
   const weighted: [number, () => Call][] = [
     [22, () => rest("quote", "/v1/quote", { symbol: pick(inputs.stocks) }, [200])],
     [4, () => rest("quote v0", "/v0/quote", { symbol: pick(inputs.etfs) }, [200])],
@@ -101,13 +130,49 @@ function mix(inputs: Inputs, random: () => number) {
     [3, () => rest("list/stocks", "/v1/list/stocks", { limit: 50 }, [200])],
     [3, () => rest("dividends/annual", "/v1/dividends/annual", { symbol: pick(inputs.stocks) })],
     [3, () => rest("stock/financials/ttm", "/v1/stock/financials/ttm", { symbol: pick(inputs.stocks) })],
-    [2, () => rest("bulk quote × 20", "/v1/bulk", { endpoint: "quote", symbols: Array.from({ length: 20 }, () => ({ symbol: pick(inputs.stocks) })) }, [200])],
-    [6, () => gql("graphql quote", `query($s: String) { quote(symbol: $s) { symbol c d dp currency historicalPrice { day } } }`, { s: pick(inputs.stocks) })],
-    [4, () => gql("graphql crypto+etf", `query($c: String!, $e: String) { cryptoPrice(symbol: $c) { price } etf(symbol: $e) { profile { name aum } } }`, { c: pick(inputs.crypto), e: pick(inputs.etfs) })],
+    [
+      2,
+      () =>
+        rest(
+          "bulk quote × 20",
+          "/v1/bulk",
+          { endpoint: "quote", symbols: Array.from({ length: 20 }, () => ({ symbol: pick(inputs.stocks) })) },
+          [200],
+        ),
+    ],
+    [
+      6,
+      () =>
+        gql(
+          "graphql quote",
+          `query($s: String) { quote(symbol: $s) { symbol c d dp currency historicalPrice { day } } }`,
+          { s: pick(inputs.stocks) },
+        ),
+    ],
+    [
+      4,
+      () =>
+        gql(
+          "graphql crypto+etf",
+          "query($c: String!, $e: String) { cryptoPrice(symbol: $c) { price } " +
+            "etf(symbol: $e) { profile { name aum } } }",
+          { c: pick(inputs.crypto), e: pick(inputs.etfs) },
+        ),
+    ],
     // Client mistakes, answered as the contract says.
     [3, () => rest("unknown symbol", "/v1/quote", { symbol: `NOPE${Math.floor(random() * 1e6)}` }, [404])],
     [2, () => ({ kind: "malformed JSON", method: "POST", path: "/v1/quote", body: '{"symbol":', expect: [404] })],
-    [2, () => ({ kind: "bad key", method: "POST", path: "/v1/quote", body: json({ symbol: "BTC-USD" }), headers: { "x-api-key": "wrong-key" }, expect: [401] })],
+    [
+      2,
+      () => ({
+        kind: "bad key",
+        method: "POST",
+        path: "/v1/quote",
+        body: json({ symbol: "BTC-USD" }),
+        headers: { "x-api-key": "wrong-key" },
+        expect: [401],
+      }),
+    ],
     [1, () => ({ kind: "wrong method", method: "GET", path: "/v1/quote", expect: [404] })],
   ];
   const total = weighted.reduce((a, [w]) => a + w, 0);
@@ -130,7 +195,10 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Resident memory of a process in MiB: all of it, the anonymous part (heaps), and the file-backed part (the store's mapped pages). */
+/**
+ * Resident memory of a process in MiB: all of it, the anonymous part (heaps), and the file-backed part (the store's
+ * mapped pages).
+ */
 function memoryMb(pid: number): { rss: number; anon: number; file: number } {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024;
@@ -205,23 +273,45 @@ function writeSection(text: string): void {
   const old = existsSync(file) ? readFileSync(file, "utf8") : "# Benchmarks\n";
   const from = old.indexOf(START_MARK);
   const to = old.indexOf(END_MARK);
-  const next = from >= 0 && to > from ? old.slice(0, from) + block + old.slice(to + END_MARK.length) : `${old.trimEnd()}\n\n${block}\n`;
+  const next =
+    from >= 0 && to > from
+      ? old.slice(0, from) + block + old.slice(to + END_MARK.length)
+      : `${old.trimEnd()}\n\n${block}\n`;
   writeFileSync(file, next.endsWith("\n") ? next : `${next}\n`);
 }
 
 function revision(): string {
   const rev = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).stdout.trim();
-  const dirty = spawnSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: ROOT, encoding: "utf8" }).stdout.trim() !== "";
+  const dirty =
+    spawnSync("git", ["status", "--porcelain", "--untracked-files=no"], {
+      cwd: ROOT,
+      encoding: "utf8",
+    }).stdout.trim() !== "";
   return `${rev || "unknown"}${dirty ? " with uncommitted changes" : ""}`;
 }
 
 // ---------------------------------------------------------------- main
 
 async function main(): Promise<number> {
-  if (!existsSync(join(ROOT, "dist", "main.js"))) throw new Error("dist/main.js is missing: run `npm run build` (npm run soak does)");
+  if (!existsSync(join(ROOT, "dist", "main.js")))
+    throw new Error("dist/main.js is missing: run `npm run build` (npm run soak does)");
   if (!existsSync(STORE)) {
     log(`building the full sample store at ${STORE} (seed 42, anchor 2026-11-20)`);
-    const r = spawnSync(process.execPath, ["-r", "@swc-node/register", "src/sample/sample.cli.ts", "--out", STORE, "--seed", "42", "--anchor", "2026-11-20"], { cwd: ROOT, stdio: "inherit" });
+    const r = spawnSync(
+      process.execPath,
+      [
+        "-r",
+        "@swc-node/register",
+        "src/tools/sample/sample.cli.ts",
+        "--out",
+        STORE,
+        "--seed",
+        "42",
+        "--anchor",
+        "2026-11-20",
+      ],
+      { cwd: ROOT, stdio: "inherit" },
+    );
     if (r.status !== 0) throw new Error("the sample CLI failed");
   }
   const inputs = readInputs(STORE);
@@ -241,7 +331,10 @@ async function main(): Promise<number> {
   const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
   const started = Date.now();
   await waitHealthy(port, child);
-  log(`service ready on :${port} in ${Date.now() - started} ms (pid ${child.pid}); ${CONNECTIONS} connections for ${DURATION_S} s, ${WARMUP_S} s of them warm-up`);
+  log(
+    `service ready on :${port} in ${Date.now() - started} ms (pid ${child.pid}); ` +
+      `${CONNECTIONS} connections for ${DURATION_S} s, ${WARMUP_S} s of them warm-up`,
+  );
 
   const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   const next = mix(inputs, rng(42));
@@ -255,7 +348,10 @@ async function main(): Promise<number> {
   }, 1000);
   const progress = setInterval(() => {
     const m = rss[rss.length - 1];
-    log(`${Math.round((Date.now() - t0) / 1000)} s: ${samples.length} requests, RSS ${fmt(m?.mb ?? NaN)} MiB (anonymous ${fmt(m?.anon ?? NaN)})`);
+    log(
+      `${Math.round((Date.now() - t0) / 1000)} s: ${samples.length} requests, ` +
+        `RSS ${fmt(m?.mb ?? NaN)} MiB (anonymous ${fmt(m?.anon ?? NaN)})`,
+    );
   }, 30_000);
   const failures = new Map<string, number>();
 
@@ -265,15 +361,19 @@ async function main(): Promise<number> {
         const call = next();
         const begun = performance.now();
         let status = 0;
-        let error = false;
+        let error: boolean;
         try {
           status = (await send(agent, port, call)).status;
           error = !call.expect.includes(status);
         } catch (e) {
           error = true;
-          failures.set(`${call.kind}: ${(e as Error).message}`, (failures.get(`${call.kind}: ${(e as Error).message}`) ?? 0) + 1);
+          failures.set(
+            `${call.kind}: ${(e as Error).message}`,
+            (failures.get(`${call.kind}: ${(e as Error).message}`) ?? 0) + 1,
+          );
         }
-        if (error && status) failures.set(`${call.kind}: status ${status}`, (failures.get(`${call.kind}: status ${status}`) ?? 0) + 1);
+        if (error && status)
+          failures.set(`${call.kind}: status ${status}`, (failures.get(`${call.kind}: status ${status}`) ?? 0) + 1);
         samples.push({ at: (Date.now() - t0) / 1000, ms: performance.now() - begun, kind: call.kind, status, error });
       }
     }),
@@ -303,7 +403,8 @@ async function main(): Promise<number> {
   const floorFirst = Math.min(...rss.filter(inFirst).map((r) => r.mb));
   const floorLast = Math.min(...rss.filter(inLast).map((r) => r.mb));
   const rssPeak = Math.max(...rss.map((r) => r.mb));
-  const part = (key: "anon" | "file", inWindow: (r: { at: number }) => boolean) => median(rss.filter(inWindow).map((r) => r[key]));
+  const part = (key: "anon" | "file", inWindow: (r: { at: number }) => boolean) =>
+    median(rss.filter(inWindow).map((r) => r[key]));
   const anonAfter = part("anon", inFirst);
   const anonEnd = part("anon", inLast);
   const fileAfter = part("file", inFirst);
@@ -325,32 +426,54 @@ async function main(): Promise<number> {
   const lines = [
     "## Soak",
     "",
-    "Written by `npm run soak` (scripts/soak.ts); every number in this section comes from one run of it. Not part of `npm test`.",
+    "Written by `npm run soak` (scripts/soak.ts); every number in this section comes from one run of it. " +
+      "Not part of `npm test`.",
     "",
-    `- Run: ${new Date().toISOString()}, revision ${revision()}; Node.js ${process.version}, ${cpus().length} cores, ${fmt(totalmem() / 2 ** 30)} GiB (the service, the load and anything else running share the cores).`,
-    `- Service: \`node dist/main.js\` (NODE_ENV=production, LOG_LEVEL=warn, rate limits in memory) on the full store \`${STORE.replace(`${ROOT}/`, "")}\`, called with its bootstrap key; stopped with SIGTERM at the end: exit code ${exitCode}.`,
-    `- Load: ${CONNECTIONS} keep-alive connections in a closed loop for ${DURATION_S} s; the first ${WARMUP_S} s are warm-up and left out. Mix (weights): REST v1 and v0 quote, crypto/price, etf/profile and holdings, fund/profile, candle, search, list/stocks, dividends/annual, stock/financials/ttm, bulk quote × 20, two /graphql operations, and about 8 % client mistakes (unknown symbol, malformed JSON, bad key, wrong method) whose answers (404, 404, 401, 404) count as right.`,
-    "- An error is a transport failure or timeout, a 5xx, or a status the call should not get (a valid call may get 404 where a security has no such data).",
-    `- Windows: the first ${fmt(windowS, 0)} s after warm-up against the last ${fmt(windowS, 0)} s, for p99 and for RSS (the service's VmRSS, sampled every second: median of each window, and its floor, the lowest sample).`,
+    `- Run: ${new Date().toISOString()}, revision ${revision()}; Node.js ${process.version}, ` +
+      `${cpus().length} cores, ${fmt(totalmem() / 2 ** 30)} GiB ` +
+      "(the service, the load and anything else running share the cores).",
+    "- Service: `node dist/main.js` (NODE_ENV=production, LOG_LEVEL=warn, rate limits in memory) " +
+      `on the full store \`${STORE.replace(`${ROOT}/`, "")}\`, called with its bootstrap key; ` +
+      `stopped with SIGTERM at the end: exit code ${exitCode}.`,
+    `- Load: ${CONNECTIONS} keep-alive connections in a closed loop for ${DURATION_S} s; ` +
+      `the first ${WARMUP_S} s are warm-up and left out. ` +
+      "Mix (weights): REST v1 and v0 quote, crypto/price, etf/profile and holdings, fund/profile, candle, search, " +
+      "list/stocks, dividends/annual, stock/financials/ttm, bulk quote × 20, two /graphql operations, " +
+      "and about 8 % client mistakes (unknown symbol, malformed JSON, bad key, wrong method) " +
+      "whose answers (404, 404, 401, 404) count as right.",
+    "- An error is a transport failure or timeout, a 5xx, or a status the call should not get " +
+      "(a valid call may get 404 where a security has no such data).",
+    `- Windows: the first ${fmt(windowS, 0)} s after warm-up against the last ${fmt(windowS, 0)} s, ` +
+      "for p99 and for RSS (the service's VmRSS, sampled every second: median of each window, " +
+      "and its floor, the lowest sample).",
     "",
     "| measure | value | target |",
     "|---|---|---|",
     `| requests (after warm-up) | ${measured.length.toLocaleString("en")} (${fmt(rps, 0)} req/s) | |`,
     `| errors | ${errors} (${fmt((errors / Math.max(1, measured.length)) * 100, 3)} %) | 0: ${verdict(errorsOk)} |`,
-    `| statuses | ${[...statuses.entries()].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}: ${n.toLocaleString("en")}`).join(", ")} | |`,
+    `| statuses | ${[...statuses.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([s, n]) => `${s}: ${n.toLocaleString("en")}`)
+      .join(", ")} | |`,
     `| p99 first window | ${fmt(p99First)} ms | |`,
     `| p99 last window | ${fmt(p99Last)} ms | drift ${fmt(((p99Last - p99First) / p99First) * 100)} % |`,
     `| p50 overall | ${fmt(median(measured.map((s) => s.ms)))} ms | |`,
     `| RSS, first window | ${fmt(rssAfterWarmup)} MiB (floor ${fmt(floorFirst)}) | |`,
-    `| RSS, last window | ${fmt(rssEnd)} MiB (floor ${fmt(floorLast)}; peak of the run ${fmt(rssPeak)}) | growth ${fmt(growth)} %, < ${TARGET_RSS_GROWTH} %: ${verdict(rssOk)} |`,
-    `| of which anonymous (heaps) | ${fmt(anonAfter)} → ${fmt(anonEnd)} MiB | growth ${fmt(((anonEnd - anonAfter) / anonAfter) * 100)} % |`,
+    `| RSS, last window | ${fmt(rssEnd)} MiB (floor ${fmt(floorLast)}; peak of the run ${fmt(rssPeak)}) ` +
+      `| growth ${fmt(growth)} %, < ${TARGET_RSS_GROWTH} %: ${verdict(rssOk)} |`,
+    `| of which anonymous (heaps) | ${fmt(anonAfter)} → ${fmt(anonEnd)} MiB ` +
+      `| growth ${fmt(((anonEnd - anonAfter) / anonAfter) * 100)} % |`,
     `| of which file-backed (the store's mapped pages) | ${fmt(fileAfter)} → ${fmt(fileEnd)} MiB | |`,
     "",
     "p99 by kind of call (ms, after warm-up):",
     "",
     "| call | requests | p50 | p99 |",
     "|---|---|---|---|",
-    ...[...byKind.entries()].sort((a, b) => b[1].length - a[1].length).map(([k, xs]) => `| ${k} | ${xs.length.toLocaleString("en")} | ${fmt(median(xs))} | ${fmt(percentile(xs, 99))} |`),
+    ...[...byKind.entries()]
+      .sort((a, b) => b[1].length - a[1].length)
+      .map(
+        ([k, xs]) => `| ${k} | ${xs.length.toLocaleString("en")} | ${fmt(median(xs))} | ${fmt(percentile(xs, 99))} |`,
+      ),
     ...(failures.size ? ["", "Errors:", "", ...[...failures.entries()].map(([k, n]) => `- ${k}: ${n}`)] : []),
   ];
   const text = lines.join("\n");

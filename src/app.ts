@@ -1,30 +1,33 @@
 import { randomUUID } from "node:crypto";
 import type { RequestListener } from "node:http";
 import { ApolloServer } from "@apollo/server";
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from "@apollo/server/plugin/disabled";
 import { expressMiddleware } from "@as-integrations/express5";
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
-import type { ApiKeyService } from "./auth/auth.service";
-import { InvalidArgumentError, NotFoundError } from "./common/errors";
-import { sendJson } from "./common/http";
+import type { ApiKeyService } from "./platform/auth/auth.service";
+import { InvalidArgumentError, NotFoundError } from "./platform/errors";
+import { sendJson } from "./http/http.send";
 import type { AppDeps, Context } from "./context";
-import { graphiqlHandler } from "./graphql/graphiql";
-import { graphqlContext, graphqlDoor } from "./graphql/graphql.http";
-import { formatGraphqlError } from "./graphql/graphql.errors";
-import { jitExecutionPlugin } from "./graphql/graphql.executor";
-import { graphqlLimitsPlugin, graphqlParseOptions } from "./graphql/graphql.limits";
-import { chargeGraphqlOperation } from "./limits/limits.graphql";
-import { createRateLimiter, type RateLimiter } from "./limits/limits.service";
-import { requestEssentials } from "./server/server.essentials";
-import { getSchema } from "./graphql/schema";
-import { Metrics } from "./metrics/metrics";
-import { metricsHandler, requestObserver, routeLabeler } from "./metrics/metrics.http";
-import { openApiRouter } from "./openapi/openapi.http";
-import { createOpenApiDocument } from "./openapi/openapi.routes";
-import { mapError } from "./rest/rest.errors";
-import { restRouter } from "./rest/rest.router";
-import type { DataSource } from "./sources/data-source";
+import { graphiqlHandler } from "./http/graphql/graphiql";
+import { graphqlContext, graphqlDoor } from "./http/graphql/graphql.http";
+import { formatGraphqlError } from "./http/graphql/graphql.errors";
+import { jitExecutionPlugin } from "./http/graphql/graphql.executor";
+import { graphqlLimitsPlugin, graphqlParseOptions } from "./http/graphql/graphql.operation-limits";
+import { chargeGraphqlOperation, refundRefusedGraphqlFields } from "./platform/quotas/quota.graphql";
+import { createRateLimiter, type RateLimiter } from "./platform/quotas/quota.service";
+import { requestEssentials } from "./http/server/server.essentials";
+import { getSchema } from "./http/graphql/schema";
+import { Metrics } from "./platform/metrics/metrics";
+import { metricsHandler, requestObserver, routeLabeler } from "./platform/metrics/metrics.http";
+import { openApiRouter } from "./http/openapi/openapi.http";
+import { createOpenApiDocument } from "./http/openapi/openapi.routes";
+import { mapError } from "./http/rest/rest.errors";
+import { restRouter } from "./http/rest/rest.router";
+import type { MarketDataSource } from "./sources/source.capabilities";
 import { cacheInstruments, type CachedSource } from "./sources/source.cache";
 
 export interface AppParts {
@@ -32,30 +35,37 @@ export interface AppParts {
   app: RequestListener;
   apollo: ApolloServer<Context>;
   /** The per-key rate and quota counters the app uses (closed by `apollo.stop()`). */
-  limits: RateLimiter;
+  rateLimiter: RateLimiter;
   /** The instrument lookups cached across requests (src/sources/source.cache.ts). */
-  instrumentCache: CachedSource<DataSource>;
+  instrumentCache: CachedSource<MarketDataSource>;
 }
 
 /** Builds the whole HTTP surface: health, GraphiQL, /graphql, REST. Call `apollo.stop()` on shutdown. */
 export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger: Logger): Promise<AppParts> {
   const schema = getSchema();
-  // Per-key rate and quota counters (src/limits/): in memory, or in Redis when REDIS_URL is set. Closed by apollo.stop().
-  const deps: AppDeps = { ...appDeps, limits: appDeps.limits ?? createRateLimiter(appDeps.config.rateLimit, appDeps.clock, logger) };
-  const limits = deps.limits!;
-  // Prometheus metrics (MDG_METRICS_ENABLED): per-route latency, GraphQL operations, store calls, key cache (src/metrics/).
+  // Per-key rate and quota counters (src/platform/quotas/): in memory, or in Redis when REDIS_URL is set. Closed by
+  // apollo.stop().
+  const deps: AppDeps = {
+    ...appDeps,
+    rateLimiter: appDeps.rateLimiter ?? createRateLimiter(appDeps.config.rateLimit, appDeps.clock, logger),
+  };
+  const rateLimiter = deps.rateLimiter!;
+  // Prometheus metrics (MDG_METRICS_ENABLED): per-route latency, GraphQL operations, store calls, key cache
+  // (src/platform/metrics/).
   const metrics = deps.config.metrics.enabled ? new Metrics({ keyCache: apiKeys.cacheStats }) : null;
   if (metrics) deps.source = metrics.instrumentSource(deps.source);
   // Above the metrics wrapper: a lookup answered from the cache is not a store call.
   const instrumentCache = cacheInstruments(deps.source, deps.config.instrumentCacheBytes);
   deps.source = instrumentCache.source;
   metrics?.observeInstrumentCache(instrumentCache.stats);
+  if (rateLimiter.redisUp !== null) metrics?.observeRateLimitRedis(() => rateLimiter.redisUp === true);
   const openApi = createOpenApiDocument(schema);
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
 
-  // Request id, timeout, metrics and access log (src/server/server.essentials.ts), for every request on either door.
+  // Request id, timeout, metrics and access log (src/http/server/server.essentials.ts), for every request on either
+  // door.
   const essentials = requestEssentials({
     timeoutMs: deps.config.requestTimeoutMs,
     logger,
@@ -67,7 +77,11 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
   // No CORS here: OPTIONS is a wrong method like any other (404 JSON), never Express's automatic "200 GET, HEAD".
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (req.method !== "OPTIONS" || req.path === "/graphql" || req.path === "/graphql/") return next();
-    sendJson(res, 404, mapError(new NotFoundError(`no route ${req.method} ${req.path}`), res.locals.requestId as string).body);
+    sendJson(
+      res,
+      404,
+      mapError(new NotFoundError(`no route ${req.method} ${req.path}`), res.locals.requestId as string).body,
+    );
   });
 
   app.get("/healthz", (_req, res) => sendJson(res, 200, { status: "ok" }));
@@ -94,10 +108,18 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
       // No cache hints are used; the default cache-control plugin would wrap every field resolver to collect them.
       ApolloServerPluginCacheControlDisabled(),
       ...(metrics ? [metrics.graphqlPlugin()] : []),
-      // Depth, aliases, root fields and cost before execution, then the key's rate and quota (README "Limits and hardening").
-      graphqlLimitsPlugin({ schema, limits: deps.config.graphql, searchDefault: deps.config.limits.searchResults, afterLimits: chargeGraphqlOperation(limits) }),
-      { serverWillStart: async () => ({ serverWillStop: () => limits.close() }) },
-      // Last: operations clients repeat run compiled by graphql-jit (src/graphql/graphql.executor.ts).
+      // Depth, aliases, root fields and cost before execution, then the key's rate and quota (README "Limits and
+      // hardening").
+      graphqlLimitsPlugin({
+        schema,
+        limits: deps.config.graphql,
+        searchDefault: deps.config.sizes.searchResults,
+        afterLimits: chargeGraphqlOperation(rateLimiter),
+      }),
+      // A field refused for its scope gives its units back (README "Limits and hardening").
+      refundRefusedGraphqlFields(rateLimiter),
+      { serverWillStart: async () => ({ serverWillStop: () => rateLimiter.close() }) },
+      // Last: operations clients repeat run compiled by graphql-jit (src/http/graphql/graphql.executor.ts).
       jitExecutionPlugin<Context>(schema),
     ],
     parseOptions: graphqlParseOptions(deps.config.graphql),
@@ -111,15 +133,16 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
   });
   await apollo.start();
   const context = graphqlContext(deps, apiKeys);
-  // POST /graphql with a plain JSON body skips Express, as REST does (src/graphql/graphql.http.ts); Apollo runs it all the same.
-  const gqlDoor = graphqlDoor({ apollo, context, bodyBytes: deps.config.limits.bodyBytes, logger });
+  // POST /graphql with a plain JSON body skips Express, as REST does (src/http/graphql/graphql.http.ts); Apollo runs it
+  // all the same.
+  const gqlDoor = graphqlDoor({ apollo, context, bodyBytes: deps.config.sizes.bodyBytes, logger });
 
   // Before Apollo: a browser GET of /graphql gets the page; everything else falls through.
   app.use(graphiqlHandler({ endpoint: "/graphql" }));
   // Exactly /graphql (and /graphql/): a path below it is unknown, 404 like any other.
   app.all(
     "/graphql",
-    express.json({ limit: deps.config.limits.bodyBytes }),
+    express.json({ limit: deps.config.sizes.bodyBytes }),
     expressMiddleware(apollo, { context: async ({ req, res }) => context(req, res.locals.requestId as string) }),
   );
   app.use((req: Request, res: Response) => {
@@ -137,8 +160,12 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
       sendJson(res, status, { errors: [{ message: (err as Error).message, extensions: { code: "BAD_REQUEST" } }] });
       return;
     }
-    // Anything else Express or a parser refused as the client's fault (a path that does not decode, …) is a malformed request: 404.
-    const mapped = mapError(clientFault ? new InvalidArgumentError(`request: ${(err as Error).message}`) : err, requestId);
+    // Anything else Express or a parser refused as the client's fault (a path that does not decode, …) is a malformed
+    // request: 404.
+    const mapped = mapError(
+      clientFault ? new InvalidArgumentError(`request: ${(err as Error).message}`) : err,
+      requestId,
+    );
     if (mapped.internal) logger.error({ err, requestId }, "unhandled error");
     sendJson(res, mapped.status, mapped.body);
   });
@@ -149,5 +176,5 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
     (res as unknown as Response).locals = Object.assign(Object.create(null) as Record<string, unknown>, { requestId });
     app(req, res);
   };
-  return { app: service, apollo, limits, instrumentCache };
+  return { app: service, apollo, rateLimiter, instrumentCache };
 }

@@ -1,19 +1,43 @@
-import type { Principal } from "./auth/auth.types";
-import type { Clock } from "./common/clock";
-import type { Config } from "./config";
-import type { DataSource } from "./sources/data-source";
-import type { RateLimiter } from "./limits/limits.service";
+import type { Principal } from "./platform/auth/auth.types";
+import type { Clock } from "./platform/clock";
+import type { Config } from "./platform/config";
+import type { MarketDataSource } from "./sources/source.capabilities";
+import type { RateLimiter } from "./platform/quotas/quota.service";
 import { createLoaders, type Loaders } from "./sources/source.loaders";
-import type { SearchIndex } from "./search/search.index";
+import type { SearchIndex } from "./domains/search/search.index";
+import { ROW_STORE_ETF_ANSWERS, type EtfAnswers } from "./domains/etf/etf.answers";
+import { ROW_STORE_FUND_ANSWERS, type FundAnswers } from "./domains/fund/fund.answers";
+import { ROW_STORE_QUOTE_ANSWERS, type QuoteAnswers } from "./domains/quote/quote.answers";
+
+/**
+ * The answers the resolvers ask for, by domain (README "Architecture"): over a
+ * row store, the domain services; over an upstream that answers documents,
+ * the upstream adapter's own. Domains not listed here call their services
+ * directly, which read rows through the loaders.
+ */
+export interface Answers {
+  etf: EtfAnswers;
+  fund: FundAnswers;
+  quote: QuoteAnswers;
+}
+
+/** Every domain's answers computed from a row store's rows. */
+export const ROW_STORE_ANSWERS: Answers = Object.freeze({
+  etf: ROW_STORE_ETF_ANSWERS,
+  fund: ROW_STORE_FUND_ANSWERS,
+  quote: ROW_STORE_QUOTE_ANSWERS,
+});
 
 /** What lives as long as the process: pools, clients, indexes. Never per-user state. */
 export interface AppDeps {
   config: Config;
-  source: DataSource;
+  source: MarketDataSource;
   clock: Clock;
   searchIndex: SearchIndex;
+  /** Where answers come from; the row-store services when absent. */
+  answers?: Answers;
   /** Per-key rate and quota; createApp builds one from the config when absent. */
-  limits?: RateLimiter;
+  rateLimiter?: RateLimiter;
 }
 
 /** One per request, for /graphql and REST alike. */
@@ -22,8 +46,9 @@ export interface Context {
   principal: Principal | null;
   clock: Clock;
   config: Config;
-  source: DataSource;
+  source: MarketDataSource;
   searchIndex: SearchIndex;
+  answers: Answers;
   loaders: Loaders;
 }
 
@@ -35,6 +60,7 @@ export function createContext(deps: AppDeps, requestId: string, principal: Princ
     config: deps.config,
     source: deps.source,
     searchIndex: deps.searchIndex,
+    answers: deps.answers ?? ROW_STORE_ANSWERS,
     loaders: createLoaders(deps.source),
   } satisfies Context;
 }

@@ -1,19 +1,16 @@
 import "reflect-metadata";
-import type { AddressInfo } from "node:net";
-import { dirname } from "node:path";
-import { existsSync, mkdirSync } from "node:fs";
+import type { Logger } from "pino";
+import { existsSync } from "node:fs";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { createApp } from "./app";
-import { ApiKeyService } from "./auth/auth.service";
-import { systemClock } from "./common/clock";
-import { loadConfig } from "./config";
-import { createLogger } from "./logger";
-import { ensureSampleStore } from "./sample/sample.store";
-import { SearchIndex } from "./search/search.index";
-import { createHttpServer } from "./server/server.http";
-import { trackConnections } from "./server/server.shutdown";
-import { openSqliteSource } from "./sources/sqlite/sqlite.source";
+import { ApiKeyService } from "./platform/auth/auth.service";
+import { systemClock } from "./platform/clock";
+import { type Config, loadConfig } from "./platform/config";
+import { createLogger } from "./platform/logger";
+import { SearchIndex } from "./domains/search/search.index";
+import { type EarlyServer, listenEarly } from "./http/server/server.startup";
+import { openSources } from "./sources/source.factory";
 
 /**
  * One full garbage collection, now. V8 offers it only behind --expose-gc;
@@ -34,6 +31,40 @@ function collectGarbage(): void {
  */
 const HEAP_GROWING_PERCENT = 80;
 
+/**
+ * Builds the store when missing (in a worker; `signal` ends it), opens it, builds the search index and the app.
+ * `early` answers meanwhile and says which phase it is in.
+ */
+async function openService(config: Config, logger: Logger, early: EarlyServer, signal: AbortSignal) {
+  early.setPhase("building");
+  // MDG_DATA_SOURCE picks the sources (src/sources/source.factory.ts); SQLite builds the sample data set when missing.
+  const sources = await openSources(config, { log: (msg: string) => logger.info(msg), signal });
+  if (sources.sampleBuilt) logger.info(sources.sampleBuilt, "built the generated sample data set");
+  early.setPhase("starting");
+  const source = sources.market;
+  try {
+    signal.throwIfAborted();
+    const started = Date.now();
+    const searchIndex = await SearchIndex.build(source);
+    logger.info({ securities: searchIndex.size, ms: Date.now() - started }, "search index ready");
+    // Building the index leaves about 90 MB of garbage that V8 would otherwise keep as heap for a long while.
+    collectGarbage();
+    signal.throwIfAborted();
+
+    const deps = { config, source, clock: systemClock, searchIndex };
+    const apiKeys = new ApiKeyService(sources.keys, systemClock, { bootstrapKey: config.bootstrapApiKey });
+    const { app, apollo } = await createApp(deps, apiKeys, logger);
+    if (signal.aborted) {
+      await apollo.stop();
+      signal.throwIfAborted();
+    }
+    return { sources, app, apollo };
+  } catch (err) {
+    await sources.close();
+    throw err;
+  }
+}
+
 async function main(): Promise<void> {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   // A local .env is a convenience for trial runs; the environment always wins over it.
@@ -41,59 +72,73 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config);
 
-  mkdirSync(dirname(config.sqlitePath), { recursive: true });
-  const built = await ensureSampleStore(config.sqlitePath, {
-    seed: config.sample.seed,
-    anchorDate: config.sample.anchorDate,
-    log: (msg: string) => logger.info(msg),
-  });
-  if (built.built) logger.info({ ms: built.ms, path: config.sqlitePath }, "built the generated sample data set");
+  // Listening first: /healthz answers and /readyz says "building" while the store is built or opened (a worker
+  // thread builds it, so the event loop stays free); the app is mounted on the same socket once it is ready.
+  const early = await listenEarly(config, logger);
+  const starting = new AbortController();
+  let stop = async (signal: string): Promise<void> => {
+    if (starting.signal.aborted) {
+      logger.warn({ signal }, "second signal: exiting now");
+      process.exit(1);
+    }
+    logger.info({ signal }, "shutting down during start-up: ending the store build, if any");
+    starting.abort(new Error(`${signal} during start-up`));
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
 
-  const source = openSqliteSource(config.sqlitePath);
-  const started = Date.now();
-  const searchIndex = await SearchIndex.build(source);
-  logger.info({ securities: searchIndex.size, ms: Date.now() - started }, "search index ready");
-  // Building the index leaves about 90 MB of garbage that V8 would otherwise keep as heap for a long while.
-  collectGarbage();
-
-  const deps = { config, source, clock: systemClock, searchIndex };
-  const apiKeys = new ApiKeyService(source, systemClock, { bootstrapKey: config.bootstrapApiKey });
-  const { app, apollo } = await createApp(deps, apiKeys, logger);
-  // Malformed HTTP answered with the contract's 404 (src/server/server.http.ts); connections followed for the drain.
-  const server = createHttpServer(app, logger);
-  const connections = trackConnections(server);
-  server.listen(config.port, config.host, () => {
-    const port = (server.address() as AddressInfo).port;
-    logger.info(
-      { port, dataSource: config.dataSource, rateLimits: config.rateLimit.redisUrl ? "redis" : "memory", bootstrapKey: config.bootstrapApiKey ? "set" : "unset" },
-      `listening on http://localhost:${port} (GraphiQL at /graphql)`,
-    );
-  });
+  let started: Awaited<ReturnType<typeof openService>>;
+  try {
+    started = await openService(config, logger, early, starting.signal);
+  } catch (err) {
+    if (!starting.signal.aborted) throw err;
+    // ensureSampleStore has ended its worker, removed its scratch file and released the lock.
+    await early.close();
+    logger.info("stopped during start-up");
+    process.exit(0);
+  }
+  const { sources, app, apollo } = started;
+  early.mount(app);
+  const { connections } = early;
+  logger.info(
+    {
+      port: early.port,
+      dataSource: config.dataSource,
+      rateLimits: config.rateLimit.redisUrl ? "redis" : "memory",
+      bootstrapKey: config.bootstrapApiKey ? "set" : "unset",
+    },
+    `listening on http://localhost:${early.port} (GraphiQL at /graphql)`,
+  );
 
   // SIGTERM: stop accepting, answer every in-flight request (up to MDG_SHUTDOWN_TIMEOUT_MS), close the store, exit 0.
   let stopping = false;
-  const stop = async (signal: string) => {
+  stop = async (signal: string) => {
     if (stopping) {
       logger.warn({ signal }, "second signal: exiting now");
       process.exit(1);
     }
     stopping = true;
-    logger.info({ signal, inFlight: connections.inFlight, deadlineMs: config.shutdownTimeoutMs }, "shutting down: no new connections, finishing in-flight requests");
+    logger.info(
+      { signal, inFlight: connections.inFlight, deadlineMs: config.shutdownTimeoutMs },
+      "shutting down: no new connections, finishing in-flight requests",
+    );
     const result = await connections.drain(config.shutdownTimeoutMs);
     // Apollo's stop also closes the rate-limit counters (Redis connection).
     await apollo.stop().catch((err) => logger.error({ err }, "stopping GraphQL failed"));
-    await source.close();
+    await sources.close();
     if (result.drained) logger.info({ ms: result.ms }, "stopped: every in-flight request answered, store closed");
-    else logger.error({ ms: result.ms, abandoned: result.abandoned }, "stopped at the shutdown deadline: connections of unfinished requests were closed");
+    else
+      logger.error(
+        { ms: result.ms, abandoned: result.abandoned },
+        "stopped at the shutdown deadline: connections of unfinished requests were closed",
+      );
     process.exit(result.drained ? 0 : 1);
   };
-  process.on("SIGTERM", () => void stop("SIGTERM"));
-  process.on("SIGINT", () => void stop("SIGINT"));
   process.on("unhandledRejection", (err) => logger.error({ err }, "unhandled rejection"));
 }
 
 main().catch((err) => {
-  // Config errors carry their own clear message; anything else is a start-up fault.
+  // A StartupError (config, listen, store) is one line naming the variable or path and what to fix; no stack.
   console.error(err instanceof Error ? err.message : err);
   process.exit(1);
 });

@@ -1,5 +1,5 @@
 import "reflect-metadata";
-import { ensureSampleStore } from "../src/sample/sample.store";
+import { ensureSampleStore } from "../src/tools/sample/sample.store";
 import { TEST_ANCHOR, TEST_SCALE, TEST_SEED, TEST_STORE_PATH } from "./helpers/constants";
 
 /**
@@ -10,5 +10,10 @@ import { TEST_ANCHOR, TEST_SCALE, TEST_SEED, TEST_STORE_PATH } from "./helpers/c
 export default async function globalSetup(): Promise<void> {
   process.env.TZ = "UTC";
   process.env.MDG_TEST_STORE_PATH = TEST_STORE_PATH;
-  await ensureSampleStore(TEST_STORE_PATH, { seed: TEST_SEED, anchorDate: TEST_ANCHOR, scale: TEST_SCALE, log: () => undefined });
+  await ensureSampleStore(TEST_STORE_PATH, {
+    seed: TEST_SEED,
+    anchorDate: TEST_ANCHOR,
+    scale: TEST_SCALE,
+    log: () => undefined,
+  });
 }

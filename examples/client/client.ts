@@ -43,7 +43,10 @@ export interface ClientOptions {
 
 export interface Client {
   /** Runs one typed operation; resolves with its data, rejects with GraphQLRequestError on any error. */
-  request<TResult, TVariables extends Record<string, unknown>>(document: TypedDocumentNode<TResult, TVariables>, variables: TVariables): Promise<TResult>;
+  request<TResult, TVariables extends Record<string, unknown>>(
+    document: TypedDocumentNode<TResult, TVariables>,
+    variables: TVariables,
+  ): Promise<TResult>;
 }
 
 export function createClient({ url, apiKey, fetch: fetchImpl = fetch }: ClientOptions): Client {
@@ -62,7 +65,11 @@ export function createClient({ url, apiKey, fetch: fetchImpl = fetch }: ClientOp
     async request(document, variables) {
       const res = await fetchImpl(url, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/graphql-response+json, application/json", "x-api-key": apiKey },
+        headers: {
+          "content-type": "application/json",
+          accept: "application/graphql-response+json, application/json",
+          "x-api-key": apiKey,
+        },
         body: JSON.stringify({ query: text(document as TypedDocumentNode<unknown, never>), variables }),
       });
       let body: { data?: unknown; errors?: GraphQLErrorEntry[] };

@@ -43,7 +43,10 @@ if (storePath) {
   app.post("/like/search", express.json(), (req, res) => {
     const query = String((req.body && req.body.query) || "").trim();
     const payload = JSON.stringify({ statusCode: 200, query, results: like.all({ q: query }) });
-    res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(payload) });
+    res.writeHead(200, {
+      "content-type": "application/json; charset=utf-8",
+      "content-length": Buffer.byteLength(payload),
+    });
     res.end(payload);
   });
 }

@@ -29,19 +29,27 @@ async function fill(name: string, symbols: string[]): Promise<void> {
   const heap = process.memoryUsage().heapUsed - before;
   const { size, bytes } = cache.stats;
   console.log(
-    `${name.padEnd(8)} ${String(size).padStart(6)} entries  heap ${(heap / 2 ** 20).toFixed(2)} MiB (${Math.round(heap / size)} B each)  counted ${(bytes / 2 ** 20).toFixed(2)} MiB  heap/counted ${(heap / bytes).toFixed(2)}`,
+    `${name.padEnd(8)} ${String(size).padStart(6)} entries  ` +
+      `heap ${(heap / 2 ** 20).toFixed(2)} MiB (${Math.round(heap / size)} B each)  ` +
+      `counted ${(bytes / 2 ** 20).toFixed(2)} MiB  heap/counted ${(heap / bytes).toFixed(2)}`,
   );
 }
 
 async function main(): Promise<void> {
   for (const type of ["stock", "etf", "fund", "crypto"]) {
     const symbols = source.db
-      .prepare(`SELECT l.symbol FROM listings l JOIN securities s ON s.id = l.security_id WHERE s.type = ? ORDER BY l.id LIMIT ?`)
+      .prepare(
+        "SELECT l.symbol FROM listings l JOIN securities s ON s.id = l.security_id " +
+          "WHERE s.type = ? ORDER BY l.id LIMIT ?",
+      )
       .pluck()
       .all(type, perType) as string[];
     await fill(type, symbols);
   }
-  await fill("unknown", Array.from({ length: perType }, (_, i) => `NO-SUCH-${i}`));
+  await fill(
+    "unknown",
+    Array.from({ length: perType }, (_, i) => `NO-SUCH-${i}`),
+  );
   await source.close();
 }
 

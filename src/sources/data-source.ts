@@ -1,9 +1,6 @@
 /**
- * The one interface every data source implements (embedded SQLite today;
- * PostgreSQL and an upstream HTTP API later). Batch methods take arrays of
- * keys and answer arrays of the same length and order, with `null` (or an
- * empty list) for a key the source does not know, so each one plugs straight
- * into a DataLoader created per request.
+ * The rows and keys of market data as the sources answer them; the
+ * capabilities that answer them are in src/sources/source.capabilities.ts.
  *
  * Rows use the store's conventions: days `YYYY-MM-DD`, instants Unix seconds,
  * percentages as percent numbers, money beside an ISO 4217 currency.
@@ -219,15 +216,17 @@ export interface DividendCalendarParams {
   toDay: string;
   /** Restrict to these securities; all stocks and ETFs when absent. */
   securityIds?: number[];
-  /** Keyset cursor: rows strictly after (exDate, securityId). */
-  after?: { exDate: string; securityId: number };
+  /** Opaque: the `nextCursor` of the previous page. */
+  cursor?: string;
   limit: number;
 }
 
 export interface ListSecuritiesParams {
+  /** The list's name, part of its cursors: a cursor of one list is refused by another. */
+  list: string;
   types: SecurityType[];
-  /** Keyset cursor: securities with id greater than this. */
-  afterId?: number;
+  /** Opaque: the `nextCursor` of the previous page. */
+  cursor?: string;
   limit: number;
 }
 
@@ -239,81 +238,9 @@ export interface IndexConstituentRow {
 
 /** What the search index is built from: one document per security with all its listings. */
 export interface SearchDocument {
-  security: Pick<SecurityRow, "id" | "type" | "name" | "isin" | "cusip" | "currency" | "marketCap" | "isAdr" | "isActive">;
+  security: Pick<
+    SecurityRow,
+    "id" | "type" | "name" | "isin" | "cusip" | "currency" | "marketCap" | "isAdr" | "isActive"
+  >;
   listings: Pick<ListingRow, "symbol" | "exchange" | "currency" | "isPrimary">[];
-}
-
-export interface ApiKeyRow {
-  id: string;
-  name: string;
-  hash: string;
-  scopes: string[];
-  createdAt: number;
-  expiresAt: number | null;
-  revokedAt: number | null;
-  ratePerMinute: number;
-  dailyQuota: number;
-}
-
-/** Counters a test or a benchmark reads to prove batching (queries per request). */
-export interface SourceStats {
-  queries: number;
-}
-
-export interface DataSource {
-  readonly kind: "sqlite" | "postgres" | "upstream";
-  readonly stats: SourceStats;
-
-  /** Listings by exact symbol (case as stored: upper case). */
-  getInstrumentsBySymbols(symbols: readonly string[]): Promise<(InstrumentRow | null)[]>;
-  /** The primary listing of the security with each ISIN. */
-  getInstrumentsByIsins(isins: readonly string[]): Promise<(InstrumentRow | null)[]>;
-  getSecuritiesByIds(ids: readonly number[]): Promise<(SecurityRow | null)[]>;
-  /** Every listing of each security, primary first. */
-  getListingsBySecurityIds(securityIds: readonly number[]): Promise<ListingRow[][]>;
-  getQuotes(listingIds: readonly number[]): Promise<(QuoteRow | null)[]>;
-  getDailyBars(keys: readonly BarRangeKey[]): Promise<BarRow[][]>;
-  getIntradayBars(keys: readonly BarRangeKey[]): Promise<BarRow[][]>;
-  /** First and last stored bar of each listing, daily and intraday: tells "no bars here" from "no bars at all". */
-  getBarCoverage(listingIds: readonly number[]): Promise<BarCoverageRow[]>;
-  getFxRates(keys: readonly FxRangeKey[]): Promise<FxRow[][]>;
-
-  getEtfProfiles(securityIds: readonly number[]): Promise<(EtfProfileRow | null)[]>;
-  getEtfHoldings(securityIds: readonly number[]): Promise<HoldingRow[][]>;
-  getEtfSectorExposure(securityIds: readonly number[]): Promise<ExposureRow[][]>;
-  getEtfCountryExposure(securityIds: readonly number[]): Promise<ExposureRow[][]>;
-
-  getFundProfiles(securityIds: readonly number[]): Promise<(FundProfileRow | null)[]>;
-  getFundHoldings(securityIds: readonly number[]): Promise<HoldingRow[][]>;
-  getFundSectorExposure(securityIds: readonly number[]): Promise<ExposureRow[][]>;
-  getFundCountryExposure(securityIds: readonly number[]): Promise<ExposureRow[][]>;
-  getFundAllocation(securityIds: readonly number[]): Promise<ExposureRow[][]>;
-
-  /** Quarters oldest first. */
-  getQuarterlyFinancials(securityIds: readonly number[]): Promise<QuarterlyFinancialsRow[][]>;
-  /** Dividends oldest first, announced ones included. */
-  getDividends(securityIds: readonly number[]): Promise<DividendRow[][]>;
-  getSplits(securityIds: readonly number[]): Promise<SplitRow[][]>;
-  getDividendCalendar(params: DividendCalendarParams): Promise<DividendRow[]>;
-  getIndexConstituents(indexSymbols: readonly string[]): Promise<IndexConstituentRow[][]>;
-
-  listSecurities(params: ListSecuritiesParams): Promise<SecurityRow[]>;
-  /** Streams every security with its listings, to build the search index at start. */
-  searchDocuments(): AsyncIterable<SearchDocument[]>;
-
-  findApiKeyByHash(hash: string): Promise<ApiKeyRow | null>;
-  insertApiKey(row: ApiKeyRow): Promise<void>;
-  listApiKeys(): Promise<ApiKeyRow[]>;
-  revokeApiKey(id: string, at: number): Promise<boolean>;
-
-  /**
-   * A number that changes whenever rows this source answers may have changed:
-   * what lets a cache of its rows (src/sources/source.cache.ts) outlive a
-   * request and still never answer a row older than the last committed
-   * change. Cheap and synchronous. A source without it is not cached.
-   */
-  dataVersion?(): number;
-  /** Cheap round trip for /readyz. */
-  ping(): Promise<void>;
-  close(): Promise<void>;
 }

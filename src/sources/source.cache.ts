@@ -1,5 +1,6 @@
 import { LRUCache } from "lru-cache";
-import type { DataSource, InstrumentRow } from "./data-source";
+import type { InstrumentRow } from "./data-source";
+import { hasCapability, type MarketDataSource } from "./source.capabilities";
 
 /** Counters of the instrument cache, read by /metrics and by tests. */
 export interface InstrumentCacheStats {
@@ -15,7 +16,7 @@ export interface InstrumentCacheStats {
   readonly bytes: number;
 }
 
-export interface CachedSource<T extends DataSource> {
+export interface CachedSource<T extends MarketDataSource> {
   source: T;
   stats: InstrumentCacheStats;
   /** Drops every entry and what it remembers of keys asked once (tests use it to count a cold lookup). */
@@ -66,7 +67,7 @@ function freeze(row: InstrumentRow): InstrumentRow {
  * is five B-tree descents whose pages mostly miss the page cache: most of what
  * such a call costs beyond HTTP (BENCHMARKS.md). The cache never answers
  * older data than the store holds: each batch first reads the source's data
- * version (`DataSource.dataVersion`, for SQLite `PRAGMA data_version`) and
+ * version (`MarketDataSource.dataVersion`, for SQLite `PRAGMA data_version`) and
  * drops every entry when it moved, so a row changed by a loader is read
  * fresh on the next request. Unknown keys are cached as well.
  *
@@ -79,11 +80,11 @@ function freeze(row: InstrumentRow): InstrumentRow {
  * cache held count as missed once, so each is kept again on its next miss.
  *
  * Returns the source unchanged when `maxBytes` is 0 or the source has no
- * data version. Other methods read through (the cached source has the source
+ * data version or no instruments. Other methods read through (the cached source has the source
  * as its prototype), and calls that miss are made on `source`, so a metrics
  * wrapper below this one counts only real store calls.
  */
-export function cacheInstruments<T extends DataSource>(source: T, maxBytes: number): CachedSource<T> {
+export function cacheInstruments<T extends MarketDataSource>(source: T, maxBytes: number): CachedSource<T> {
   const budget = Math.max(1, Math.floor(maxBytes));
   const cache = new LRUCache<string, Entry>({
     maxSize: budget,
@@ -106,7 +107,9 @@ export function cacheInstruments<T extends DataSource>(source: T, maxBytes: numb
     cache.clear();
     missedOnce.clear();
   };
-  if (maxBytes <= 0 || typeof source.dataVersion !== "function") return { source, stats, clear };
+  if (maxBytes <= 0 || typeof source.dataVersion !== "function" || !hasCapability(source, "instruments")) {
+    return { source, stats, clear };
+  }
 
   let version = source.dataVersion();
 

@@ -3,7 +3,6 @@ import type {
   BarCoverageRow,
   BarRangeKey,
   BarRow,
-  DataSource,
   DividendRow,
   EtfProfileRow,
   ExposureRow,
@@ -18,6 +17,13 @@ import type {
   SecurityRow,
   SplitRow,
 } from "./data-source";
+import {
+  hasCapability,
+  notAvailable,
+  type CapabilityName,
+  type MarketDataSource,
+  type SourceWith,
+} from "./source.capabilities";
 
 /**
  * Alternative spellings a client may send for one symbol, most specific
@@ -39,72 +45,166 @@ export function symbolCandidates(raw: string): string[] {
 const key = (k: BarRangeKey) => `${k.listingId}:${k.from}:${k.to}`;
 const fxKey = (k: FxRangeKey) => `${k.currency}:${k.fromDay}:${k.toDay}`;
 
+/** What one loader needs: the capability it reads, and how it makes its DataLoader over a source that has it. */
+interface LoaderSpec<K extends CapabilityName, L> {
+  capability: K;
+  make(source: SourceWith<K>, options: { maxBatchSize?: number }): L;
+}
+
+const spec = <K extends CapabilityName, L>(capability: K, make: LoaderSpec<K, L>["make"]): LoaderSpec<K, L> => ({
+  capability,
+  make,
+});
+
 /**
  * How each loader is made. Every store lookup of one request goes through
  * these loaders, so lookups made by different fields (aliases, bulk items) in
- * the same tick share one batched query.
+ * the same tick share one batched query. A loader of a capability the source
+ * lacks is never made: asking for it is NOT_AVAILABLE (404).
  */
 const LOADERS = {
-  instrumentBySymbol: (source: DataSource) =>
-    new DataLoader<string, InstrumentRow | null>(async (symbols) => {
-      const candidates = symbols.map(symbolCandidates);
-      const flat = [...new Set(candidates.flat())];
-      const found = await source.getInstrumentsBySymbols(flat);
-      const hit = new Map<string, InstrumentRow>();
-      flat.forEach((s, i) => {
-        const row = found[i];
-        if (row) hit.set(s, row);
-      });
-      return candidates.map((list) => {
-        for (const c of list) {
-          const row = hit.get(c);
-          // An alternate spelling only ever resolves to a crypto pair.
-          if (row && (c === list[0] || row.security.type === "crypto")) return row;
-        }
-        return null;
-      });
-    }),
-  instrumentByIsin: (source: DataSource) => new DataLoader<string, InstrumentRow | null>((isins) => source.getInstrumentsByIsins(isins)),
-  security: (source: DataSource) => new DataLoader<number, SecurityRow | null>((ids) => source.getSecuritiesByIds(ids)),
-  listings: (source: DataSource) => new DataLoader<number, ListingRow[]>((ids) => source.getListingsBySecurityIds(ids)),
-  dailyBars: (source: DataSource) => new DataLoader<BarRangeKey, BarRow[], string>((keys) => source.getDailyBars(keys), { cacheKeyFn: key }),
-  intradayBars: (source: DataSource) => new DataLoader<BarRangeKey, BarRow[], string>((keys) => source.getIntradayBars(keys), { cacheKeyFn: key }),
-  barCoverage: (source: DataSource) => new DataLoader<number, BarCoverageRow>((ids) => source.getBarCoverage(ids)),
-  fxRates: (source: DataSource) => new DataLoader<FxRangeKey, FxRow[], string>((keys) => source.getFxRates(keys), { cacheKeyFn: fxKey }),
-  etfProfile: (source: DataSource) => new DataLoader<number, EtfProfileRow | null>((ids) => source.getEtfProfiles(ids)),
-  etfHoldings: (source: DataSource) => new DataLoader<number, HoldingRow[]>((ids) => source.getEtfHoldings(ids)),
-  etfSectors: (source: DataSource) => new DataLoader<number, ExposureRow[]>((ids) => source.getEtfSectorExposure(ids)),
-  etfCountries: (source: DataSource) => new DataLoader<number, ExposureRow[]>((ids) => source.getEtfCountryExposure(ids)),
-  fundProfile: (source: DataSource) => new DataLoader<number, FundProfileRow | null>((ids) => source.getFundProfiles(ids)),
-  fundHoldings: (source: DataSource) => new DataLoader<number, HoldingRow[]>((ids) => source.getFundHoldings(ids)),
-  fundSectors: (source: DataSource) => new DataLoader<number, ExposureRow[]>((ids) => source.getFundSectorExposure(ids)),
-  fundCountries: (source: DataSource) => new DataLoader<number, ExposureRow[]>((ids) => source.getFundCountryExposure(ids)),
-  fundAllocation: (source: DataSource) => new DataLoader<number, ExposureRow[]>((ids) => source.getFundAllocation(ids)),
-  financials: (source: DataSource) => new DataLoader<number, QuarterlyFinancialsRow[]>((ids) => source.getQuarterlyFinancials(ids)),
-  dividends: (source: DataSource) => new DataLoader<number, DividendRow[]>((ids) => source.getDividends(ids)),
-  splits: (source: DataSource) => new DataLoader<number, SplitRow[]>((ids) => source.getSplits(ids)),
-  indexConstituents: (source: DataSource) => new DataLoader<string, IndexConstituentRow[]>((symbols) => source.getIndexConstituents(symbols)),
+  instrumentBySymbol: spec(
+    "instruments",
+    (source, o) =>
+      new DataLoader<string, InstrumentRow | null>(async (symbols) => {
+        const candidates = symbols.map(symbolCandidates);
+        const flat = [...new Set(candidates.flat())];
+        const found = await source.getInstrumentsBySymbols(flat);
+        const hit = new Map<string, InstrumentRow>();
+        flat.forEach((s, i) => {
+          const row = found[i];
+          if (row) hit.set(s, row);
+        });
+        return candidates.map((list) => {
+          for (const c of list) {
+            const row = hit.get(c);
+            // An alternate spelling only ever resolves to a crypto pair.
+            if (row && (c === list[0] || row.security.type === "crypto")) return row;
+          }
+          return null;
+        });
+      }, o),
+  ),
+  instrumentByIsin: spec(
+    "instruments",
+    (source, o) => new DataLoader<string, InstrumentRow | null>((isins) => source.getInstrumentsByIsins(isins), o),
+  ),
+  security: spec(
+    "instruments",
+    (source, o) => new DataLoader<number, SecurityRow | null>((ids) => source.getSecuritiesByIds(ids), o),
+  ),
+  listings: spec(
+    "instruments",
+    (source, o) => new DataLoader<number, ListingRow[]>((ids) => source.getListingsBySecurityIds(ids), o),
+  ),
+  dailyBars: spec(
+    "bars",
+    (source, o) =>
+      new DataLoader<BarRangeKey, BarRow[], string>((keys) => source.getDailyBars(keys), { ...o, cacheKeyFn: key }),
+  ),
+  intradayBars: spec(
+    "bars",
+    (source, o) =>
+      new DataLoader<BarRangeKey, BarRow[], string>((keys) => source.getIntradayBars(keys), { ...o, cacheKeyFn: key }),
+  ),
+  barCoverage: spec(
+    "bars",
+    (source, o) => new DataLoader<number, BarCoverageRow>((ids) => source.getBarCoverage(ids), o),
+  ),
+  fxRates: spec(
+    "fx",
+    (source, o) =>
+      new DataLoader<FxRangeKey, FxRow[], string>((keys) => source.getFxRates(keys), { ...o, cacheKeyFn: fxKey }),
+  ),
+  etfProfile: spec(
+    "etfReference",
+    (source, o) => new DataLoader<number, EtfProfileRow | null>((ids) => source.getEtfProfiles(ids), o),
+  ),
+  etfHoldings: spec(
+    "etfReference",
+    (source, o) => new DataLoader<number, HoldingRow[]>((ids) => source.getEtfHoldings(ids), o),
+  ),
+  etfSectors: spec(
+    "etfReference",
+    (source, o) => new DataLoader<number, ExposureRow[]>((ids) => source.getEtfSectorExposure(ids), o),
+  ),
+  etfCountries: spec(
+    "etfReference",
+    (source, o) => new DataLoader<number, ExposureRow[]>((ids) => source.getEtfCountryExposure(ids), o),
+  ),
+  fundProfile: spec(
+    "fundReference",
+    (source, o) => new DataLoader<number, FundProfileRow | null>((ids) => source.getFundProfiles(ids), o),
+  ),
+  fundHoldings: spec(
+    "fundReference",
+    (source, o) => new DataLoader<number, HoldingRow[]>((ids) => source.getFundHoldings(ids), o),
+  ),
+  fundSectors: spec(
+    "fundReference",
+    (source, o) => new DataLoader<number, ExposureRow[]>((ids) => source.getFundSectorExposure(ids), o),
+  ),
+  fundCountries: spec(
+    "fundReference",
+    (source, o) => new DataLoader<number, ExposureRow[]>((ids) => source.getFundCountryExposure(ids), o),
+  ),
+  fundAllocation: spec(
+    "fundReference",
+    (source, o) => new DataLoader<number, ExposureRow[]>((ids) => source.getFundAllocation(ids), o),
+  ),
+  financials: spec(
+    "fundamentals",
+    (source, o) => new DataLoader<number, QuarterlyFinancialsRow[]>((ids) => source.getQuarterlyFinancials(ids), o),
+  ),
+  dividends: spec(
+    "dividends",
+    (source, o) => new DataLoader<number, DividendRow[]>((ids) => source.getDividends(ids), o),
+  ),
+  splits: spec("dividends", (source, o) => new DataLoader<number, SplitRow[]>((ids) => source.getSplits(ids), o)),
+  indexConstituents: spec(
+    "indices",
+    (source, o) => new DataLoader<string, IndexConstituentRow[]>((symbols) => source.getIndexConstituents(symbols), o),
+  ),
 };
 
-export type Loaders = { readonly [K in keyof typeof LOADERS]: ReturnType<(typeof LOADERS)[K]> };
+export type Loaders = { readonly [K in keyof typeof LOADERS]: ReturnType<(typeof LOADERS)[K]["make"]> };
 
 /**
  * The loaders of one request, each made on first use: a request reads two or
  * three of the twenty, and making the rest would be wasted work on the hot
  * path. Created per request: the cache must never outlive it.
  */
+/**
+ * A loader of a capability the source lacks: every load rejects with
+ * NOT_AVAILABLE, as a promise like any other load (never a throw while a
+ * service builds its `Promise.all`, which would leave its other loads
+ * unhandled).
+ */
+function refusing(error: Error): DataLoader<unknown, never> {
+  return new DataLoader<unknown, never>(async () => {
+    throw error;
+  });
+}
+
 class RequestLoaders {
   readonly made: Partial<Record<keyof Loaders, unknown>> = {};
-  constructor(readonly source: DataSource) {}
+  constructor(readonly source: MarketDataSource) {}
 }
 for (const key of Object.keys(LOADERS) as (keyof Loaders)[]) {
   Object.defineProperty(RequestLoaders.prototype, key, {
     get(this: RequestLoaders) {
-      return (this.made[key] ??= LOADERS[key](this.source));
+      if (this.made[key] === undefined) {
+        const { capability, make } = LOADERS[key] as LoaderSpec<CapabilityName, unknown>;
+        const options = this.source.maxBatchSize === undefined ? {} : { maxBatchSize: this.source.maxBatchSize };
+        this.made[key] = hasCapability(this.source, capability)
+          ? make(this.source, options)
+          : refusing(notAvailable(this.source, capability));
+      }
+      return this.made[key];
     },
   });
 }
 
-export function createLoaders(source: DataSource): Loaders {
+export function createLoaders(source: MarketDataSource): Loaders {
   return new RequestLoaders(source) as unknown as Loaders;
 }

@@ -24,7 +24,14 @@ describe("examples/client", () => {
 
   it("runs its typed operations and gets typed data", async () => {
     const client = createClient({ url, apiKey: BOOTSTRAP_KEY });
-    const etfSymbol = (t.source.db.prepare(`SELECT l.symbol FROM listings l JOIN securities s ON s.id = l.security_id WHERE s.type = 'etf' AND l.is_primary = 1 ORDER BY s.rank LIMIT 1`).get() as { symbol: string }).symbol;
+    const etfSymbol = (
+      t.source.db
+        .prepare(
+          `SELECT l.symbol FROM listings l JOIN securities s ON s.id = l.security_id WHERE s.type = 'etf'
+            AND l.is_primary = 1 ORDER BY s.rank LIMIT 1`,
+        )
+        .get() as { symbol: string }
+    ).symbol;
 
     const { quotes } = await client.request(WatchlistDocument, { symbols: ["BTC-USD", "NOPE-NOPE"] });
     expect(quotes[0]).toMatchObject({ symbol: "BTC-USD", currency: "USD" });

@@ -3,13 +3,13 @@ import type { RequestListener } from "node:http";
 import pino, { type Logger } from "pino";
 import request from "supertest";
 import { createApp } from "../../src/app";
-import { ApiKeyService } from "../../src/auth/auth.service";
-import { fixedClock, type Clock } from "../../src/common/clock";
-import { loadConfig } from "../../src/config";
-import type { AppDeps } from "../../src/context";
-import type { RateLimiter } from "../../src/limits/limits.service";
-import { SearchIndex } from "../../src/search/search.index";
-import type { DataSource } from "../../src/sources/data-source";
+import { ApiKeyService } from "../../src/platform/auth/auth.service";
+import { fixedClock, type Clock } from "../../src/platform/clock";
+import { loadConfig } from "../../src/platform/config";
+import type { Answers, AppDeps } from "../../src/context";
+import type { RateLimiter } from "../../src/platform/quotas/quota.service";
+import { SearchIndex } from "../../src/domains/search/search.index";
+import type { MarketDataSource } from "../../src/sources/source.capabilities";
 import type { CachedSource } from "../../src/sources/source.cache";
 import { openSqliteSource, type SqliteSource } from "../../src/sources/sqlite/sqlite.source";
 import { BOOTSTRAP_KEY, TEST_ANCHOR, TEST_STORE_PATH } from "./constants";
@@ -23,12 +23,12 @@ export interface TestApp {
   apiKeys: ApiKeyService;
   deps: AppDeps;
   /** The app's per-key rate and quota counters (memory, or Redis with REDIS_URL in `env`). */
-  limits: RateLimiter;
+  rateLimiter: RateLimiter;
   close(): Promise<void>;
   /** POST a REST path with the bootstrap key and a JSON body. */
   post(path: string, body?: unknown, key?: string | null): request.Test;
   /** The instrument lookups the app caches across requests. */
-  instrumentCache: CachedSource<DataSource>;
+  instrumentCache: CachedSource<MarketDataSource>;
   /**
    * Counts store queries made while `fn` runs, from a cold instrument cache (the count a first request pays),
    * or with the cache as it is (`keepCache`).
@@ -38,18 +38,39 @@ export interface TestApp {
 
 let index: Promise<SearchIndex> | undefined;
 
-export async function createTestApp(
-  opts: { clock?: Clock; env?: NodeJS.ProcessEnv; logger?: Logger; /** A copy of the test store a test may change (default: the shared one). */ storePath?: string } = {},
-): Promise<TestApp> {
+export interface TestAppOptions {
+  clock?: Clock;
+  env?: NodeJS.ProcessEnv;
+  logger?: Logger;
+  /** A copy of the test store a test may change (default: the shared one). */
+  storePath?: string;
+  /** The market data the app serves, made from the SQLite store (default: the store itself). */
+  market?: (source: SqliteSource) => MarketDataSource;
+  /** Where answers come from (default: the row-store services). */
+  answers?: Answers;
+}
+
+export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const storePath = opts.storePath ?? TEST_STORE_PATH;
-  const config = loadConfig({ MDG_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY, MDG_SQLITE_PATH: storePath, LOG_LEVEL: "silent", NODE_ENV: "test", ...opts.env });
+  const config = loadConfig({
+    MDG_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
+    MDG_SQLITE_PATH: storePath,
+    LOG_LEVEL: "silent",
+    NODE_ENV: "test",
+    ...opts.env,
+  });
   const source = openSqliteSource(storePath, { mustExist: true });
   // The index is read-only: share it between apps of one test file (a copy of the store holds the same securities).
   index ??= SearchIndex.build(source);
   const clock = opts.clock ?? fixedClock(`${TEST_ANCHOR}T15:00:00Z`);
-  const deps: AppDeps = { config, source, clock, searchIndex: await index };
-  const apiKeys = new ApiKeyService(source, clock, { bootstrapKey: BOOTSTRAP_KEY });
-  const { app, apollo, limits, instrumentCache } = await createApp(deps, apiKeys, opts.logger ?? pino({ level: "silent" }));
+  const market = opts.market ? opts.market(source) : source;
+  const deps: AppDeps = { config, source: market, clock, searchIndex: await index, answers: opts.answers };
+  const apiKeys = new ApiKeyService(source.keys, clock, { bootstrapKey: BOOTSTRAP_KEY });
+  const { app, apollo, rateLimiter, instrumentCache } = await createApp(
+    deps,
+    apiKeys,
+    opts.logger ?? pino({ level: "silent" }),
+  );
   // Every REST answer a test receives is checked against the OpenAPI document (test/helpers/openapi.ts).
   const http = validatingAgent(request(app));
   return {
@@ -58,7 +79,7 @@ export async function createTestApp(
     source,
     apiKeys,
     deps,
-    limits,
+    rateLimiter,
     instrumentCache,
     async close() {
       await apollo.stop();

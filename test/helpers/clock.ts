@@ -1,4 +1,4 @@
-import type { Clock } from "../../src/common/clock";
+import type { Clock } from "../../src/platform/clock";
 
 /** A clock a test moves by hand (rate windows, quota days). */
 export interface ManualClock extends Clock {

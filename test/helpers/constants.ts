@@ -16,12 +16,16 @@ const ROOT = join(__dirname, "..", "..");
  */
 function generatorHash(): string {
   const h = createHash("sha256");
-  for (const dir of ["src/sample", "src/sources/sqlite"]) {
-    for (const f of readdirSync(join(ROOT, dir)).filter((n) => n.endsWith(".ts")).sort()) h.update(f).update(readFileSync(join(ROOT, dir, f)));
+  for (const dir of ["src/tools/sample", "src/sources/sqlite"]) {
+    for (const f of readdirSync(join(ROOT, dir))
+      .filter((n) => n.endsWith(".ts"))
+      .sort())
+      h.update(f).update(readFileSync(join(ROOT, dir, f)));
   }
   return h.digest("hex").slice(0, 12);
 }
 
 /** Fixed by global-setup for the whole run (workers inherit it), so an edit mid-run cannot point tests elsewhere. */
 export const TEST_STORE_PATH =
-  process.env.MDG_TEST_STORE_PATH ?? join(ROOT, "test-artifacts", `store-${TEST_SEED}-${TEST_ANCHOR}-${TEST_SCALE}-${generatorHash()}.db`);
+  process.env.MDG_TEST_STORE_PATH ??
+  join(ROOT, "test-artifacts", `store-${TEST_SEED}-${TEST_ANCHOR}-${TEST_SCALE}-${generatorHash()}.db`);

@@ -38,12 +38,28 @@ function parseJson(body: Buffer): unknown {
  */
 export function send(
   port: number,
-  opts: { method: string; path: string; headers?: OutgoingHttpHeaders; body?: Buffer; agent?: Agent; timeoutMs?: number },
+  opts: {
+    method: string;
+    path: string;
+    headers?: OutgoingHttpHeaders;
+    body?: Buffer;
+    agent?: Agent;
+    timeoutMs?: number;
+  },
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, method: opts.method, path: opts.path, headers: opts.headers, agent: opts.agent ?? false });
+    const req = request({
+      host: "127.0.0.1",
+      port,
+      method: opts.method,
+      path: opts.path,
+      headers: opts.headers,
+      agent: opts.agent ?? false,
+    });
     const timer = setTimeout(() => {
-      req.destroy(new Error(`no answer within ${opts.timeoutMs ?? 15_000} ms: ${opts.method} ${opts.path.slice(0, 80)}`));
+      req.destroy(
+        new Error(`no answer within ${opts.timeoutMs ?? 15_000} ms: ${opts.method} ${opts.path.slice(0, 80)}`),
+      );
     }, opts.timeoutMs ?? 15_000);
     req.on("response", (res) => {
       const chunks: Buffer[] = [];
@@ -67,7 +83,11 @@ export function send(
 }
 
 /** Writes raw bytes on a fresh connection and reads until the server closes it (or `timeoutMs`). */
-export function sendRaw(port: number, bytes: Buffer | string, timeoutMs = 5_000): Promise<{ status: number; head: string; json: unknown; raw: string }> {
+export function sendRaw(
+  port: number,
+  bytes: Buffer | string,
+  timeoutMs = 5_000,
+): Promise<{ status: number; head: string; json: unknown; raw: string }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, "127.0.0.1");
     const chunks: Buffer[] = [];

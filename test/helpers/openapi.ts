@@ -2,9 +2,9 @@ import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import type { Response } from "supertest";
 import type request from "supertest";
-import { getSchema } from "../../src/graphql/schema";
-import { UNDOCUMENTED, type OpenApiDocument } from "../../src/openapi/openapi.document";
-import { createOpenApiDocument } from "../../src/openapi/openapi.routes";
+import { getSchema } from "../../src/http/graphql/schema";
+import { UNDOCUMENTED, type OpenApiDocument } from "../../src/http/openapi/openapi.document";
+import { createOpenApiDocument } from "../../src/http/openapi/openapi.routes";
 
 /**
  * Checks REST answers against the OpenAPI document the service serves, so an
@@ -57,7 +57,8 @@ function resolve<T = Json>(node: Json): T {
   const ref = node.$ref;
   if (typeof ref !== "string") return node as T;
   let cur: unknown = openApiDocument();
-  for (const part of ref.replace(/^#\//, "").split("/")) cur = (cur as Json)[part.replace(/~1/g, "/").replace(/~0/g, "~")];
+  for (const part of ref.replace(/^#\//, "").split("/"))
+    cur = (cur as Json)[part.replace(/~1/g, "/").replace(/~0/g, "~")];
   if (cur === undefined) throw new Error(`OpenAPI: dangling $ref ${ref}`);
   return cur as T;
 }
@@ -66,11 +67,15 @@ const VERSIONED = /^\/(v0|v1)(\/.*)?$/;
 
 function describe(method: string, path: string, res: Response): string {
   const body = res.text ?? "";
-  return `${method.toUpperCase()} ${path} answered ${res.status} ${body.length > 600 ? `${body.slice(0, 600)}…` : body}`;
+  const shown = body.length > 600 ? `${body.slice(0, 600)}…` : body;
+  return `${method.toUpperCase()} ${path} answered ${res.status} ${shown}`;
 }
 
 function fail(message: string): never {
-  throw new Error(`${message}\n(the answer does not match the OpenAPI document: fix the route's \`response\` schema or the shape, then run \`npm run openapi\`)`);
+  throw new Error(
+    `${message}\n(the answer does not match the OpenAPI document: ` +
+      "fix the route's `response` schema or the shape, then run `npm run openapi`)",
+  );
 }
 
 function checkBody(method: string, path: string, res: Response, key: string, schema: Json): void {
@@ -78,13 +83,22 @@ function checkBody(method: string, path: string, res: Response, key: string, sch
   if (!validate(res.body)) {
     const errors = (validate.errors ?? [])
       .slice(0, 8)
-      .map((e) => `  ${e.instancePath || "(body)"} ${e.message}${e.params && "additionalProperty" in e.params ? ` (${String(e.params.additionalProperty)})` : ""}`)
+      .map((e) => {
+        const extra = e.params && "additionalProperty" in e.params ? ` (${String(e.params.additionalProperty)})` : "";
+        return `  ${e.instancePath || "(body)"} ${e.message}${extra}`;
+      })
       .join("\n");
-    fail(`${describe(method, path, res)}\nbody does not validate against ${schema.$ref ?? "the documented schema"}:\n${errors}`);
+    fail(
+      `${describe(method, path, res)}\n` +
+        `body does not validate against ${schema.$ref ?? "the documented schema"}:\n${errors}`,
+    );
   }
 }
 
-/** Throws (failing the test) when a REST answer is not what the document says. Answers outside /v0 and /v1 pass untouched. */
+/**
+ * Throws (failing the test) when a REST answer is not what the document says. Answers outside /v0 and /v1 pass
+ * untouched.
+ */
 export function assertMatchesOpenApi(method: string, url: string, res: Response): void {
   const path = url.replace(/^[a-z]+:\/\/[^/]+/i, "").split(/[?#]/)[0]!;
   const m = VERSIONED.exec(path);
@@ -95,20 +109,30 @@ export function assertMatchesOpenApi(method: string, url: string, res: Response)
   const status = String(res.status);
 
   if (verb !== "head" && !/^application\/json\b/.test(String(res.headers["content-type"] ?? ""))) {
-    fail(`${describe(method, path, res)}\ncontent-type is ${String(res.headers["content-type"])}, not application/json`);
+    fail(
+      `${describe(method, path, res)}\ncontent-type is ${String(res.headers["content-type"])}, not application/json`,
+    );
   }
 
   if (!operation) {
     if (!["401", "403", "404", "500"].includes(status)) {
-      fail(`${describe(method, path, res)}\n${method.toUpperCase()} ${docPath} is not in the OpenAPI document, so it may only answer an error`);
+      fail(
+        `${describe(method, path, res)}\n` +
+          `${method.toUpperCase()} ${docPath} is not in the OpenAPI document, so it may only answer an error`,
+      );
     }
-    if (verb !== "head") checkBody(method, path, res, "#/components/schemas/ErrorBody", { $ref: "#/components/schemas/ErrorBody" });
+    if (verb !== "head")
+      checkBody(method, path, res, "#/components/schemas/ErrorBody", { $ref: "#/components/schemas/ErrorBody" });
     return;
   }
 
   const responses = operation.responses as Record<string, Json>;
   const documented = responses[status];
-  if (!documented) fail(`${describe(method, path, res)}\nthe document lists only ${Object.keys(responses).join(", ")} for ${verb.toUpperCase()} ${docPath}`);
+  if (!documented)
+    fail(
+      `${describe(method, path, res)}\n` +
+        `the document lists only ${Object.keys(responses).join(", ")} for ${verb.toUpperCase()} ${docPath}`,
+    );
   const response = resolve(documented);
 
   for (const [name, h] of Object.entries((response.headers ?? {}) as Record<string, Json>)) {
@@ -120,12 +144,16 @@ export function assertMatchesOpenApi(method: string, url: string, res: Response)
     }
     const schema = header.schema as Json | undefined;
     if (schema && !validatorFor(`header:${JSON.stringify(schema)}`, schema)(value)) {
-      fail(`${describe(method, path, res)}\nheader ${name}: ${JSON.stringify(value)} does not match ${JSON.stringify(schema)}`);
+      fail(
+        `${describe(method, path, res)}\n` +
+          `header ${name}: ${JSON.stringify(value)} does not match ${JSON.stringify(schema)}`,
+      );
     }
   }
 
   if (verb === "head") return;
-  if (status === "200" && operation[UNDOCUMENTED]) return; // The route has no `response` yet: test/openapi fails naming it.
+  // The route has no `response` yet: test/openapi fails naming it.
+  if (status === "200" && operation[UNDOCUMENTED]) return;
   const schema = (response.content as Json | undefined)?.["application/json"] as Json | undefined;
   if (!schema?.schema) fail(`${describe(method, path, res)}\nthe document gives no JSON body for ${status}`);
   const bodySchema = schema.schema as Json;
@@ -156,7 +184,9 @@ export function validatingAgent<T extends ReturnType<typeof request>>(agent: T):
       const method = typeof prop === "string" ? HTTP_METHODS[prop] : undefined;
       if (!method || typeof value !== "function") return value;
       return (url: string, ...rest: unknown[]) =>
-        (value as (url: string, ...rest: unknown[]) => request.Test).call(target, url, ...rest).expect((res: Response) => assertMatchesOpenApi(method, url, res));
+        (value as (url: string, ...rest: unknown[]) => request.Test)
+          .call(target, url, ...rest)
+          .expect((res: Response) => assertMatchesOpenApi(method, url, res));
     },
   });
 }

@@ -26,18 +26,29 @@ const LISTING = `SELECT l.id AS listingId, s.id AS securityId, l.symbol, s.isin,
 
 function one(db: Database, sql: string, ...params: unknown[]): SampleListing {
   const row = db.prepare(sql).get(...params) as SampleListing | undefined;
-  if (!row) throw new Error(`test store has no sample for: ${sql.replace(/\s+/g, " ").slice(-160)} ${JSON.stringify(params)}`);
+  if (!row)
+    throw new Error(`test store has no sample for: ${sql.replace(/\s+/g, " ").slice(-160)} ${JSON.stringify(params)}`);
   return row;
 }
 
 /** The largest security of a type whose primary listing has daily bars. */
 export function withDailyBars(db: Database, type: string): SampleListing {
-  return one(db, `${LISTING} WHERE s.type = ? AND EXISTS (SELECT 1 FROM daily_bars b WHERE b.listing_id = l.id) ORDER BY s.rank, s.id LIMIT 1`, type);
+  return one(
+    db,
+    `${LISTING} WHERE s.type = ? AND EXISTS (SELECT 1 FROM daily_bars b WHERE b.listing_id = l.id)
+      ORDER BY s.rank, s.id LIMIT 1`,
+    type,
+  );
 }
 
 /** The largest security of a type whose primary listing has 5-minute bars. */
 export function withIntradayBars(db: Database, type: string): SampleListing {
-  return one(db, `${LISTING} WHERE s.type = ? AND EXISTS (SELECT 1 FROM intraday_bars b WHERE b.listing_id = l.id) ORDER BY s.rank, s.id LIMIT 1`, type);
+  return one(
+    db,
+    `${LISTING} WHERE s.type = ? AND EXISTS (SELECT 1 FROM intraday_bars b WHERE b.listing_id = l.id)
+      ORDER BY s.rank, s.id LIMIT 1`,
+    type,
+  );
 }
 
 /** A listing of a type with daily bars but no intraday bars. */
@@ -54,7 +65,8 @@ export function withoutIntradayBars(db: Database, type: string): SampleListing {
 export function stockWithQuarters(db: Database, n: number): SampleListing {
   return one(
     db,
-    `${LISTING} WHERE s.type = 'stock' AND (SELECT count(*) FROM quarterly_financials f WHERE f.security_id = s.id AND f.reported_date <= ?) >= ?
+    `${LISTING} WHERE s.type = 'stock' AND (SELECT count(*) FROM quarterly_financials f WHERE f.security_id = s.id
+      AND f.reported_date <= ?) >= ?
      ORDER BY s.rank, s.id LIMIT 1`,
     TEST_ANCHOR,
     n,
@@ -65,7 +77,8 @@ export function stockWithQuarters(db: Database, n: number): SampleListing {
 export function stockReportingInOtherCurrency(db: Database): SampleListing | undefined {
   return db
     .prepare(
-      `SELECT l.id AS listingId, s.id AS securityId, l.symbol, s.isin, s.type, l.currency, s.currency AS reportingCurrency, q.c, q.t
+      `SELECT l.id AS listingId, s.id AS securityId, l.symbol, s.isin, s.type, l.currency,
+        s.currency AS reportingCurrency, q.c, q.t
        FROM securities s JOIN listings l ON l.security_id = s.id JOIN quotes q ON q.listing_id = l.id
        WHERE s.type = 'stock' AND l.currency <> s.currency
        AND (SELECT count(*) FROM quarterly_financials f WHERE f.security_id = s.id AND f.reported_date <= ?) >= 4
@@ -76,10 +89,13 @@ export function stockReportingInOtherCurrency(db: Database): SampleListing | und
 
 /** A security of a type that paid a dividend in the year before the anchor and has an announced one after it. */
 export function dividendPayer(db: Database, type: string, opts: { announced?: boolean } = {}): SampleListing {
-  const announced = opts.announced ? `AND EXISTS (SELECT 1 FROM dividends d WHERE d.security_id = s.id AND d.ex_date > '${TEST_ANCHOR}')` : "";
+  const announced = opts.announced
+    ? `AND EXISTS (SELECT 1 FROM dividends d WHERE d.security_id = s.id AND d.ex_date > '${TEST_ANCHOR}')`
+    : "";
   return one(
     db,
-    `${LISTING} WHERE s.type = ? AND EXISTS (SELECT 1 FROM dividends d WHERE d.security_id = s.id AND d.ex_date <= ? AND d.ex_date > date(?, '-1 year'))
+    `${LISTING} WHERE s.type = ? AND EXISTS (SELECT 1 FROM dividends d WHERE d.security_id = s.id AND d.ex_date <= ?
+      AND d.ex_date > date(?, '-1 year'))
      ${announced} ORDER BY s.rank, s.id LIMIT 1`,
     type,
     TEST_ANCHOR,
@@ -89,7 +105,12 @@ export function dividendPayer(db: Database, type: string, opts: { announced?: bo
 
 /** A security of a type with no dividend at all. */
 export function nonPayer(db: Database, type: string): SampleListing {
-  return one(db, `${LISTING} WHERE s.type = ? AND NOT EXISTS (SELECT 1 FROM dividends d WHERE d.security_id = s.id) ORDER BY s.rank, s.id LIMIT 1`, type);
+  return one(
+    db,
+    `${LISTING} WHERE s.type = ? AND NOT EXISTS (SELECT 1 FROM dividends d WHERE d.security_id = s.id)
+      ORDER BY s.rank, s.id LIMIT 1`,
+    type,
+  );
 }
 
 export interface StoredBar {
@@ -101,14 +122,24 @@ export interface StoredBar {
   v: number;
 }
 
-export function storedBars(db: Database, table: "daily_bars" | "intraday_bars", listingId: number, from: number, to: number): StoredBar[] {
-  return db.prepare(`SELECT t, o, h, l, c, v FROM ${table} WHERE listing_id = ? AND t BETWEEN ? AND ? ORDER BY t`).all(listingId, from, to) as StoredBar[];
+export function storedBars(
+  db: Database,
+  table: "daily_bars" | "intraday_bars",
+  listingId: number,
+  from: number,
+  to: number,
+): StoredBar[] {
+  return db
+    .prepare(`SELECT t, o, h, l, c, v FROM ${table} WHERE listing_id = ? AND t BETWEEN ? AND ? ORDER BY t`)
+    .all(listingId, from, to) as StoredBar[];
 }
 
 /** Units of `currency` per USD on the last stored day on or before `day`. */
 export function perUsd(db: Database, currency: string, day: string): number {
   if (currency === "USD") return 1;
-  const row = db.prepare(`SELECT per_usd FROM fx_daily WHERE currency = ? AND day <= ? ORDER BY day DESC LIMIT 1`).get(currency, day) as { per_usd: number } | undefined;
+  const row = db
+    .prepare(`SELECT per_usd FROM fx_daily WHERE currency = ? AND day <= ? ORDER BY day DESC LIMIT 1`)
+    .get(currency, day) as { per_usd: number } | undefined;
   if (!row) throw new Error(`no FX rate for ${currency} on or before ${day}`);
   return row.per_usd;
 }
@@ -120,7 +151,8 @@ export function storedDividends(db: Database, securityId: number): StoredDividen
   return db
     .prepare(
       `SELECT ex_date AS exDate, record_date AS recordDate, pay_date AS payDate, declaration_date AS declarationDate,
-       amount, adjusted_amount AS adjustedAmount, currency, frequency FROM dividends WHERE security_id = ? ORDER BY ex_date`,
+       amount, adjusted_amount AS adjustedAmount, currency, frequency FROM dividends WHERE security_id = ?
+         ORDER BY ex_date`,
     )
     .all(securityId) as StoredDividend[];
 }

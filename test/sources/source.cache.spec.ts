@@ -7,7 +7,7 @@ import { createTestApp, type TestApp } from "../helpers/app";
 import { BOOTSTRAP_KEY, TEST_STORE_PATH } from "../helpers/constants";
 import { entryBytes } from "../../src/sources/source.cache";
 import { symbolCandidates } from "../../src/sources/source.loaders";
-import { loadConfig, ConfigError } from "../../src/config";
+import { loadConfig, ConfigError } from "../../src/platform/config";
 
 // These tests change the store, so they run on a copy of it, changed through a second connection as a loader
 // process would: the cache must notice commits it did not make.
@@ -78,30 +78,34 @@ describe("instrument lookups cached across requests", () => {
     await t.close();
   });
 
-  it.each(["symbol", "isin"] as const)("answers a stock by %s from memory from its third request on, with the same body", async (by) => {
-    const [s] = stocks(t, 1);
-    t.instrumentCache.clear();
-    const answers = [];
-    for (let i = 0; i < 3; i++) answers.push(await t.countQueries(() => t.post("/v1/quote", { [by]: s![by] }), KEEP));
-    // Kept from its second miss on (source.cache.ts says why).
-    expect(answers.map((a) => a.queries)).toEqual([1, 1, 0]);
-    expect(answers[0]!.result.body.symbol).toBe(s!.symbol);
-    for (const a of answers) {
-      expect(a.result.status).toBe(200);
-      expect(a.result.body).toEqual(answers[0]!.result.body);
-    }
-  });
+  it.each(["symbol", "isin"] as const)(
+    "answers a stock by %s from memory from its third request on, with the same body",
+    async (by) => {
+      const [s] = stocks(t, 1);
+      t.instrumentCache.clear();
+      const answers = [];
+      for (let i = 0; i < 3; i++) answers.push(await t.countQueries(() => t.post("/v1/quote", { [by]: s![by] }), KEEP));
+      // Kept from its second miss on (source.cache.ts says why).
+      expect(answers.map((a) => a.queries)).toEqual([1, 1, 0]);
+      expect(answers[0]!.result.body.symbol).toBe(s!.symbol);
+      for (const a of answers) {
+        expect(a.result.status).toBe(200);
+        expect(a.result.body).toEqual(answers[0]!.result.body);
+      }
+    },
+  );
 
   it("answers GraphQL from the cache REST filled", async () => {
     const [s] = stocks(t, 1);
     t.instrumentCache.clear();
     await t.post("/v1/quote", { symbol: s!.symbol });
     await t.post("/v1/quote", { symbol: s!.symbol });
-    const gql = await t.countQueries(() =>
-      t.http
-        .post("/graphql")
-        .set("x-api-key", BOOTSTRAP_KEY)
-        .send({ query: "query ($s: String!) { quote(symbol: $s) { symbol c } }", variables: { s: s!.symbol } }),
+    const gql = await t.countQueries(
+      () =>
+        t.http
+          .post("/graphql")
+          .set("x-api-key", BOOTSTRAP_KEY)
+          .send({ query: "query ($s: String!) { quote(symbol: $s) { symbol c } }", variables: { s: s!.symbol } }),
       KEEP,
     );
     expect(gql.result.status).toBe(200);
@@ -111,12 +115,16 @@ describe("instrument lookups cached across requests", () => {
 
   it("keeps the symbols asked again while a client sweeps others once", async () => {
     const [hot, ...others] = stocks(t, 12);
-    const small = await createTestApp({ storePath: copy, env: { MDG_INSTRUMENT_CACHE_MB: await budgetFor(t, [hot!]) } });
+    const small = await createTestApp({
+      storePath: copy,
+      env: { MDG_INSTRUMENT_CACHE_MB: await budgetFor(t, [hot!]) },
+    });
     try {
       await small.post("/v1/quote", { symbol: hot!.symbol });
       await small.post("/v1/quote", { symbol: hot!.symbol });
       // Eleven symbols asked once each: 22 keys missed, with room for 2.
-      for (const o of others) expect((await small.countQueries(() => small.post("/v1/quote", { symbol: o.symbol }), KEEP)).queries).toBe(1);
+      for (const o of others)
+        expect((await small.countQueries(() => small.post("/v1/quote", { symbol: o.symbol }), KEEP)).queries).toBe(1);
       expect((await small.countQueries(() => small.post("/v1/quote", { symbol: hot!.symbol }), KEEP)).queries).toBe(0);
     } finally {
       await small.close();
@@ -150,7 +158,8 @@ describe("instrument lookups cached across requests", () => {
     const [, s] = stocks(t, 2);
     const renamed = "CACHE.NEW";
     const answers = [];
-    for (let i = 0; i < 3; i++) answers.push(await t.countQueries(() => t.post("/v1/quote", { symbol: renamed }), KEEP));
+    for (let i = 0; i < 3; i++)
+      answers.push(await t.countQueries(() => t.post("/v1/quote", { symbol: renamed }), KEEP));
     expect(answers.map((a) => [a.result.status, a.queries])).toEqual([
       [404, 1],
       [404, 1],
@@ -198,7 +207,8 @@ describe("MDG_INSTRUMENT_CACHE_MB", () => {
     await probe.close();
     const t = await createTestApp({ storePath: copy, env: { MDG_INSTRUMENT_CACHE_MB: budget } });
     try {
-      const cost = async (symbol: string) => (await t.countQueries(() => t.post("/v1/quote", { symbol }), KEEP)).queries;
+      const cost = async (symbol: string) =>
+        (await t.countQueries(() => t.post("/v1/quote", { symbol }), KEEP)).queries;
       const costs = async (...symbols: string[]) => {
         const out = [];
         for (const symbol of symbols) out.push(await cost(symbol));
@@ -219,7 +229,8 @@ describe("MDG_INSTRUMENT_CACHE_MB", () => {
     const t = await createTestApp({ storePath: copy, env: { MDG_INSTRUMENT_CACHE_MB: "0" } });
     try {
       const [a] = stocks(t, 1);
-      for (let i = 0; i < 3; i++) expect((await t.countQueries(() => t.post("/v1/quote", { symbol: a!.symbol }), KEEP)).queries).toBe(1);
+      for (let i = 0; i < 3; i++)
+        expect((await t.countQueries(() => t.post("/v1/quote", { symbol: a!.symbol }), KEEP)).queries).toBe(1);
       expect(t.instrumentCache.stats.size).toBe(0);
     } finally {
       await t.close();

@@ -5,7 +5,9 @@ import { MIGRATIONS } from "./sqlite.migrations";
 export function migrate(db: Database): number {
   const current = db.pragma("user_version", { simple: true }) as number;
   if (current > MIGRATIONS.length) {
-    throw new Error(`store schema version ${current} is newer than this build knows (${MIGRATIONS.length}); upgrade the service`);
+    throw new Error(
+      `store schema version ${current} is newer than this build knows (${MIGRATIONS.length}); upgrade the service`,
+    );
   }
   let ran = 0;
   for (let v = current; v < MIGRATIONS.length; v++) {

@@ -1,11 +1,10 @@
 import Database from "better-sqlite3";
+import { openingStore } from "./sqlite.open";
 import type { Database as Db, Statement } from "better-sqlite3";
 import type {
-  ApiKeyRow,
   BarCoverageRow,
   BarRangeKey,
   BarRow,
-  DataSource,
   DividendCalendarParams,
   DividendRow,
   EtfProfileRow,
@@ -23,9 +22,16 @@ import type {
   SearchDocument,
   SecurityRow,
   SecurityType,
-  SourceStats,
   SplitRow,
 } from "../data-source";
+import {
+  CAPABILITY_NAMES,
+  type CapabilityName,
+  type Page,
+  type RowStore,
+  type SourceStats,
+} from "../source.capabilities";
+import { SqliteApiKeyStore } from "./sqlite.keys";
 import { migrate } from "./sqlite.migrate";
 
 type Raw = Record<string, unknown>;
@@ -34,11 +40,13 @@ const SECURITY_COLUMNS = `s.id AS s_id, s.type AS s_type, s.name AS s_name, s.is
   s.country AS s_country, s.sector AS s_sector, s.industry AS s_industry, s.currency AS s_currency,
   s.market_cap AS s_market_cap, s.shares_outstanding AS s_shares_outstanding, s.is_adr AS s_is_adr,
   s.is_active AS s_is_active, s.description AS s_description, s.website AS s_website, s.ipo_date AS s_ipo_date,
-  s.next_earnings_date AS s_next_earnings_date, s.rank AS s_rank, s.eps_ttm AS s_eps_ttm, s.net_income_ttm AS s_net_income_ttm`;
+  s.next_earnings_date AS s_next_earnings_date, s.rank AS s_rank, s.eps_ttm AS s_eps_ttm,
+  s.net_income_ttm AS s_net_income_ttm`;
 const QUOTE_COLUMNS = `q.listing_id AS q_listing_id, q.t AS q_t, q.c AS q_c, q.o AS q_o, q.h AS q_h, q.l AS q_l,
   q.pc AS q_pc, q.v AS q_v, q.ma50 AS q_ma50, q.ma200 AS q_ma200, q.avg_volume AS q_avg_volume`;
-const ETF_PROFILE_COLUMNS = `p.security_id AS p_security_id, p.issuer AS p_issuer, p.asset_class AS p_asset_class, p.aum AS p_aum,
-  p.nav AS p_nav, p.nav_currency AS p_nav_currency, p.expense_ratio AS p_expense_ratio, p.inception_date AS p_inception_date,
+const ETF_PROFILE_COLUMNS = `p.security_id AS p_security_id, p.issuer AS p_issuer, p.asset_class AS p_asset_class,
+  p.aum AS p_aum, p.nav AS p_nav, p.nav_currency AS p_nav_currency, p.expense_ratio AS p_expense_ratio,
+  p.inception_date AS p_inception_date,
   p.domicile AS p_domicile, p.replication AS p_replication, p.distribution_policy AS p_distribution_policy,
   p.benchmark AS p_benchmark, p.holdings_count AS p_holdings_count, p.holdings_date AS p_holdings_date`;
 const LISTING_COLUMNS = `l.id AS l_id, l.security_id AS l_security_id, l.symbol AS l_symbol, l.exchange AS l_exchange,
@@ -118,27 +126,15 @@ function toEtfProfile(r: Raw): EtfProfileRow | null {
   };
 }
 
-/** An instrument row of the lookups below, which read the ETF profile in the same statement (InstrumentRow.etfProfile). */
+/**
+ * An instrument row of the lookups below, which read the ETF profile in the same statement (InstrumentRow.etfProfile).
+ */
 const toInstrument = (r: Raw): InstrumentRow => ({
   listing: toListing(r),
   security: toSecurity(r),
   quote: toQuote(r),
   etfProfile: toEtfProfile(r),
 });
-
-function toApiKey(r: Raw): ApiKeyRow {
-  return {
-    id: r.id as string,
-    name: r.name as string,
-    hash: r.hash as string,
-    scopes: (r.scopes as string).split(" ").filter(Boolean),
-    createdAt: r.created_at as number,
-    expiresAt: r.expires_at as number | null,
-    revokedAt: r.revoked_at as number | null,
-    ratePerMinute: r.rate_per_minute as number,
-    dailyQuota: r.daily_quota as number,
-  };
-}
 
 const toHolding = (r: Raw): HoldingRow => ({
   position: r.position as number,
@@ -155,7 +151,14 @@ const toHolding = (r: Raw): HoldingRow => ({
   marketValue: r.market_value as number,
 });
 
-const toBar = (r: Raw): BarRow => ({ t: r.t as number, o: r.o as number, h: r.h as number, l: r.l as number, c: r.c as number, v: r.v as number });
+const toBar = (r: Raw): BarRow => ({
+  t: r.t as number,
+  o: r.o as number,
+  h: r.h as number,
+  l: r.l as number,
+  c: r.c as number,
+  v: r.v as number,
+});
 const toExposure = (r: Raw): ExposureRow => ({ name: r.name as string, weight: r.weight as number });
 
 function toDividend(r: Raw): DividendRow {
@@ -206,7 +209,9 @@ function fewKeysSql(sql: string, keys: readonly unknown[], cache: Map<string, (s
   if (out === undefined) {
     // Integers bind as REAL from JavaScript; the cast keeps the comparison (and the index) integer.
     const value = strings ? "?" : "CAST(? AS INTEGER)";
-    const rows = keys.map((_, i) => (i === 0 ? `SELECT 0 AS key, ${value} AS value` : `SELECT ${i}, ${value}`)).join(" UNION ALL ");
+    const rows = keys
+      .map((_, i) => (i === 0 ? `SELECT 0 AS key, ${value} AS value` : `SELECT ${i}, ${value}`))
+      .join(" UNION ALL ");
     out = variants[slot] = sql.includes(JSON_EACH_KEYS) ? sql.replace(JSON_EACH_KEYS, `(${rows}) k`) : null;
   }
   return out;
@@ -243,15 +248,41 @@ function oneByKey<T>(rows: Raw[], n: number, map: (r: Raw) => T): (T | null)[] {
   return out;
 }
 
+/*
+ * Cursors carry the last row's persisted key (security ids are kept by the
+ * file, so a cursor stays valid across restarts and on every replica reading
+ * the same data), base64url so that clients treat them as opaque.
+ */
+function encodeListCursor(list: string, lastId: number): string {
+  return Buffer.from(`${list}:${lastId}`).toString("base64url");
+}
+
+function decodeListCursor(list: string, cursor: string): number | null {
+  const m = /^([a-z]+):(\d{1,15})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"));
+  return m && m[1] === list ? Number(m[2]) : null;
+}
+
+function encodeCalendarCursor(d: DividendRow): string {
+  return Buffer.from(`dividends:${d.exDate}:${d.securityId}`).toString("base64url");
+}
+
+function decodeCalendarCursor(cursor: string): { exDate: string; securityId: number } | null {
+  const m = /^dividends:(\d{4}-\d{2}-\d{2}):(\d{1,15})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"));
+  return m ? { exDate: m[1]!, securityId: Number(m[2]) } : null;
+}
+
 /**
  * The embedded store. Every batch method is one SQL statement: the keys go in
  * as one JSON array and `json_each` joins them against the table, so a
  * DataLoader batch of N keys costs one query.
  */
-export class SqliteSource implements DataSource {
+export class SqliteSource implements RowStore {
   readonly kind = "sqlite" as const;
   readonly stats: SourceStats = { queries: 0 };
-  private readonly statements = new Map<string, Statement>();
+  /** A row store serves every capability. */
+  readonly capabilities: ReadonlySet<CapabilityName> = new Set(CAPABILITY_NAMES);
+  /** The service's API keys, in the same file (and counted in the same `stats`), but not market data. */
+  readonly keys: SqliteApiKeyStore;
   private readonly readers = new Map<string, Reader>();
   private readonly fewKeys = new Map<string, (string | null)[]>();
 
@@ -261,15 +292,7 @@ export class SqliteSource implements DataSource {
 
   constructor(readonly db: Db) {
     this.dataVersionStmt = db.prepare("PRAGMA data_version").pluck();
-  }
-
-  private stmt(sql: string): Statement {
-    let s = this.statements.get(sql);
-    if (!s) {
-      s = this.db.prepare(sql);
-      this.statements.set(sql, s);
-    }
-    return s;
+    this.keys = new SqliteApiKeyStore(db, this.stats);
   }
 
   /**
@@ -334,7 +357,10 @@ export class SqliteSource implements DataSource {
   }
 
   async getSecuritiesByIds(ids: readonly number[]): Promise<(SecurityRow | null)[]> {
-    const rows = this.batch(ids, `SELECT k.key AS k, ${SECURITY_COLUMNS} FROM json_each(?) k JOIN securities s ON s.id = k.value`);
+    const rows = this.batch(
+      ids,
+      `SELECT k.key AS k, ${SECURITY_COLUMNS} FROM json_each(?) k JOIN securities s ON s.id = k.value`,
+    );
     return oneByKey(rows, ids.length, toSecurity);
   }
 
@@ -348,7 +374,10 @@ export class SqliteSource implements DataSource {
   }
 
   async getQuotes(listingIds: readonly number[]): Promise<(QuoteRow | null)[]> {
-    const rows = this.batch(listingIds, `SELECT k.key AS k, ${QUOTE_COLUMNS} FROM json_each(?) k JOIN quotes q ON q.listing_id = k.value`);
+    const rows = this.batch(
+      listingIds,
+      `SELECT k.key AS k, ${QUOTE_COLUMNS} FROM json_each(?) k JOIN quotes q ON q.listing_id = k.value`,
+    );
     return oneByKey(rows, listingIds.length, toQuote);
   }
 
@@ -416,7 +445,12 @@ export class SqliteSource implements DataSource {
     return groupByKey(rows, securityIds.length, toHolding);
   }
 
-  private exposure(table: string, idColumn: string, nameColumn: string, securityIds: readonly number[]): ExposureRow[][] {
+  private exposure(
+    table: string,
+    idColumn: string,
+    nameColumn: string,
+    securityIds: readonly number[],
+  ): ExposureRow[][] {
     const rows = this.batch(
       securityIds,
       `SELECT k.key AS k, e.${nameColumn} AS name, e.weight FROM json_each(?) k
@@ -434,7 +468,10 @@ export class SqliteSource implements DataSource {
   }
 
   async getFundProfiles(securityIds: readonly number[]): Promise<(FundProfileRow | null)[]> {
-    const rows = this.batch(securityIds, `SELECT k.key AS k, p.* FROM json_each(?) k JOIN fund_profiles p ON p.security_id = k.value`);
+    const rows = this.batch(
+      securityIds,
+      `SELECT k.key AS k, p.* FROM json_each(?) k JOIN fund_profiles p ON p.security_id = k.value`,
+    );
     return oneByKey(rows, securityIds.length, (r) => {
       const { k: _k, ...rest } = r;
       return snakeToCamel(rest) as unknown as FundProfileRow;
@@ -444,7 +481,8 @@ export class SqliteSource implements DataSource {
   async getFundHoldings(securityIds: readonly number[]): Promise<HoldingRow[][]> {
     const rows = this.batch(
       securityIds,
-      `SELECT k.key AS k, h.* FROM json_each(?) k JOIN fund_holdings h ON h.fund_id = k.value ORDER BY k.key, h.position`,
+      `SELECT k.key AS k, h.* FROM json_each(?) k JOIN fund_holdings h ON h.fund_id = k.value
+       ORDER BY k.key, h.position`,
     );
     return groupByKey(rows, securityIds.length, toHolding);
   }
@@ -464,7 +502,8 @@ export class SqliteSource implements DataSource {
   async getQuarterlyFinancials(securityIds: readonly number[]): Promise<QuarterlyFinancialsRow[][]> {
     const rows = this.batch(
       securityIds,
-      `SELECT k.key AS k, f.* FROM json_each(?) k JOIN quarterly_financials f ON f.security_id = k.value ORDER BY k.key, f.period_end`,
+      `SELECT k.key AS k, f.* FROM json_each(?) k JOIN quarterly_financials f ON f.security_id = k.value
+       ORDER BY k.key, f.period_end`,
     );
     return groupByKey(rows, securityIds.length, (r) => {
       const { k: _k, security_id: _s, ...rest } = r;
@@ -475,7 +514,8 @@ export class SqliteSource implements DataSource {
   async getDividends(securityIds: readonly number[]): Promise<DividendRow[][]> {
     const rows = this.batch(
       securityIds,
-      `SELECT k.key AS k, d.* FROM json_each(?) k JOIN dividends d ON d.security_id = k.value ORDER BY k.key, d.ex_date`,
+      `SELECT k.key AS k, d.* FROM json_each(?) k JOIN dividends d ON d.security_id = k.value
+       ORDER BY k.key, d.ex_date`,
     );
     return groupByKey(rows, securityIds.length, toDividend);
   }
@@ -483,28 +523,45 @@ export class SqliteSource implements DataSource {
   async getSplits(securityIds: readonly number[]): Promise<SplitRow[][]> {
     const rows = this.batch(
       securityIds,
-      `SELECT k.key AS k, sp.day, sp.numerator, sp.denominator FROM json_each(?) k JOIN splits sp ON sp.security_id = k.value ORDER BY k.key, sp.day`,
+      `SELECT k.key AS k, sp.day, sp.numerator, sp.denominator
+       FROM json_each(?) k JOIN splits sp ON sp.security_id = k.value ORDER BY k.key, sp.day`,
     );
-    return groupByKey(rows, securityIds.length, (r) => ({ day: r.day as string, numerator: r.numerator as number, denominator: r.denominator as number }));
+    return groupByKey(rows, securityIds.length, (r) => ({
+      day: r.day as string,
+      numerator: r.numerator as number,
+      denominator: r.denominator as number,
+    }));
   }
 
-  async getDividendCalendar(p: DividendCalendarParams): Promise<DividendRow[]> {
-    const afterDate = p.after?.exDate ?? "";
-    const afterId = p.after?.securityId ?? -1;
+  async getDividendCalendar(p: DividendCalendarParams): Promise<Page<DividendRow> | null> {
+    const after = p.cursor === undefined ? { exDate: "", securityId: -1 } : decodeCalendarCursor(p.cursor);
+    if (!after) return null;
+    // One extra row tells whether another page exists without a count query.
     const rows = p.securityIds
       ? this.all(
           `SELECT d.* FROM dividends d WHERE d.security_id IN (SELECT value FROM json_each(?))
            AND d.ex_date BETWEEN ? AND ? AND (d.ex_date, d.security_id) > (?, ?)
            ORDER BY d.ex_date, d.security_id LIMIT ?`,
-          JSON.stringify(p.securityIds), p.fromDay, p.toDay, afterDate, afterId, p.limit,
+          JSON.stringify(p.securityIds),
+          p.fromDay,
+          p.toDay,
+          after.exDate,
+          after.securityId,
+          p.limit + 1,
         )
       : this.all(
           `SELECT d.* FROM dividends d JOIN securities s ON s.id = d.security_id AND s.type IN ('stock','etf')
            WHERE d.ex_date BETWEEN ? AND ? AND (d.ex_date, d.security_id) > (?, ?)
            ORDER BY d.ex_date, d.security_id LIMIT ?`,
-          p.fromDay, p.toDay, afterDate, afterId, p.limit,
+          p.fromDay,
+          p.toDay,
+          after.exDate,
+          after.securityId,
+          p.limit + 1,
         );
-    return rows.map(toDividend);
+    const page = rows.slice(0, p.limit).map(toDividend);
+    const last = page[page.length - 1];
+    return { rows: page, nextCursor: rows.length > p.limit && last ? encodeCalendarCursor(last) : null };
   }
 
   async getIndexConstituents(indexSymbols: readonly string[]): Promise<IndexConstituentRow[][]> {
@@ -520,13 +577,20 @@ export class SqliteSource implements DataSource {
     }));
   }
 
-  async listSecurities(p: ListSecuritiesParams): Promise<SecurityRow[]> {
+  async listSecurities(p: ListSecuritiesParams): Promise<Page<SecurityRow> | null> {
+    const afterId = p.cursor === undefined ? 0 : decodeListCursor(p.list, p.cursor);
+    if (afterId === null) return null;
+    // One extra row tells whether another page exists without a count query.
     const rows = this.all(
       `SELECT ${SECURITY_COLUMNS} FROM securities s
        WHERE s.type IN (SELECT value FROM json_each(?)) AND s.id > ? ORDER BY s.id LIMIT ?`,
-      JSON.stringify(p.types), p.afterId ?? 0, p.limit,
+      JSON.stringify(p.types),
+      afterId,
+      p.limit + 1,
     );
-    return rows.map(toSecurity);
+    const page = rows.slice(0, p.limit).map(toSecurity);
+    const last = page[page.length - 1];
+    return { rows: page, nextCursor: rows.length > p.limit && last ? encodeListCursor(p.list, last.id) : null };
   }
 
   async *searchDocuments(): AsyncIterable<SearchDocument[]> {
@@ -539,12 +603,18 @@ export class SqliteSource implements DataSource {
                 l.symbol, l.exchange, l.currency AS l_currency, l.is_primary
          FROM (SELECT * FROM securities WHERE id > ? ORDER BY id LIMIT ?) s
          JOIN listings l ON l.security_id = s.id ORDER BY s.id, l.is_primary DESC, l.id`,
-        afterId, pageSize,
+        afterId,
+        pageSize,
       );
       if (rows.length === 0) return;
       const docs: SearchDocument[] = [];
       for (const r of rows) {
-        const listing = { symbol: r.symbol as string, exchange: r.exchange as string, currency: r.l_currency as string, isPrimary: r.is_primary === 1 };
+        const listing = {
+          symbol: r.symbol as string,
+          exchange: r.exchange as string,
+          currency: r.l_currency as string,
+          isPrimary: r.is_primary === 1,
+        };
         const last = docs[docs.length - 1];
         if (last && last.security.id === r.id) last.listings.push(listing);
         else
@@ -568,37 +638,13 @@ export class SqliteSource implements DataSource {
     }
   }
 
-  async findApiKeyByHash(hash: string): Promise<ApiKeyRow | null> {
-    const r = this.get(`SELECT * FROM api_keys WHERE hash = ?`, hash);
-    return r ? toApiKey(r) : null;
-  }
-
-  async insertApiKey(row: ApiKeyRow): Promise<void> {
-    this.stats.queries++;
-    this.version++;
-    this.stmt(
-      `INSERT INTO api_keys (id, name, hash, scopes, created_at, expires_at, revoked_at, rate_per_minute, daily_quota)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(row.id, row.name, row.hash, row.scopes.join(" "), row.createdAt, row.expiresAt, row.revokedAt, row.ratePerMinute, row.dailyQuota);
-  }
-
-  async listApiKeys(): Promise<ApiKeyRow[]> {
-    return this.all(`SELECT * FROM api_keys ORDER BY created_at, id`).map(toApiKey);
-  }
-
-  async revokeApiKey(id: string, at: number): Promise<boolean> {
-    this.stats.queries++;
-    this.version++;
-    const r = this.stmt(`UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`).run(at, id);
-    return r.changes > 0;
-  }
-
   /**
    * Changes whenever another connection (a loader or another process writing
-   * the file) commits, or this one writes. `PRAGMA data_version` reads no
-   * table: it opens a read transaction and compares the WAL's header, about
-   * 3 µs (two lock calls to the OS), against about 20 µs for an instrument
-   * lookup. It does not see this connection's own commits, hence the count.
+   * the file) commits. `PRAGMA data_version` reads no table: it opens a read
+   * transaction and compares the WAL's header, about 3 µs (two lock calls to
+   * the OS), against about 20 µs for an instrument lookup. It does not see
+   * this connection's own commits; this connection writes only API keys
+   * (`keys`), which no cache of market data holds.
    */
   dataVersion(): number {
     const seen = this.dataVersionStmt.get() as number;
@@ -618,15 +664,27 @@ export class SqliteSource implements DataSource {
   }
 }
 
-/** Opens (and migrates, unless read-only) the store at `path`. */
+/**
+ * Opens (and migrates, unless read-only) the store at `path`. A store that cannot be opened, read or written is a
+ * StartupError naming MDG_SQLITE_PATH and the path (src/sources/sqlite/sqlite.open.ts).
+ */
 export function openSqliteSource(path: string, opts: { readonly?: boolean; mustExist?: boolean } = {}): SqliteSource {
-  const db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.mustExist ?? opts.readonly ?? false });
-  if (!opts.readonly) {
-    db.pragma("journal_mode = WAL");
-    migrate(db);
-  }
-  db.pragma("busy_timeout = 5000");
-  // 16 MiB of page cache: hot rows (quotes, profiles) stay cached while the process stays well under its memory budget.
-  db.pragma("cache_size = -16384");
-  return new SqliteSource(db);
+  return openingStore(path, !opts.readonly, () => {
+    const readonly = opts.readonly ?? false;
+    const db = new Database(path, { readonly, fileMustExist: opts.mustExist ?? readonly });
+    try {
+      if (!opts.readonly) {
+        db.pragma("journal_mode = WAL");
+        migrate(db);
+      }
+      db.pragma("busy_timeout = 5000");
+      // 16 MiB of page cache: hot rows (quotes, profiles) stay cached while the process stays well under its memory
+      // budget.
+      db.pragma("cache_size = -16384");
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+    return new SqliteSource(db);
+  });
 }

@@ -1,0 +1,186 @@
+import { readFileSync } from "node:fs";
+import autocannon from "autocannon";
+
+/**
+ * The "heavy neighbour" run of `npm run bench` (issue 13): light REST quotes
+ * at 50 connections next to 2 connections looping the costliest operations
+ * the defaults accept, one GraphQL (ten-year daily ETF metrics of as many
+ * ETFs as the cost limit admits) and one bulk (etf/metrics with ten-year
+ * daily series, as many symbols as the limit admits). Targets: light p99
+ * < 50 ms, the service's peak RSS < 400 MB, and each heavy operation alone
+ * ≤ 250 ms of CPU and ≤ 64 MB of transient memory.
+ */
+export const HEAVY_TARGETS = { lightP99Ms: 50, peakRssMb: 400, heavyCpuMs: 250, heavyTransientMb: 64 };
+
+const FROM_2016 = 1_451_606_400;
+
+export interface HeavyOperation {
+  name: string;
+  path: string;
+  body: string;
+  /** Priced cost (from the refusal of one item more, which names it). */
+  items: number;
+  cpuMs: number;
+  transientMb: number;
+}
+
+export interface HeavyNeighbourResult {
+  light: { rps: number; p50: number; p99: number; requests: number; bad: number };
+  /** The same light load alone, just before: what "their usual p99" is on this machine now. */
+  alone: { rps: number; p50: number; p99: number };
+  heavy: { calls: number; bad: number; p50: number; p99: number }[];
+  operations: HeavyOperation[];
+  peakRssMb: number;
+}
+
+function status(pid: number): { rssMb: number; peakMb: number } {
+  const s = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(s)?.[1] ?? NaN);
+  return { rssMb: kb("VmRSS") / 1024, peakMb: kb("VmHWM") / 1024 };
+}
+
+/** Process CPU (every thread, workers included), milliseconds. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) / 100) * 1000;
+}
+
+async function post(url: string, key: string, body: string): Promise<{ status: number; text: string }> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": key },
+    body,
+  });
+  return { status: res.status, text: await res.text() };
+}
+
+/** The most items `make(n)` the service accepts (it answers 200; one more is refused over the cost limit). */
+async function costliest(url: string, key: string, make: (n: number) => string, max: number): Promise<number> {
+  let n = max;
+  while (n > 1 && (await post(url, key, make(n))).status !== 200) n--;
+  return n;
+}
+
+/**
+ * CPU of the whole service process and its RSS above the level before, for one call on the idle service (median of 5).
+ */
+async function measureAlone(
+  url: string,
+  key: string,
+  body: string,
+  pid: number,
+): Promise<{ cpuMs: number; transientMb: number }> {
+  const cpus: number[] = [];
+  const rss: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const before = status(pid).rssMb;
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, status(pid).rssMb)), 2);
+    const c0 = cpuMs(pid);
+    const res = await post(url, key, body);
+    // /proc's CPU counters tick every 10 ms: let the last tick land.
+    await new Promise((r) => setTimeout(r, 20));
+    clearInterval(sampler);
+    if (res.status !== 200) throw new Error(`heavy operation answered ${res.status}: ${res.text.slice(0, 200)}`);
+    cpus.push(cpuMs(pid) - c0);
+    rss.push(peak - before);
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+  return { cpuMs: median(cpus), transientMb: median(rss) };
+}
+
+export async function heavyNeighbour(opts: {
+  port: number;
+  pid: number;
+  key: string;
+  etfSymbols: string[];
+  lightBodies: string[];
+  seconds: number;
+}): Promise<HeavyNeighbourResult> {
+  const base = `http://127.0.0.1:${opts.port}`;
+  const etfs = [...opts.etfSymbols].sort();
+  const gqlBody = (n: number) =>
+    JSON.stringify({
+      query:
+        "query($s: [String!]!) { etfs(symbols: $s) { symbol " +
+        `metrics(from: ${FROM_2016}, resolution: "D") { totalReturn sharpeRatio maxDrawdown { value } } } }`,
+      variables: { s: etfs.slice(0, n) },
+    });
+  const bulkBody = (n: number) =>
+    JSON.stringify({
+      endpoint: "etf/metrics",
+      symbols: etfs.slice(0, n).map((symbol) => ({ symbol })),
+      params: { from: FROM_2016, resolution: "D" },
+    });
+  const gqlItems = await costliest(`${base}/graphql`, opts.key, gqlBody, 100);
+  const bulkItems = await costliest(`${base}/v1/bulk`, opts.key, bulkBody, 20);
+  const operations: HeavyOperation[] = [
+    {
+      name: `POST /graphql etfs(${gqlItems}) ten-year daily metrics`,
+      path: "/graphql",
+      body: gqlBody(gqlItems),
+      items: gqlItems,
+      cpuMs: 0,
+      transientMb: 0,
+    },
+    {
+      name: `bulk etf/metrics × ${bulkItems}, ten-year daily series`,
+      path: "/v1/bulk",
+      body: bulkBody(bulkItems),
+      items: bulkItems,
+      cpuMs: 0,
+      transientMb: 0,
+    },
+  ];
+  for (const op of operations) Object.assign(op, await measureAlone(`${base}${op.path}`, opts.key, op.body, opts.pid));
+
+  let i = 0;
+  const headers = { "content-type": "application/json", "x-api-key": opts.key };
+  const lightLoad = () =>
+    autocannon({
+      url: base,
+      connections: 50,
+      duration: opts.seconds,
+      requests: [
+        {
+          method: "POST",
+          path: "/v1/quote",
+          headers,
+          setupRequest: (req) => ({ ...req, body: opts.lightBodies[i++ % opts.lightBodies.length] }),
+        },
+      ],
+    });
+  const a = await lightLoad();
+  const light = lightLoad();
+  const heavy = operations.map((op) =>
+    autocannon({
+      url: base,
+      connections: 1,
+      duration: opts.seconds,
+      timeout: 30,
+      requests: [{ method: "POST", path: op.path, headers, body: op.body }],
+    }),
+  );
+  let peak = status(opts.pid).rssMb;
+  const sampler = setInterval(() => (peak = Math.max(peak, status(opts.pid).rssMb)), 100);
+  const [l, ...h] = await Promise.all([light, ...heavy]);
+  clearInterval(sampler);
+  return {
+    alone: { rps: a.requests.average, p50: a.latency.p50, p99: a.latency.p99 },
+    light: {
+      rps: l.requests.average,
+      p50: l.latency.p50,
+      p99: l.latency.p99,
+      requests: l.requests.total,
+      bad: l.non2xx + l.errors,
+    },
+    heavy: h.map((r) => ({
+      calls: r.requests.total,
+      bad: r.non2xx + r.errors,
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+    })),
+    operations,
+    peakRssMb: Math.max(peak, status(opts.pid).peakMb),
+  };
+}

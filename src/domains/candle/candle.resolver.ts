@@ -1,0 +1,16 @@
+import { Args, Authorized, Ctx, Query, Resolver } from "type-graphql";
+import type { Context } from "../../context";
+import { getCandles } from "./candle.service";
+import { CandleArgs, Candles } from "./candle.types";
+
+@Resolver(() => Candles)
+export class CandleResolver {
+  /** Any valid key; the service then requires the scope of the security's type, as quote does. */
+  @Authorized()
+  @Query(() => Candles, {
+    description: "OHLCV candles of a stock, ETF, fund, crypto pair or forex pair, by symbol or ISIN",
+  })
+  candle(@Args(() => CandleArgs) args: CandleArgs, @Ctx() ctx: Context): Promise<Candles> {
+    return getCandles(ctx, args);
+  }
+}

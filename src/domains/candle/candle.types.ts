@@ -1,0 +1,84 @@
+import { ArgsType, Field, Float, Int, ObjectType } from "type-graphql";
+
+/**
+ * OHLCV bars as parallel arrays (docs/contract.md section 4): bar i is
+ * `t[i], o[i], h[i], l[i], c[i], v[i]`. `t` is the Unix second the bar's
+ * period starts (see docs/api-stock-dividend.md for the conventions).
+ */
+@ObjectType({ description: "OHLCV bars as parallel arrays; bar i is t[i], o[i], h[i], l[i], c[i], v[i]" })
+export class Candles {
+  @Field(() => String, { description: "The listing's symbol (canonical form for crypto pairs)" })
+  symbol: string;
+
+  @Field(() => String, {
+    description:
+      'Always "ok" in an answer; a range holding no bars is a NOT_FOUND error (REST 404), ' +
+      'never an empty "no_data" answer',
+  })
+  s: string;
+
+  @Field(() => [Int], { description: "Start of each bar's period, Unix seconds" })
+  t: number[];
+
+  @Field(() => [Float], { description: "Open" })
+  o: number[];
+
+  @Field(() => [Float], { description: "High" })
+  h: number[];
+
+  @Field(() => [Float], { description: "Low" })
+  l: number[];
+
+  @Field(() => [Float], { description: "Close" })
+  c: number[];
+
+  @Field(() => [Float], { description: "Volume (shares, units of the base asset for crypto)" })
+  v: number[];
+
+  @Field(() => Int, {
+    description: "Start of the range the bars cover (the requested from, moved back to the start of its period)",
+  })
+  from: number;
+
+  @Field(() => Int, {
+    description: "End of the range the bars cover (the requested to, moved forward to the end of its period)",
+  })
+  to: number;
+
+  @Field(() => String, { description: "1, 5, 15, 30, 60 (minutes), D, W or M" })
+  resolution: string;
+
+  @Field(() => String, { description: "ISO 4217 currency of the prices" })
+  currency: string;
+}
+
+/** The range and resolution of a candle request, without the security (Stock.candles). */
+@ArgsType()
+export class CandleRangeArgs {
+  @Field(() => Int, {
+    nullable: true,
+    description: "Start, Unix seconds (inclusive); default: `to` less the default span of the resolution",
+  })
+  from?: number | null;
+
+  @Field(() => Int, { nullable: true, description: "End, Unix seconds (inclusive); default: now" })
+  to?: number | null;
+
+  @Field(() => String, { nullable: true, description: "1, 5, 15, 30, 60 (minutes), D, W or M; default D" })
+  resolution?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: "ISO 4217 code to convert prices into; the listing's own currency by default",
+  })
+  currency?: string | null;
+}
+
+@ArgsType()
+export class CandleArgs extends CandleRangeArgs {
+  @Field(() => String, { nullable: true, description: "Symbol of a stock, ETF, fund, crypto pair or forex pair" })
+  symbol?: string | null;
+
+  @Field(() => String, { nullable: true, description: "ISIN; resolves to the primary listing" })
+  isin?: string | null;
+}

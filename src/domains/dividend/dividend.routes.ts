@@ -1,0 +1,113 @@
+import { z } from "zod";
+import { cursorField, dayField, isinField, limitField, securityRefBody, symbolField } from "../../http/rest/rest.body";
+import {
+  AnnualDividendsDocument,
+  DividendCalendarDocument,
+  DividendEstimateDocument,
+} from "../../http/rest/rest.operations.generated";
+import { optionalNullable, route, VERSIONS, type RouteEntry } from "../../http/rest/rest.route";
+import { day, gqlObject } from "../../http/rest/rest.response";
+
+/** docs/contract.md section 4: the dividend row (`date` is the ex-date). */
+const dividendRow = {
+  date: day,
+  recordDate: day.nullable(),
+  payDate: day.nullable(),
+  declarationDate: day.nullable(),
+  amount: z.number(),
+  adjustedAmount: z.number(),
+  currency: z.string(),
+};
+
+const calendarResponse = gqlObject("DividendCalendarPage", {
+  from: day,
+  to: day,
+  dividends: z
+    .array(gqlObject("Dividend", { symbol: z.string().nullable(), ...dividendRow }))
+    .describe("Sorted by ex-date, then by security"),
+  nextCursor: z.string().nullable(),
+});
+
+const annualResponse = gqlObject("AnnualDividends", {
+  symbol: z.string(),
+  isin: z.string().nullable(),
+  currency: z.string(),
+  frequency: z.int().nullable(),
+  years: z.array(
+    gqlObject("DividendYear", {
+      year: z.int(),
+      amount: z.number(),
+      adjustedAmount: z.number(),
+      count: z.int().min(0),
+      growth: z.number().nullable(),
+      complete: z.boolean(),
+    }),
+  ),
+  latestDividend: gqlObject("Dividend", dividendRow).nullable(),
+  forwardAnnualDividend: z.number(),
+  forwardYield: z.number().nullable(),
+  price: z.number().nullable(),
+  priceCurrency: z.string(),
+});
+
+/** The next twelve months: announced dividends as stored, then estimates (docs/api-stock-dividend.md). */
+export const dividendEstimateResponse = gqlObject("DividendEstimate", {
+  symbol: z.string(),
+  isin: z.string().nullable(),
+  currency: z.string(),
+  frequency: z.int(),
+  from: day,
+  to: day,
+  total: z.number(),
+  method: z.string(),
+  dividends: z.array(gqlObject("ExpectedDividend", { ...dividendRow, status: z.enum(["announced", "estimated"]) })),
+});
+
+/** Every field optional: the calendar is called with no body at all (the body reader makes that `{}`). */
+const calendarBody = z.object({
+  from: optionalNullable(dayField),
+  to: optionalNullable(dayField),
+  symbol: optionalNullable(symbolField),
+  isin: optionalNullable(isinField),
+  limit: optionalNullable(limitField),
+  cursor: optionalNullable(cursorField),
+});
+
+const dividendRefBody = securityRefBody.transform((b) => ({ symbol: b.symbol ?? null, isin: b.isin ?? null }));
+
+export const DIVIDEND_ROUTES: readonly RouteEntry[] = [
+  route({
+    path: "calendar/dividends",
+    summary: "Announced and upcoming dividends of stocks and ETFs by ex-date (no body: today to 90 days ahead)",
+    versions: VERSIONS,
+    scope: "dividend",
+    body: calendarBody,
+    operation: DividendCalendarDocument,
+    shape: (d) => d.dividendCalendar,
+    response: calendarResponse,
+    singleSecurity: false,
+  }),
+  route({
+    path: "dividends/annual",
+    summary:
+      "Dividends per calendar year of a stock, ETF or fund (symbol or ISIN), with the forward dividend and yield",
+    versions: VERSIONS,
+    scope: "dividend",
+    body: dividendRefBody,
+    operation: AnnualDividendsDocument,
+    shape: (d) => d.annualDividends,
+    response: annualResponse,
+    singleSecurity: true,
+  }),
+  route({
+    path: "etf/dividend-estimate",
+    summary: "Expected dividends of the next twelve months of an ETF (stocks and funds are answered too)",
+    versions: VERSIONS,
+    scope: "dividend",
+    body: dividendRefBody,
+    operation: DividendEstimateDocument,
+    shape: (d) => d.dividendEstimate,
+    response: dividendEstimateResponse,
+    singleSecurity: true,
+  }),
+];

@@ -1,0 +1,343 @@
+import { InvalidArgumentError, NotFoundError } from "../../platform/errors";
+import type { Context } from "../../context";
+import { requireCapability } from "../../sources/source.capabilities";
+import { dayOf, fxConverter, unixOfDay } from "../fx/fx.service";
+import { resolveInstrument, type SecurityRef } from "../instrument/instrument.service";
+import type { DividendRow, InstrumentRow, SecurityType } from "../../sources/data-source";
+import {
+  DividendStatus,
+  type AnnualDividends,
+  type Dividend,
+  type DividendCalendarArgs,
+  type DividendCalendarPage,
+  type DividendEstimate,
+  type DividendYear,
+  type ExpectedDividend,
+} from "./dividend.types";
+
+/** Days the calendar covers when the client names no `to`. */
+export const CALENDAR_DEFAULT_DAYS = 90;
+export const CALENDAR_DEFAULT_LIMIT = 100;
+/** The types that pay dividends a client may ask about. */
+export const DIVIDEND_TYPES: readonly SecurityType[] = ["stock", "etf", "fund"];
+
+const DAY = 86_400;
+const round = (x: number, digits = 6) => {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+};
+
+// ---- days -------------------------------------------------------------------------------------
+
+export const todayOf = (ctx: Context) => dayOf(Math.floor(ctx.clock.now().getTime() / 1000));
+export const addDays = (day: string, n: number) => dayOf(unixOfDay(day) + n * DAY);
+
+/** The same day of the month `n` months later, clamped to the month's last day (Jan 31 + 1 month = Feb 28). */
+export function addMonths(day: string, n: number): string {
+  const [y, m, d] = day.split("-").map(Number) as [number, number, number];
+  const last = new Date(Date.UTC(y, m - 1 + n + 1, 0)).getUTCDate();
+  return new Date(Date.UTC(y, m - 1 + n, Math.min(d, last))).toISOString().slice(0, 10);
+}
+
+/** The day itself on Monday to Friday, else the following Monday (ex-dates are trading days). */
+export function onOrAfterWeekday(day: string): string {
+  const w = new Date(`${day}T00:00:00Z`).getUTCDay();
+  return w === 6 ? addDays(day, 2) : w === 0 ? addDays(day, 1) : day;
+}
+
+const daysBetween = (a: string, b: string) => Math.round((unixOfDay(b) - unixOfDay(a)) / DAY);
+
+export function isCalendarDay(text: string): boolean {
+  return (
+    /^\d{4}-\d{2}-\d{2}$/.test(text) &&
+    !Number.isNaN(Date.parse(`${text}T00:00:00Z`)) &&
+    dayOf(unixOfDay(text)) === text
+  );
+}
+
+function dayArg(field: string, value: string): string {
+  const v = value.trim();
+  if (!isCalendarDay(v))
+    throw new InvalidArgumentError(`${field}: ${JSON.stringify(value)} is not a date YYYY-MM-DD`, [
+      { field, issue: "invalid date" },
+    ]);
+  return v;
+}
+
+// ---- rows -------------------------------------------------------------------------------------
+
+export function toDividend(d: DividendRow, symbol: string | null = null): Dividend {
+  return {
+    symbol,
+    date: d.exDate,
+    recordDate: d.recordDate,
+    payDate: d.payDate,
+    declarationDate: d.declarationDate,
+    amount: d.amount,
+    adjustedAmount: d.adjustedAmount,
+    currency: d.currency,
+  };
+}
+
+/**
+ * Whether a stored dividend is known on `today`: it went ex already, or it
+ * has been declared. Rows the store holds for later (with an injected clock
+ * in the past) are not yet known.
+ */
+export const isKnownOn = (d: DividendRow, today: string) =>
+  d.exDate <= today || d.declarationDate == null || d.declarationDate <= today;
+
+// ---- calendar ---------------------------------------------------------------------------------
+
+/**
+ * Announced and upcoming dividends of stocks and ETFs by ex-date, keyset
+ * paginated (a `symbol` or `isin` filter may also name a fund). Default
+ * window: today (the clock's UTC day) through 90 days after `from`.
+ */
+export async function getDividendCalendar(ctx: Context, args: DividendCalendarArgs): Promise<DividendCalendarPage> {
+  const from = args.from != null ? dayArg("from", args.from) : todayOf(ctx);
+  const to = args.to != null ? dayArg("to", args.to) : addDays(from, CALENDAR_DEFAULT_DAYS);
+  if (from > to)
+    throw new InvalidArgumentError(`from: ${from} is after to: ${to}`, [{ field: "from", issue: "after to" }]);
+  const max = ctx.config.sizes.listMaxLimit;
+  const limit = args.limit ?? Math.min(CALENDAR_DEFAULT_LIMIT, max);
+  if (!Number.isInteger(limit) || limit < 1 || limit > max) {
+    throw new InvalidArgumentError(`limit: expected an integer from 1 to ${max}`, [
+      { field: "limit", issue: "out of range" },
+    ]);
+  }
+  let securityIds: number[] | undefined;
+  if ((args.symbol != null && args.symbol !== "") || (args.isin != null && args.isin !== "")) {
+    // Named explicitly, a fund is answered too; the unfiltered calendar is stocks and ETFs (spec section 4, row 11).
+    const row = await resolveInstrument(ctx, { symbol: args.symbol, isin: args.isin }, DIVIDEND_TYPES);
+    securityIds = [row.security.id];
+  }
+  // Keyset pages with the source's own opaque cursors.
+  const source = requireCapability(ctx.source, "dividends");
+  const cursor = args.cursor || undefined;
+  const found = await source.getDividendCalendar({ fromDay: from, toDay: to, securityIds, cursor, limit });
+  if (!found) {
+    const details = [{ field: "cursor", issue: "invalid" }];
+    throw new InvalidArgumentError("cursor: not a cursor of the dividend calendar", details);
+  }
+  const page = found.rows;
+  const ids = [...new Set(page.map((d) => d.securityId))];
+  const listings = await ctx.loaders.listings.loadMany(ids);
+  const symbolOf = new Map<number, string | null>();
+  ids.forEach((id, i) => {
+    const ls = listings[i];
+    symbolOf.set(id, Array.isArray(ls) && ls[0] ? ls[0].symbol : null);
+  });
+  return {
+    from,
+    to,
+    dividends: page.map((d) => toDividend(d, symbolOf.get(d.securityId) ?? null)),
+    nextCursor: found.nextCursor,
+  };
+}
+
+// ---- per security -----------------------------------------------------------------------------
+
+async function dividendHistory(ctx: Context, row: InstrumentRow): Promise<{ today: string; known: DividendRow[] }> {
+  const today = todayOf(ctx);
+  const all = await ctx.loaders.dividends.load(row.security.id);
+  const known = all.filter((d) => isKnownOn(d, today));
+  if (known.length === 0) throw new NotFoundError(`${row.listing.symbol} has no dividend history`);
+  return { today, known };
+}
+
+/** All stored dividends of a security known today (history and announced), optionally within ex-dates [from, to]. */
+export async function dividendsOf(
+  ctx: Context,
+  row: InstrumentRow,
+  from?: string | null,
+  to?: string | null,
+): Promise<Dividend[]> {
+  const today = todayOf(ctx);
+  const lo = from != null ? dayArg("from", from) : "0000-00-00";
+  const hi = to != null ? dayArg("to", to) : "9999-99-99";
+  const all = await ctx.loaders.dividends.load(row.security.id);
+  return all.filter((d) => isKnownOn(d, today) && d.exDate >= lo && d.exDate <= hi).map((d) => toDividend(d));
+}
+
+/**
+ * Sums per calendar year of the ex-dates on or before `today`, every year
+ * from the first dividend to today's year (years without payments have
+ * count 0). Growth compares split-adjusted sums. Amounts in another currency
+ * than `currency` must have been converted by the caller.
+ */
+export function annualTable(past: readonly DividendRow[], today: string): DividendYear[] {
+  if (past.length === 0) return [];
+  const first = Number(past[0]!.exDate.slice(0, 4));
+  const current = Number(today.slice(0, 4));
+  const years: DividendYear[] = [];
+  for (let y = first; y <= current; y++) {
+    const inYear = past.filter((d) => Number(d.exDate.slice(0, 4)) === y);
+    const adjusted = round(inYear.reduce((s, d) => s + d.adjustedAmount, 0));
+    const prev = years[years.length - 1];
+    years.push({
+      year: y,
+      amount: round(inYear.reduce((s, d) => s + d.amount, 0)),
+      adjustedAmount: adjusted,
+      count: inYear.length,
+      growth: prev && prev.adjustedAmount > 0 ? round((adjusted / prev.adjustedAmount - 1) * 100, 4) : null,
+      complete: y < current,
+    });
+  }
+  return years;
+}
+
+/** Rows converted into `currency` at each ex-date's FX rate (a no-op when they are all in it already). */
+async function inCurrency(ctx: Context, rows: DividendRow[], currency: string): Promise<DividendRow[]> {
+  const others = [...new Set(rows.filter((d) => d.currency !== currency).map((d) => d.currency))];
+  if (others.length === 0) return rows;
+  const converters = new Map<string, (day: string) => number>();
+  await Promise.all(
+    others.map(async (c) => {
+      const days = rows.filter((d) => d.currency === c).map((d) => d.exDate);
+      converters.set(c, await fxConverter(ctx, c, currency, days[0]!, days[days.length - 1]!));
+    }),
+  );
+  return rows.map((d) => {
+    const f = converters.get(d.currency)?.(d.exDate);
+    return f == null ? d : { ...d, amount: d.amount * f, adjustedAmount: d.adjustedAmount * f, currency };
+  });
+}
+
+/** Months between two payments of a dividend paid `frequency` times a year. */
+export const periodMonths = (frequency: number) => Math.max(1, Math.round(12 / (frequency > 0 ? frequency : 1)));
+
+/**
+ * Whether a security stopped paying: its latest dividend went ex more than
+ * max(12 months, two payment periods) ago and nothing is announced since.
+ */
+export function hasStopped(latest: DividendRow, today: string): boolean {
+  return latest.exDate <= today && addMonths(latest.exDate, Math.max(12, 2 * periodMonths(latest.frequency))) < today;
+}
+
+/**
+ * Latest split-adjusted dividend × its frequency: the forward annual dividend; 0 for a security that stopped paying.
+ */
+export function forwardAnnual(latest: DividendRow, today: string): number {
+  return hasStopped(latest, today) ? 0 : round(latest.adjustedAmount * latest.frequency);
+}
+
+export async function annualDividendsOf(ctx: Context, row: InstrumentRow): Promise<AnnualDividends> {
+  const { today, known } = await dividendHistory(ctx, row);
+  const latest = known[known.length - 1]!;
+  const currency = latest.currency;
+  const past = await inCurrency(
+    ctx,
+    known.filter((d) => d.exDate <= today),
+    currency,
+  );
+  const forward = forwardAnnual(latest, today);
+  const q = row.quote;
+  let forwardYield: number | null = null;
+  if (q && q.c > 0) {
+    const day = dayOf(q.t);
+    const f =
+      currency === row.listing.currency ? 1 : (await fxConverter(ctx, currency, row.listing.currency, day, day))(day);
+    forwardYield = round(((forward * f) / q.c) * 100, 4);
+  }
+  return {
+    symbol: row.listing.symbol,
+    isin: row.security.isin,
+    currency,
+    frequency: latest.frequency,
+    years: annualTable(past, today),
+    latestDividend: toDividend(latest),
+    forwardAnnualDividend: forward,
+    forwardYield,
+    price: q ? q.c : null,
+    priceCurrency: row.listing.currency,
+  };
+}
+
+function median(xs: number[]): number | null {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : Math.round((s[mid - 1]! + s[mid]!) / 2);
+}
+
+/** How many recent dividends the pay and record lags are taken from. */
+export const LAG_SAMPLE = 4;
+
+/**
+ * The estimate method (docs/api-stock-dividend.md): announced dividends in
+ * the window as declared; then, from the latest known dividend (announced
+ * or paid), one payment every 12 / frequency months on the same day of the
+ * month (moved to the next weekday), each of that dividend's split-adjusted
+ * amount, with pay and record dates at the median lag of the last four
+ * dividends. Slots on or before today that were never announced are not
+ * counted; a security that stopped paying (hasStopped) gets no estimated rows.
+ */
+export function estimateDividends(known: readonly DividendRow[], today: string) {
+  const from = addDays(today, 1);
+  const to = addMonths(today, 12);
+  const latest = known[known.length - 1]!;
+  const frequency = latest.frequency > 0 ? latest.frequency : 1;
+  const stepMonths = periodMonths(frequency);
+  const recent = known.slice(-LAG_SAMPLE);
+  const payLag = median(recent.filter((d) => d.payDate).map((d) => daysBetween(d.exDate, d.payDate!)));
+  const recordLag = median(recent.filter((d) => d.recordDate).map((d) => daysBetween(d.exDate, d.recordDate!)));
+
+  const rows: ExpectedDividend[] = known
+    .filter((d) => d.exDate >= from && d.exDate <= to)
+    .map((d) => ({ ...toDividend(d), status: DividendStatus.announced }));
+  const stopped = hasStopped(latest, today);
+  if (!stopped) {
+    for (let k = 1; ; k++) {
+      const ex = onOrAfterWeekday(addMonths(latest.exDate, k * stepMonths));
+      if (ex > to) break;
+      if (ex < from) continue;
+      rows.push({
+        date: ex,
+        recordDate: recordLag == null ? null : addDays(ex, recordLag),
+        payDate: payLag == null ? null : addDays(ex, payLag),
+        declarationDate: null,
+        amount: latest.adjustedAmount,
+        adjustedAmount: latest.adjustedAmount,
+        currency: latest.currency,
+        status: DividendStatus.estimated,
+      });
+    }
+  }
+  const method =
+    `announced dividends as declared; then every ${stepMonths} month${stepMonths === 1 ? "" : "s"} ` +
+    `(frequency ${frequency} a year) after the latest known ex-date ` +
+    `${latest.exDate}, moved to the next weekday, ` +
+    `each of its split-adjusted amount ${latest.adjustedAmount} ${latest.currency}; ` +
+    `pay date ${payLag == null ? "unknown" : `ex-date + ${payLag} days`}, ` +
+    `record date ${recordLag == null ? "unknown" : `ex-date + ${recordLag} days`} ` +
+    `(median lags of the last ${recent.length} dividends)` +
+    (stopped
+      ? "; no estimates: the latest dividend went ex more than max(12 months, two periods) ago and nothing is announced"
+      : "");
+  return { from, to, frequency, rows, method, latest };
+}
+
+export async function dividendEstimateOf(ctx: Context, row: InstrumentRow): Promise<DividendEstimate> {
+  const { today, known } = await dividendHistory(ctx, row);
+  const e = estimateDividends(known, today);
+  return {
+    symbol: row.listing.symbol,
+    isin: row.security.isin,
+    currency: e.latest.currency,
+    frequency: e.frequency,
+    from: e.from,
+    to: e.to,
+    total: round(e.rows.reduce((s, d) => s + d.adjustedAmount, 0)),
+    method: e.method,
+    dividends: e.rows,
+  };
+}
+
+export async function getAnnualDividends(ctx: Context, ref: SecurityRef): Promise<AnnualDividends> {
+  return annualDividendsOf(ctx, await resolveInstrument(ctx, ref, DIVIDEND_TYPES));
+}
+
+export async function getDividendEstimate(ctx: Context, ref: SecurityRef): Promise<DividendEstimate> {
+  return dividendEstimateOf(ctx, await resolveInstrument(ctx, ref, DIVIDEND_TYPES));
+}

@@ -1,0 +1,60 @@
+import { Args, Authorized, Ctx, FieldResolver, Query, Resolver, Root } from "type-graphql";
+import type { Context } from "../../context";
+import { CountryWeight, SectorWeight } from "../exposure/exposure.types";
+import { EtfArgs, EtfMetricsArgs, EtfsArgs } from "./etf.args";
+import { Etf, EtfFundamentals, EtfHoldings, EtfMetrics, EtfProfile } from "./etf.types";
+
+/** Thin: every field is an answer of the request's `answers.etf` (etf.answers.ts), over the loaders or an upstream. */
+@Resolver(() => Etf)
+export class EtfResolver {
+  @Authorized("etf")
+  @Query(() => Etf, { description: "An ETF by symbol or ISIN" })
+  etf(@Args(() => EtfArgs) args: EtfArgs, @Ctx() ctx: Context): Promise<Etf> {
+    return ctx.answers.etf.get(ctx, args);
+  }
+
+  @Authorized("etf")
+  @Query(() => [Etf], {
+    nullable: "items",
+    description: "ETFs by symbol, in request order; null where a symbol names no ETF",
+  })
+  etfs(@Args(() => EtfsArgs) args: EtfsArgs, @Ctx() ctx: Context): Promise<(Etf | null)[]> {
+    return ctx.answers.etf.getMany(ctx, args.symbols);
+  }
+
+  @FieldResolver(() => EtfProfile)
+  profile(@Root() etf: Etf, @Ctx() ctx: Context): Promise<EtfProfile> {
+    return ctx.answers.etf.profile(ctx, etf);
+  }
+
+  @FieldResolver(() => EtfHoldings)
+  holdings(@Root() etf: Etf, @Ctx() ctx: Context): Promise<EtfHoldings> {
+    return ctx.answers.etf.holdings(ctx, etf);
+  }
+
+  @FieldResolver(() => [SectorWeight], { description: "Weights by sector, largest first, summing to 100" })
+  sectorExposure(@Root() etf: Etf, @Ctx() ctx: Context): Promise<SectorWeight[]> {
+    return ctx.answers.etf.sectorExposure(ctx, etf);
+  }
+
+  @FieldResolver(() => [CountryWeight], { description: "Weights by country, largest first, summing to 100" })
+  countryExposure(@Root() etf: Etf, @Ctx() ctx: Context): Promise<CountryWeight[]> {
+    return ctx.answers.etf.countryExposure(ctx, etf);
+  }
+
+  @FieldResolver(() => EtfFundamentals)
+  fundamentals(@Root() etf: Etf, @Ctx() ctx: Context): Promise<EtfFundamentals> {
+    return ctx.answers.etf.fundamentals(ctx, etf);
+  }
+
+  @FieldResolver(() => EtfMetrics, {
+    description: "Performance over [from, to] from the daily closes, in one currency",
+  })
+  metrics(
+    @Root() etf: Etf,
+    @Args(() => EtfMetricsArgs) args: EtfMetricsArgs,
+    @Ctx() ctx: Context,
+  ): Promise<EtfMetrics> {
+    return ctx.answers.etf.metrics(ctx, etf, args);
+  }
+}

@@ -1,0 +1,51 @@
+import { Args, Authorized, Ctx, FieldResolver, Query, Resolver, Root } from "type-graphql";
+import type { Context } from "../../context";
+import { AllocationWeight, CountryWeight, SectorWeight } from "../exposure/exposure.types";
+import { FundArgs, FundsArgs } from "./fund.args";
+import { Fund, FundHoldings, FundProfile } from "./fund.types";
+
+/** Thin: every field is an answer of the request's `answers.fund` (fund.answers.ts). */
+@Resolver(() => Fund)
+export class FundResolver {
+  @Authorized("fund")
+  @Query(() => Fund, { description: "A mutual fund by ISIN (or symbol)" })
+  fund(@Args(() => FundArgs) args: FundArgs, @Ctx() ctx: Context): Promise<Fund> {
+    return ctx.answers.fund.get(ctx, args);
+  }
+
+  @Authorized("fund")
+  @Query(() => [Fund], {
+    nullable: "items",
+    description: "Funds by ISIN, in request order; null where an ISIN names no fund",
+  })
+  funds(@Args(() => FundsArgs) args: FundsArgs, @Ctx() ctx: Context): Promise<(Fund | null)[]> {
+    return ctx.answers.fund.getMany(ctx, args.isins);
+  }
+
+  @FieldResolver(() => FundProfile)
+  profile(@Root() fund: Fund, @Ctx() ctx: Context): Promise<FundProfile> {
+    return ctx.answers.fund.profile(ctx, fund);
+  }
+
+  @FieldResolver(() => [SectorWeight], { description: "Weights by sector, largest first, summing to 100" })
+  sectors(@Root() fund: Fund, @Ctx() ctx: Context): Promise<SectorWeight[]> {
+    return ctx.answers.fund.sectors(ctx, fund);
+  }
+
+  @FieldResolver(() => [CountryWeight], { description: "Weights by country, largest first, summing to 100" })
+  countries(@Root() fund: Fund, @Ctx() ctx: Context): Promise<CountryWeight[]> {
+    return ctx.answers.fund.countries(ctx, fund);
+  }
+
+  @FieldResolver(() => FundHoldings)
+  holdings(@Root() fund: Fund, @Ctx() ctx: Context): Promise<FundHoldings> {
+    return ctx.answers.fund.holdings(ctx, fund);
+  }
+
+  @FieldResolver(() => [AllocationWeight], {
+    description: "Equity, Bonds, Cash and Other, in that order, summing to 100",
+  })
+  allocationExposure(@Root() fund: Fund, @Ctx() ctx: Context): Promise<AllocationWeight[]> {
+    return ctx.answers.fund.allocation(ctx, fund);
+  }
+}

@@ -1,0 +1,33 @@
+import { Args, Authorized, Ctx, FieldResolver, Query, Resolver, Root } from "type-graphql";
+import type { Context } from "../../context";
+import { metricsOf } from "./quote.service";
+import { Quote, QuoteArgs, QuoteMetrics, QuotesArgs } from "./quote.types";
+
+/** Thin: quotes are answers of the request's `answers.quote` (quote.answers.ts); metrics derive from them. */
+@Resolver(() => Quote)
+export class QuoteResolver {
+  @Authorized()
+  @Query(() => Quote, {
+    description: "Latest quote of a stock, ETF, fund, crypto pair or forex pair, by symbol or ISIN",
+  })
+  quote(@Args(() => QuoteArgs) args: QuoteArgs, @Ctx() ctx: Context): Promise<Quote> {
+    return ctx.answers.quote.get(ctx, args);
+  }
+
+  @Authorized()
+  @Query(() => [Quote], {
+    nullable: "items",
+    description:
+      "Latest quotes of several listings in request order (one batched lookup). " +
+      "An item is null where its symbol names nothing; " +
+      "an item the key may not read (or cannot convert) is null with an error whose path ends in its index.",
+  })
+  quotes(@Args(() => QuotesArgs) args: QuotesArgs, @Ctx() ctx: Context): Promise<(Quote | Error | null)[]> {
+    return ctx.answers.quote.getMany(ctx, args.symbols, args.currency);
+  }
+
+  @FieldResolver(() => QuoteMetrics, { nullable: true })
+  metrics(@Root() quote: Quote): QuoteMetrics | null {
+    return metricsOf(quote);
+  }
+}

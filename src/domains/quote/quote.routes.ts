@@ -1,0 +1,89 @@
+import { z } from "zod";
+import { currencyField, securityRefWith } from "../../http/rest/rest.body";
+import { QuoteDocument, type QuoteQuery } from "../../http/rest/rest.operations.generated";
+import { route, VERSIONS, type RouteEntry } from "../../http/rest/rest.route";
+import { day, gqlObject, unixSeconds } from "../../http/rest/rest.response";
+
+/** docs/contract.md section 4: the keys existing SDKs parse, some of which GraphQL cannot spell. */
+const quoteResponse = gqlObject("Quote", {
+  symbol: z.string(),
+  c: z.number(),
+  d: z.number(),
+  dp: z.number(),
+  h: z.number(),
+  l: z.number(),
+  o: z.number(),
+  pc: z.number(),
+  t: unixSeconds,
+  v: z.number(),
+  currency: z.string(),
+  exchange: z.string(),
+  earningsAnnouncement: day.nullable(),
+  historical_price: z
+    .object({
+      day: z.number().nullable().describe("Close of the last trading day"),
+      "50days": z.number().nullable().describe("Average close of the last 50 trading days"),
+      "200days": z.number().nullable().describe("Average close of the last 200 trading days"),
+    })
+    .describe("GraphQL: historicalPrice { day fiftyDays twoHundredDays }"),
+  metrics: z
+    .object({
+      marketCapitalization: z.number().nullable(),
+      avgVolume: z.number().nullable(),
+      eps: z.number().nullable(),
+      "pe/ratio": z.number().nullable().describe("Price over trailing EPS (GraphQL: peRatio)"),
+      sharesOutstanding: z.number().nullable(),
+    })
+    .nullable()
+    .describe("Stocks, ETFs and funds; null for crypto and forex, where these have no meaning"),
+});
+
+/** The contract's quote shape (docs/contract.md section 4), whose keys GraphQL names cannot spell. */
+function quoteShape(data: QuoteQuery) {
+  const q = data.quote;
+  return {
+    symbol: q.symbol,
+    c: q.c,
+    d: q.d,
+    dp: q.dp,
+    h: q.h,
+    l: q.l,
+    o: q.o,
+    pc: q.pc,
+    t: q.t,
+    v: q.v,
+    currency: q.currency,
+    exchange: q.exchange,
+    earningsAnnouncement: q.earningsAnnouncement,
+    historical_price: {
+      day: q.historicalPrice.day,
+      "50days": q.historicalPrice.fiftyDays,
+      "200days": q.historicalPrice.twoHundredDays,
+    },
+    metrics: q.metrics && {
+      marketCapitalization: q.metrics.marketCapitalization,
+      avgVolume: q.metrics.avgVolume,
+      eps: q.metrics.eps,
+      "pe/ratio": q.metrics.peRatio,
+      sharesOutstanding: q.metrics.sharesOutstanding,
+    },
+  };
+}
+
+export const QUOTE_ROUTES: readonly RouteEntry[] = [
+  route({
+    path: "quote",
+    summary: "Latest quote of a stock, ETF, fund, crypto pair or forex pair",
+    versions: VERSIONS,
+    scope: null,
+    body: securityRefWith({ currency: currencyField.optional() }).transform((b) => ({
+      symbol: b.symbol ?? null,
+      isin: b.isin ?? null,
+      currency: b.currency ?? null,
+    })),
+    operation: QuoteDocument,
+    shape: quoteShape,
+    response: quoteResponse,
+    singleSecurity: true,
+  }),
+];

@@ -1,0 +1,126 @@
+import { ArgsType, Field, Float, Int, ObjectType } from "type-graphql";
+import { SecurityTypeEnum } from "../instrument/instrument.types";
+
+@ObjectType({ description: "Close of the day and simple moving averages of the close" })
+export class HistoricalPrice {
+  @Field(() => Float, { nullable: true, description: "Close of the latest trading day" })
+  day: number | null;
+
+  @Field(() => Float, { nullable: true, description: "Average close of the last 50 trading days" })
+  fiftyDays: number | null;
+
+  @Field(() => Float, { nullable: true, description: "Average close of the last 200 trading days" })
+  twoHundredDays: number | null;
+}
+
+@ObjectType({ description: "Company metrics; null for crypto and forex where they have no meaning" })
+export class QuoteMetrics {
+  @Field(() => Float, { nullable: true, description: "In the security's reporting currency" })
+  marketCapitalization: number | null;
+
+  @Field(() => Float, { nullable: true, description: "Average daily volume of the last 30 trading days" })
+  avgVolume: number | null;
+
+  @Field(() => Float, { nullable: true, description: "Earnings per share, trailing twelve months" })
+  eps: number | null;
+
+  @Field(() => Float, { nullable: true, description: "Price / earnings, trailing twelve months" })
+  peRatio: number | null;
+
+  @Field(() => Float, { nullable: true })
+  sharesOutstanding: number | null;
+}
+
+@ObjectType({ description: "Latest quote of a listing" })
+export class Quote {
+  @Field(() => String)
+  symbol: string;
+
+  @Field(() => String)
+  name: string;
+
+  @Field(() => SecurityTypeEnum)
+  type: SecurityTypeEnum;
+
+  @Field(() => String, { nullable: true })
+  isin: string | null;
+
+  @Field(() => Float, { description: "Current price" })
+  c: number;
+
+  @Field(() => Float, { description: "Change against the previous close" })
+  d: number;
+
+  @Field(() => Float, { description: "Change in percent against the previous close" })
+  dp: number;
+
+  @Field(() => Float, { description: "High of the day" })
+  h: number;
+
+  @Field(() => Float, { description: "Low of the day" })
+  l: number;
+
+  @Field(() => Float, { description: "Open of the day" })
+  o: number;
+
+  @Field(() => Float, { description: "Previous close" })
+  pc: number;
+
+  @Field(() => Int, { description: "Time of the quote, Unix seconds" })
+  t: number;
+
+  @Field(() => Float, { description: "Volume of the day" })
+  v: number;
+
+  @Field(() => String, { description: "ISO 4217 currency of the prices" })
+  currency: string;
+
+  @Field(() => String, { description: "MIC-style code of the exchange" })
+  exchange: string;
+
+  @Field(() => String, { nullable: true, description: "Next earnings date, YYYY-MM-DD (stocks)" })
+  earningsAnnouncement: string | null;
+
+  @Field(() => HistoricalPrice)
+  historicalPrice: HistoricalPrice;
+
+  /** Internal: the security behind the listing, for field resolvers. */
+  securityId: number;
+  securityType: SecurityTypeEnum;
+  marketCap: number | null;
+  sharesOutstanding: number | null;
+  avgVolume: number | null;
+  /** Trailing-twelve-month EPS and net income as stored with the security (null unless a stock with four quarters). */
+  epsTtm: number | null;
+  netIncomeTtm: number | null;
+}
+
+@ArgsType()
+export class QuoteArgs {
+  @Field(() => String, {
+    nullable: true,
+    description: "Symbol of a listing (stock, ETF, fund, crypto pair, forex pair)",
+  })
+  symbol?: string | null;
+
+  @Field(() => String, { nullable: true, description: "ISIN; resolves to the primary listing" })
+  isin?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: "ISO 4217 code to convert prices into; the listing's own currency by default",
+  })
+  currency?: string | null;
+}
+
+@ArgsType()
+export class QuotesArgs {
+  @Field(() => [String], { description: "Symbols of listings, at most MDG_BULK_MAX_SYMBOLS (100 by default)" })
+  symbols: string[];
+
+  @Field(() => String, {
+    nullable: true,
+    description: "ISO 4217 code to convert prices into; each listing's own currency by default",
+  })
+  currency?: string | null;
+}

@@ -1,0 +1,100 @@
+import { z } from "zod";
+import { InternalError } from "../../platform/errors";
+import { securityRefBody } from "../../http/rest/rest.body";
+import { FinancialsTtmDocument, StockDividendEstimateDocument } from "../../http/rest/rest.operations.generated";
+import { route, VERSIONS, type RouteEntry } from "../../http/rest/rest.route";
+import { day, gqlObject, unixSeconds } from "../../http/rest/rest.response";
+import { dividendEstimateResponse } from "../dividend/dividend.routes";
+
+const flows = {
+  revenue: z.number(),
+  costOfRevenue: z.number(),
+  grossProfit: z.number(),
+  operatingIncome: z.number(),
+  netIncome: z.number(),
+  eps: z.number(),
+  operatingCashFlow: z.number(),
+  capex: z.number(),
+  freeCashFlow: z.number(),
+  dividendsPaid: z.number(),
+};
+
+const balanceSheet = {
+  totalAssets: z.number(),
+  totalLiabilities: z.number(),
+  totalEquity: z.number(),
+  cash: z.number(),
+  totalDebt: z.number(),
+  sharesOutstanding: z.number(),
+};
+
+/** docs/api-stock-dividend.md: the last four quarters reported on or before today. */
+const financialsTtmResponse = gqlObject("FinancialsTtm", {
+  symbol: z.string(),
+  currency: z.string(),
+  asOf: day,
+  quarters: z.array(
+    gqlObject("FinancialQuarter", {
+      periodEnd: day,
+      fiscalYear: z.int(),
+      fiscalQuarter: z.int().min(1).max(4),
+      reportedDate: day,
+      ...flows,
+      ...balanceSheet,
+    }),
+  ),
+  ttm: gqlObject("TtmFlows", flows),
+  balanceSheet: gqlObject("TtmBalanceSheet", balanceSheet),
+  ratios: gqlObject("TtmRatios", {
+    grossMargin: z.number().nullable(),
+    operatingMargin: z.number().nullable(),
+    netMargin: z.number().nullable(),
+    returnOnEquity: z.number().nullable(),
+    returnOnAssets: z.number().nullable(),
+    debtToEquity: z.number().nullable(),
+    peRatio: z.number().nullable(),
+    psRatio: z.number().nullable(),
+  }),
+  price: gqlObject("TtmPrice", {
+    c: z.number(),
+    currency: z.string(),
+    t: unixSeconds,
+    fxRate: z.number(),
+    inReportingCurrency: z.number(),
+    marketCapitalization: z.number(),
+  }),
+});
+
+const stockRefBody = securityRefBody.transform((b) => ({ symbol: b.symbol ?? null, isin: b.isin ?? null }));
+
+/** A nullable field of the stock is only null after an error, which execution has already thrown. */
+function present<T>(value: T | null, what: string): T {
+  if (value == null) throw new InternalError(`${what}: no data and no error`);
+  return value;
+}
+
+export const STOCK_ROUTES: readonly RouteEntry[] = [
+  route({
+    path: "stock/financials/ttm",
+    summary:
+      "Trailing-twelve-month financials of a stock: flows of the last four quarters, the latest balance sheet, ratios",
+    versions: VERSIONS,
+    scope: "stock",
+    body: stockRefBody,
+    operation: FinancialsTtmDocument,
+    shape: (d) => present(d.stock.financialsTtm, "financials TTM"),
+    response: financialsTtmResponse,
+    singleSecurity: true,
+  }),
+  route({
+    path: "stock/dividend-estimate",
+    summary: "Expected dividends of a stock over the next twelve months (announced, then estimated)",
+    versions: VERSIONS,
+    scope: "dividend",
+    body: stockRefBody,
+    operation: StockDividendEstimateDocument,
+    shape: (d) => present(d.stock.dividendEstimate, "dividend estimate"),
+    response: dividendEstimateResponse,
+    singleSecurity: true,
+  }),
+];

@@ -1,0 +1,136 @@
+import { NotFoundError } from "../../platform/errors";
+import type { Context } from "../../context";
+import { dayOf, fxConverter } from "../fx/fx.service";
+import { resolveInstrument, type SecurityRef } from "../instrument/instrument.service";
+import type { InstrumentRow, QuarterlyFinancialsRow } from "../../sources/data-source";
+import { Stock, type FinancialsTtm, type TtmBalanceSheet, type TtmFlows, type TtmRatios } from "./stock.types";
+
+/** Quarters a TTM figure needs. */
+export const TTM_QUARTERS = 4;
+
+const FLOW_FIELDS = [
+  "revenue",
+  "costOfRevenue",
+  "grossProfit",
+  "operatingIncome",
+  "netIncome",
+  "eps",
+  "operatingCashFlow",
+  "capex",
+  "freeCashFlow",
+  "dividendsPaid",
+] as const satisfies readonly (keyof TtmFlows & keyof QuarterlyFinancialsRow)[];
+
+const BALANCE_FIELDS = [
+  "totalAssets",
+  "totalLiabilities",
+  "totalEquity",
+  "cash",
+  "totalDebt",
+  "sharesOutstanding",
+] as const satisfies readonly (keyof TtmBalanceSheet & keyof QuarterlyFinancialsRow)[];
+
+const round = (x: number, digits: number) => {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+};
+
+/** a / b, or null where the ratio means nothing (b zero or negative). */
+const ratio = (a: number, b: number, scale = 1): number | null => (b > 0 ? round((a / b) * scale, 4) : null);
+
+export function stockOf(row: InstrumentRow): Stock {
+  const s = row.security;
+  return Object.assign(new Stock(), {
+    symbol: row.listing.symbol,
+    name: s.name,
+    isin: s.isin,
+    exchange: row.listing.exchange,
+    currency: row.listing.currency,
+    reportingCurrency: s.currency,
+    country: s.country,
+    sector: s.sector,
+    industry: s.industry,
+    marketCapitalization: s.marketCap,
+    sharesOutstanding: s.sharesOutstanding,
+    nextEarningsDate: s.nextEarningsDate,
+    row,
+  });
+}
+
+export async function getStock(ctx: Context, ref: SecurityRef): Promise<Stock> {
+  return stockOf(await resolveInstrument(ctx, ref, ["stock"]));
+}
+
+/**
+ * Pure TTM arithmetic over the last four quarters (oldest first): flows
+ * summed, balance-sheet items from the latest quarter, ratios of both. The
+ * price must already be in the reporting currency.
+ */
+export function computeTtm(quarters: readonly QuarterlyFinancialsRow[], priceInReportingCurrency: number) {
+  const used = quarters.slice(-TTM_QUARTERS);
+  const latest = used[used.length - 1]!;
+  const ttm = {} as TtmFlows;
+  for (const f of FLOW_FIELDS)
+    ttm[f] = round(
+      used.reduce((s, q) => s + q[f], 0),
+      f === "eps" ? 6 : 4,
+    );
+  const balanceSheet = {} as TtmBalanceSheet;
+  for (const f of BALANCE_FIELDS) balanceSheet[f] = latest[f];
+  const marketCapitalization = round(priceInReportingCurrency * latest.sharesOutstanding, 2);
+  const ratios: TtmRatios = {
+    grossMargin: ratio(ttm.grossProfit, ttm.revenue, 100),
+    operatingMargin: ratio(ttm.operatingIncome, ttm.revenue, 100),
+    netMargin: ratio(ttm.netIncome, ttm.revenue, 100),
+    returnOnEquity: ratio(ttm.netIncome, latest.totalEquity, 100),
+    returnOnAssets: ratio(ttm.netIncome, latest.totalAssets, 100),
+    debtToEquity: ratio(latest.totalDebt, latest.totalEquity),
+    peRatio: ratio(priceInReportingCurrency, ttm.eps),
+    psRatio: ratio(marketCapitalization, ttm.revenue),
+  };
+  return { used, latest, ttm, balanceSheet, ratios, marketCapitalization };
+}
+
+/**
+ * TTM financials of a stock as of the clock's day: the last four quarters
+ * reported on or before today. The price is the listing's latest, converted
+ * into the reporting currency at the FX rate of the price's day.
+ */
+export async function financialsTtmOf(ctx: Context, row: InstrumentRow): Promise<FinancialsTtm> {
+  const today = dayOf(Math.floor(ctx.clock.now().getTime() / 1000));
+  const all = await ctx.loaders.financials.load(row.security.id);
+  const reported = all.filter((q) => q.reportedDate <= today);
+  if (reported.length < TTM_QUARTERS) {
+    throw new NotFoundError(
+      `${row.listing.symbol} has ${reported.length} reported quarter${reported.length === 1 ? "" : "s"}; ` +
+        `trailing-twelve-month figures need ${TTM_QUARTERS}`,
+    );
+  }
+  const q = row.quote;
+  if (!q) throw new NotFoundError(`no price for ${row.listing.symbol}`);
+  const reporting = reported[reported.length - 1]!.currency;
+  const priceDay = dayOf(q.t);
+  const fxRate =
+    reporting === row.listing.currency
+      ? 1
+      : (await fxConverter(ctx, row.listing.currency, reporting, priceDay, priceDay))(priceDay);
+  const inReporting = round(q.c * fxRate, 6);
+  const r = computeTtm(reported, inReporting);
+  return {
+    symbol: row.listing.symbol,
+    currency: reporting,
+    asOf: r.latest.periodEnd,
+    quarters: r.used.map((x) => ({ ...x })),
+    ttm: r.ttm,
+    balanceSheet: r.balanceSheet,
+    ratios: r.ratios,
+    price: {
+      c: q.c,
+      currency: row.listing.currency,
+      t: q.t,
+      fxRate: round(fxRate, 8),
+      inReportingCurrency: inReporting,
+      marketCapitalization: r.marketCapitalization,
+    },
+  };
+}

@@ -1,0 +1,189 @@
+/**
+ * GraphiQL for a browser that opens /graphql, served entirely by this
+ * service: graphiql 3's prebuilt browser bundle and React 18's UMD builds,
+ * straight from node_modules, so it works with no internet (Apollo's default
+ * landing page loads Apollo Sandbox and fonts from the internet and is blank
+ * offline). The page references no outside host, and its Content-Security-
+ * Policy forbids the browser to reach one.
+ *
+ * Mount the router before Apollo and before any API-key check: a browser
+ * navigation cannot send `x-api-key`; the key goes into GraphiQL's headers
+ * editor and from there on every request the page makes.
+ *
+ *   app.use(graphiqlHandler({ endpoint: "/graphql" }));
+ *   app.all("/graphql", express.json(), expressMiddleware(apollo));
+ *
+ * The page route answers only when `wantsGraphiql(req)`; anything else on the
+ * endpoint falls through to the next handler.
+ */
+import { type NextFunction, type Request, type Response, Router } from "express";
+import {
+  contentAsset,
+  CSS,
+  escapeHtml,
+  JS,
+  jsonForScript,
+  packageAsset,
+  PAGE_HEADERS,
+  precompress,
+  serveAssets,
+  type Asset,
+} from "../http.static-assets";
+
+/** Where the assets are served, under the router's mount path. */
+export const GRAPHIQL_ASSETS_PATH = "/graphiql-assets";
+
+export interface GraphiqlOptions {
+  /** Path of the GraphQL endpoint, under the router's mount path: the page is served there and posts there. */
+  endpoint: string;
+}
+
+/**
+ * A browser asking for a page: GET (or HEAD) whose Accept prefers HTML over
+ * every GraphQL response type. `*\/*` or no Accept at all is not a browser
+ * navigation, and a client listing JSON first gets JSON, as Apollo decides.
+ */
+export function wantsGraphiql(req: Pick<Request, "method" | "accepts">): boolean {
+  if (req.method !== "GET" && req.method !== "HEAD") return false;
+  return (
+    req.accepts(["application/graphql-response+json", "application/json", "multipart/mixed", "text/html"]) ===
+    "text/html"
+  );
+}
+
+export function graphiqlHandler(opts: GraphiqlOptions): Router {
+  if (!opts.endpoint.startsWith("/")) {
+    throw new Error(`graphiqlHandler: endpoint must be a path starting with "/", got ${JSON.stringify(opts.endpoint)}`);
+  }
+  const assets = loadAssets();
+  const router = Router();
+
+  router.get(opts.endpoint, (req: Request, res: Response, next: NextFunction) => {
+    if (!wantsGraphiql(req)) return next();
+    precompress(assets.list);
+    // The same URL answers JSON to GraphQL clients.
+    res.set({ ...PAGE_HEADERS, Vary: "Accept" });
+    res.send(renderPage(req.baseUrl, req.baseUrl + opts.endpoint, assets));
+  });
+  serveAssets(router, GRAPHIQL_ASSETS_PATH, assets.list);
+
+  return router;
+}
+
+interface Assets {
+  react: Asset;
+  reactDom: Asset;
+  graphiqlJs: Asset;
+  graphiqlCss: Asset;
+  init: Asset;
+  list: Asset[];
+}
+
+let cached: Assets | undefined;
+
+/** Reads the bundles once per process (about 4 MB) and names each by a hash of its content. */
+function loadAssets(): Assets {
+  if (cached) return cached;
+  const file = (pkg: string, name: string, type: string) => packageAsset(GRAPHIQL_ASSETS_PATH, pkg, name, type);
+  const react = file("react", "umd/react.production.min.js", JS);
+  const reactDom = file("react-dom", "umd/react-dom.production.min.js", JS);
+  const graphiqlJs = file("graphiql", "graphiql.min.js", JS);
+  const graphiqlCss = file("graphiql", "graphiql.min.css", CSS);
+  const init = contentAsset(GRAPHIQL_ASSETS_PATH, "graphiql-init.js", Buffer.from(INIT_SCRIPT, "utf8"), JS);
+  cached = { react, reactDom, graphiqlJs, graphiqlCss, init, list: [react, reactDom, graphiqlJs, graphiqlCss, init] };
+  return cached;
+}
+
+const DEFAULT_QUERY = `# market-data-gateway GraphQL explorer
+#
+# Every request needs an API key. Open the "Headers" tab below and fill it in:
+#
+#   { "x-api-key": "mdg_..." }
+#
+# then re-fetch the schema (the circular-arrows button on the left, or
+# Shift+Ctrl+R) so that autocompletion and the documentation work.
+# Keys are made with the key tool: mdg-keys create --name NAME --scopes etf,stock
+#
+# Run a query with Ctrl+Enter.
+
+{
+  __typename
+}
+`;
+
+const DEFAULT_HEADERS = `{
+  "x-api-key": ""
+}`;
+
+function renderPage(baseUrl: string, endpoint: string, assets: Assets): string {
+  const url = (a: Asset) => escapeHtml(baseUrl + a.urlPath);
+  const config = { endpoint, defaultQuery: DEFAULT_QUERY, defaultHeaders: DEFAULT_HEADERS };
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>GraphiQL · market-data-gateway</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${url(assets.graphiqlCss)}">
+<style>html, body { height: 100%; margin: 0; } #graphiql { height: 100vh; }</style>
+</head>
+<body>
+<div id="graphiql"><noscript>GraphiQL needs JavaScript.</noscript></div>
+<script type="application/json" id="graphiql-config">${jsonForScript(config)}</script>
+<script src="${url(assets.react)}"></script>
+<script src="${url(assets.reactDom)}"></script>
+<script src="${url(assets.graphiqlJs)}"></script>
+<script src="${url(assets.init)}"></script>
+</body>
+</html>
+`;
+}
+
+/**
+ * Runs in the browser. Served as a file, not inline, so the policy can keep
+ * `script-src 'self'`. The fetcher posts JSON to the endpoint with the headers
+ * from GraphiQL's headers editor; cookies are never sent (the API key is the
+ * only credential). Headers persist in localStorage only if the user turns
+ * that on in GraphiQL's settings.
+ */
+const INIT_SCRIPT = `(function () {
+  "use strict";
+  var config = JSON.parse(document.getElementById("graphiql-config").textContent);
+
+  function fetcher(params, opts) {
+    var headers = { "content-type": "application/json", accept: "application/graphql-response+json, application/json" };
+    var extra = (opts && opts.headers) || {};
+    Object.keys(extra).forEach(function (name) {
+      var lower = name.toLowerCase();
+      // An empty value (the default headers' "x-api-key": "") is no header: the schema loads before a key is typed.
+      if (lower === "content-type" || lower === "accept" || extra[name] == null || extra[name] === "") return;
+      headers[name] = String(extra[name]);
+    });
+    return fetch(config.endpoint, {
+      method: "POST",
+      headers: headers,
+      body: JSON.stringify(params),
+      credentials: "omit",
+    }).then(function (res) {
+      return res.text().then(function (text) {
+        try {
+          return JSON.parse(text);
+        } catch (e) {
+          return { errors: [{ message: "HTTP " + res.status + ": the response is not JSON" }] };
+        }
+      });
+    });
+  }
+
+  ReactDOM.createRoot(document.getElementById("graphiql")).render(
+    React.createElement(GraphiQL, {
+      fetcher: fetcher,
+      defaultQuery: config.defaultQuery,
+      defaultHeaders: config.defaultHeaders,
+      isHeadersEditorEnabled: true,
+      defaultEditorToolsVisibility: "headers",
+    }),
+  );
+})();
+`;

@@ -1,0 +1,54 @@
+import { unwrapResolverError } from "@apollo/server/errors";
+import type { GraphQLFormattedError } from "graphql";
+import { redactKeys } from "../../platform/auth/auth.keys";
+import { AppError, type ErrorCode } from "../../platform/errors";
+
+/** docs/contract.md section 8: the codes GraphQL clients see. */
+const GRAPHQL_CODE: Record<ErrorCode, string> = {
+  UNAUTHENTICATED: "UNAUTHENTICATED",
+  FORBIDDEN: "FORBIDDEN",
+  QUOTA_EXCEEDED: "FORBIDDEN",
+  INVALID_ARGUMENT: "BAD_USER_INPUT",
+  NOT_FOUND: "NOT_FOUND",
+  // The source does not serve this kind of data: NOT_FOUND for GraphQL clients, `reason` says which.
+  NOT_AVAILABLE: "NOT_FOUND",
+  ENDPOINT_REMOVED: "NOT_FOUND",
+  INTERNAL: "INTERNAL_SERVER_ERROR",
+};
+
+/**
+ * Apollo's formatError hook: typed errors get their code (and the REST
+ * `reason` code, for clients that want the finer one); anything untyped from
+ * a resolver is masked, and reported through `onInternal` with its stack.
+ */
+export function formatGraphqlError(onInternal: (err: unknown) => void) {
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const original = unwrapResolverError(error);
+    if (original instanceof AppError) {
+      const internal = original.code === "INTERNAL";
+      if (internal) onInternal(original);
+      return {
+        message: internal ? "internal error" : redactKeys(original.message),
+        locations: formatted.locations,
+        path: formatted.path,
+        extensions: {
+          code: GRAPHQL_CODE[original.code],
+          reason: original.code,
+          ...(original.details ? { details: original.details } : {}),
+        },
+      };
+    }
+    const code = formatted.extensions?.code;
+    // Errors Apollo raised itself (parse, validation, bad variables) are safe to show as they are.
+    // (A key pasted into a variable or argument is never repeated back: `redactKeys`.)
+    if (typeof code === "string" && code !== "INTERNAL_SERVER_ERROR")
+      return { ...formatted, message: redactKeys(formatted.message) };
+    onInternal(original);
+    return {
+      message: "internal error",
+      locations: formatted.locations,
+      path: formatted.path,
+      extensions: { code: "INTERNAL_SERVER_ERROR" },
+    };
+  };
+}

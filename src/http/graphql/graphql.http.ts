@@ -1,0 +1,118 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { HeaderMap, type ApolloServer, type HTTPGraphQLResponse } from "@apollo/server";
+import { GraphQLError } from "graphql";
+import type { Logger } from "pino";
+import type { ApiKeyService } from "../../platform/auth/auth.service";
+import { AppError } from "../../platform/errors";
+import { sendJson, splitUrl } from "../http.send";
+import { createContext, type AppDeps, type Context } from "../../context";
+import { readPlain, plainSmallBody } from "../rest/rest.body-reader";
+
+/**
+ * The context of one /graphql operation. Without a key every field answers
+ * UNAUTHENTICATED (so GraphiQL and introspection still load); a key that
+ * does not authenticate fails the whole request with HTTP 401.
+ */
+export function graphqlContext(deps: AppDeps, apiKeys: ApiKeyService) {
+  return async (req: IncomingMessage, requestId: string): Promise<Context> => {
+    const header = req.headers["x-api-key"];
+    if (header === undefined) return createContext(deps, requestId, null);
+    try {
+      return createContext(deps, requestId, await apiKeys.authenticate(header));
+    } catch (e) {
+      if (e instanceof AppError)
+        throw new GraphQLError(e.message, { extensions: { code: "UNAUTHENTICATED", http: { status: 401 } } });
+      throw e;
+    }
+  };
+}
+
+export interface GraphqlDoorOptions {
+  apollo: ApolloServer<Context>;
+  context: (req: IncomingMessage, requestId: string) => Promise<Context>;
+  bodyBytes: number;
+  logger: Logger;
+}
+
+/**
+ * `POST /graphql` with a plain JSON body, handed to Apollo Server without
+ * Express: what `express.json()` and the Express integration do for such a
+ * request (read the body, parse it, build Apollo's request, write its
+ * answer) done directly, because Express's router, body-parser and
+ * `res.send` cost more than the operation itself (BENCHMARKS.md). Apollo
+ * runs the request exactly as before: same parsing, validation, plugins,
+ * limits, errors and status codes.
+ *
+ * Returns false, touching nothing, for any other request, and for the rare
+ * POST that is not plain JSON (another or no content type, a charset other
+ * than UTF-8, compressed, chunked, over the size limit): those go through
+ * Express and body-parser as they always did, so their answers stay the same.
+ */
+export function graphqlDoor({ apollo, context, bodyBytes, logger }: GraphqlDoorOptions) {
+  return function door(req: IncomingMessage, res: ServerResponse, requestId: string): boolean {
+    if (req.method !== "POST") return false;
+    const { path, search } = splitUrl(req);
+    if (path !== "/graphql" && path !== "/graphql/") return false;
+    if (!isPlainJson(req.headers["content-type"]) || !plainSmallBody(req, bodyBytes)) return false;
+    run(req, res, requestId, search).catch((e: unknown) => {
+      logger.error({ err: e, requestId }, "graphql request failed");
+      if (!res.headersSent)
+        sendJson(res, 500, {
+          errors: [{ message: "Internal server error", extensions: { code: "INTERNAL_SERVER_ERROR" } }],
+        });
+      else res.destroy();
+    });
+    return true;
+  };
+
+  async function run(req: IncomingMessage, res: ServerResponse, requestId: string, search: string): Promise<void> {
+    let body: unknown;
+    try {
+      body = parseJson(await readPlain(req, Number(req.headers["content-length"])));
+    } catch (e) {
+      // As the Express path answers what body-parser refuses: 400, Apollo's error shape.
+      const message = e instanceof SyntaxError ? e.message : "request body could not be read";
+      sendJson(res, 400, { errors: [{ message, extensions: { code: "BAD_REQUEST" } }] });
+      return;
+    }
+    const headers = new HeaderMap();
+    for (const [key, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(", ") : value);
+    }
+    const answer = await apollo.executeHTTPGraphQLRequest({
+      httpGraphQLRequest: { method: "POST", headers, search, body },
+      context: () => context(req, requestId),
+    });
+    await write(res, answer);
+  }
+}
+
+/** `application/json`, with no parameter or only `charset=utf-8`: what express.json() reads without further checks. */
+function isPlainJson(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  const [type, ...params] = contentType.split(";");
+  if (type!.trim().toLowerCase() !== "application/json") return false;
+  return params.every((p) => /^\s*charset\s*=\s*"?utf-8"?\s*$/i.test(p));
+}
+
+/** As body-parser's strict JSON: an empty body is `{}`, and only an object or array is JSON here. */
+function parseJson(buf: Buffer): unknown {
+  const text = buf.toString("utf8");
+  const first = /\S/.exec(text);
+  if (!first) return {};
+  if (first[0] !== "{" && first[0] !== "[")
+    throw new SyntaxError(`Unexpected token ${JSON.stringify(first[0])}, the body is not a JSON object or array`);
+  return JSON.parse(text);
+}
+
+async function write(res: ServerResponse, answer: HTTPGraphQLResponse): Promise<void> {
+  for (const [key, value] of answer.headers) res.setHeader(key, value);
+  res.statusCode = answer.status ?? 200;
+  if (answer.body.kind === "complete") {
+    res.setHeader("content-length", Buffer.byteLength(answer.body.string));
+    res.end(answer.body.string);
+    return;
+  }
+  for await (const chunk of answer.body.asyncIterator) res.write(chunk);
+  res.end();
+}

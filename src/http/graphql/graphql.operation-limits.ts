@@ -1,0 +1,493 @@
+import { HeaderMap, type ApolloServerPlugin, type GraphQLRequestContext } from "@apollo/server";
+import {
+  GraphQLError,
+  getNamedType,
+  isCompositeType,
+  isInterfaceType,
+  isInputObjectType,
+  isEnumType,
+  isListType,
+  getNullableType,
+  isObjectType,
+  Kind,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLField,
+  type GraphQLSchema,
+  type GraphQLType,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValueNode,
+  visit,
+} from "graphql";
+import { getComplexity, type ComplexityEstimator } from "graphql-query-complexity";
+import {
+  DEFAULT_SPAN_SECONDS,
+  RANGE_CAP_SECONDS,
+  type Resolution,
+  RESOLUTIONS,
+} from "../../domains/candle/candle.service";
+import type { GraphqlLimitsConfig } from "../../platform/config";
+import { QuotaExceededError } from "../../platform/errors";
+import { fragmentsOf } from "../../platform/quotas/quota.cost";
+import { HEAVY_COST, heavyGate } from "../../platform/quotas/quota.heavy";
+import type { Context } from "../../context";
+
+/**
+ * Limits on what a client operation of /graphql may ask, all enforced after
+ * parsing and validation and BEFORE execution, so a refused operation runs no
+ * resolver and touches no store:
+ *
+ * - tokens: `parse(…, { maxTokens })` (Apollo's `parseOptions`, see `graphqlParseOptions`);
+ * - depth: the deepest field, counting the root fields as 1;
+ * - aliases: aliased fields, counted once per use (a fragment spread twice counts twice);
+ * - root fields: fields of the root selection, fragments expanded;
+ * - cost: graphql-query-complexity with the estimator below.
+ *
+ * Nothing is exempt by name: a fragment, alias or operation called `__schema`
+ * or `IntrospectionQuery` is measured like any other (a known bypass of
+ * limiters that skip "introspection" by looking at names). Introspection
+ * itself is measured and costed too, with list sizes taken from this schema.
+ *
+ * The REST door and bulk execute fixed operations straight against the
+ * schema, never through Apollo, so these limits apply to /graphql only.
+ */
+
+/** The shape of an operation, fragments expanded. */
+export interface OperationShape {
+  depth: number;
+  aliases: number;
+  rootFields: number;
+}
+
+export type LimitReason = "QUERY_TOO_DEEP" | "TOO_MANY_ALIASES" | "TOO_MANY_ROOT_FIELDS" | "QUERY_TOO_COSTLY";
+
+/** Apollo's parse options for the token limit. */
+export function graphqlParseOptions(limits: GraphqlLimitsConfig): { maxTokens: number } {
+  return { maxTokens: limits.maxTokens };
+}
+
+/**
+ * Measures the selected operation; fragments are measured once each (memoised), so a fragment bomb costs linear time.
+ */
+export function measureOperation(
+  operation: OperationDefinitionNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+): OperationShape {
+  const memo = new Map<string, { depth: number; aliases: number; fields: number }>();
+  const visiting = new Set<string>();
+
+  function measureSet(set: SelectionSetNode): { depth: number; aliases: number; fields: number } {
+    let depth = 0;
+    let aliases = 0;
+    let fields = 0;
+    for (const sel of set.selections) {
+      if (sel.kind === Kind.FIELD) {
+        const sub = sel.selectionSet ? measureSet(sel.selectionSet) : { depth: 0, aliases: 0, fields: 0 };
+        depth = Math.max(depth, 1 + sub.depth);
+        aliases += (sel.alias ? 1 : 0) + sub.aliases;
+        fields += 1;
+      } else if (sel.kind === Kind.INLINE_FRAGMENT) {
+        const sub = measureSet(sel.selectionSet);
+        depth = Math.max(depth, sub.depth);
+        aliases += sub.aliases;
+        fields += sub.fields;
+      } else {
+        const sub = measureFragment(sel.name.value);
+        depth = Math.max(depth, sub.depth);
+        aliases += sub.aliases;
+        fields += sub.fields;
+      }
+    }
+    return { depth, aliases, fields };
+  }
+
+  function measureFragment(name: string): { depth: number; aliases: number; fields: number } {
+    const known = memo.get(name);
+    if (known) return known;
+    const fragment = fragments.get(name);
+    // Unknown or cyclic fragments fail validation before this runs; measure them as empty rather than loop.
+    if (!fragment || visiting.has(name)) return { depth: 0, aliases: 0, fields: 0 };
+    visiting.add(name);
+    const m = measureSet(fragment.selectionSet);
+    visiting.delete(name);
+    memo.set(name, m);
+    return m;
+  }
+
+  const root = measureSet(operation.selectionSet);
+  return { depth: root.depth, aliases: root.aliases, rootFields: root.fields };
+}
+
+const EXPECTED = {
+  holdings: 50,
+  exposures: 10,
+  listings: 3,
+  dividends: 40,
+  years: 20,
+  quarters: 4,
+  constituents: 50,
+  estimates: 12,
+  /** A year of daily closes: what one year of a metrics series holds. */
+  metricsPoints: 252,
+  defaultPage: 100,
+};
+
+/**
+ * The unit of cost, calibrated on the full sample store (BENCHMARKS.md
+ * "Heavy operations"): one object, point or bar answered, which costs the
+ * main thread about 15-20 µs to read, complete and serialise (60-120 bytes
+ * of JSON), or 8 daily closes a worker reads and computes metrics over (1.7
+ * to 3 µs each as measured on a busy two-core machine). The default limit
+ * of 10,000 thus admits about 250 ms of CPU.
+ */
+export const COST_UNIT = {
+  /** Bars (or series points) answered per unit. */
+  barsAnswered: 1,
+  /** Daily closes read and computed over in a worker per unit. */
+  closesComputed: 8,
+  /** Trading days in a calendar year, for the closes a range holds. */
+  tradingDaysPerYear: 252,
+};
+
+const PERIOD_SECONDS: Record<Resolution, number> = {
+  "1": 60,
+  "5": 300,
+  "15": 900,
+  "30": 1_800,
+  "60": 3_600,
+  D: 86_400,
+  W: 7 * 86_400,
+  M: 30 * 86_400,
+};
+
+function resolutionOf(raw: unknown): Resolution {
+  const r = typeof raw === "string" ? raw.trim().toUpperCase() : "D";
+  return (RESOLUTIONS as readonly string[]).includes(r) ? (r as Resolution) : "D";
+}
+
+/** Seconds a range argument set covers: explicit from/to, else the defaults of the field, never more than the cap. */
+function spanSeconds(args: Record<string, unknown>, resolution: Resolution, defaultSpan: number, now: number): number {
+  const to = typeof args.to === "number" ? args.to : now;
+  const from = typeof args.from === "number" ? args.from : to - defaultSpan;
+  return Math.min(Math.max(0, to - from), RANGE_CAP_SECONDS[resolution]);
+}
+
+const positiveInt = (v: unknown, fallback: number) =>
+  typeof v === "number" && Number.isInteger(v) && v > 0 ? v : fallback;
+const lengthOf = (v: unknown) => (Array.isArray(v) ? Math.max(1, v.length) : 1);
+
+type CostOf = (args: Record<string, unknown>, child: number, nowSeconds: number) => number;
+const list =
+  (n: number): CostOf =>
+  (_args, child) =>
+    n * (1 + child);
+const page =
+  (defaultLimit: number): CostOf =>
+  (args, child) =>
+    1 + positiveInt(args.limit, defaultLimit) * child;
+
+/**
+ * Costs of the fields whose answers grow: pages by their `limit`, lists by
+ * the number of keys, ranges by the bars or points they span, fixed lists by
+ * the size they usually have. Every other object field costs 1 plus its
+ * children; scalars cost nothing. The cost approximates the number of
+ * objects an answer holds.
+ */
+function fieldCosts(searchDefault: number): Record<string, CostOf> {
+  const candles: CostOf = (args, _child, now) => {
+    const r = resolutionOf(args.resolution);
+    const bars = spanSeconds(args, r, DEFAULT_SPAN_SECONDS[r], now) / PERIOD_SECONDS[r];
+    return 1 + Math.ceil(bars / COST_UNIT.barsAnswered);
+  };
+  return {
+    "Query.listStocks": page(EXPECTED.defaultPage),
+    "Query.listEtfs": page(EXPECTED.defaultPage),
+    "Query.listFunds": page(EXPECTED.defaultPage),
+    "Query.listCrypto": page(EXPECTED.defaultPage),
+    "Query.search": page(searchDefault),
+    "Query.searchAggregated": page(searchDefault),
+    "Query.dividendCalendar": page(EXPECTED.defaultPage),
+    "Query.candle": candles,
+    "Stock.candles": candles,
+    // The closes a worker reads and computes over, plus the answer: its objects, with the series (priced as a
+    // year of daily points) scaled by the periods the range and resolution really hold.
+    "Etf.metrics": (args, child, now) => {
+      const r = resolutionOf(args.resolution);
+      const days = spanSeconds(args, "D", 366 * 86_400, now) / 86_400;
+      const closes = Math.ceil((days * COST_UNIT.tradingDaysPerYear) / 365);
+      const periods = r === "M" ? days / 30 : r === "W" ? days / 7 : closes;
+      const answer = Math.ceil(((1 + child) * Math.max(1, periods)) / EXPECTED.metricsPoints);
+      return Math.ceil(closes / COST_UNIT.closesComputed) + answer;
+    },
+    "EtfMetrics.series": list(EXPECTED.metricsPoints),
+    "EtfHoldings.holdings": list(EXPECTED.holdings),
+    "FundHoldings.holdings": list(EXPECTED.holdings),
+    "Etf.sectorExposure": list(EXPECTED.exposures),
+    "Etf.countryExposure": list(EXPECTED.exposures),
+    "Fund.sectors": list(EXPECTED.exposures),
+    "Fund.countries": list(EXPECTED.exposures),
+    "Fund.allocationExposure": list(EXPECTED.exposures),
+    "AssetListItem.listings": list(EXPECTED.listings),
+    "SearchGroup.listings": list(EXPECTED.listings),
+    "Stock.dividends": list(EXPECTED.dividends),
+    "AnnualDividends.years": list(EXPECTED.years),
+    "DividendEstimate.dividends": list(EXPECTED.estimates),
+    "FinancialsTtm.quarters": list(EXPECTED.quarters),
+    "IndexConstituents.constituents": list(EXPECTED.constituents),
+    // Page wrappers: their limit is counted on the root field above.
+    "AssetListPage.results": (_a, child) => 1 + child,
+    "SearchResult.results": (_a, child) => 1 + child,
+    "AggregatedSearchResult.results": (_a, child) => 1 + child,
+    "DividendCalendarPage.dividends": (_a, child) => 1 + child,
+  };
+}
+
+/**
+ * Introspection lists are sized from this schema (averages, rounded up), so a nested introspection query costs what it
+ * would return.
+ */
+function introspectionCosts(schema: GraphQLSchema): Record<string, CostOf> {
+  const types = Object.values(schema.getTypeMap());
+  const avg = (xs: number[]) => Math.max(1, Math.ceil(xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)));
+  const withFields = types.filter((t) => isObjectType(t) || isInterfaceType(t)) as {
+    getFields(): Record<string, GraphQLField<unknown, unknown>>;
+  }[];
+  const fields = withFields.flatMap((t) => Object.values(t.getFields()));
+  const directives = schema.getDirectives();
+  // How many wrappers (non-null, list) the deepest type reference has: an `ofType` chain never returns more objects.
+  const wrappers = (t: GraphQLType): number => ("ofType" in t && t.ofType ? 1 + wrappers(t.ofType as GraphQLType) : 0);
+  const typeRefs = [
+    ...fields.flatMap((f) => [f.type, ...f.args.map((a) => a.type)]),
+    ...types.filter(isInputObjectType).flatMap((t) => Object.values(t.getFields()).map((f) => f.type)),
+  ];
+  const maxWrappers = Math.max(1, ...typeRefs.map(wrappers));
+  return {
+    "__Type.ofType": (_args, child) => Math.min(1 + child, maxWrappers),
+    "__Schema.types": list(types.length),
+    "__Schema.directives": list(directives.length),
+    "__Type.fields": list(avg(withFields.map((t) => Object.keys(t.getFields()).length))),
+    "__Type.inputFields": list(avg(types.filter(isInputObjectType).map((t) => Object.keys(t.getFields()).length))),
+    "__Type.enumValues": list(avg(types.filter(isEnumType).map((t) => t.getValues().length))),
+    "__Type.interfaces": list(1),
+    "__Type.possibleTypes": list(1),
+    "__Field.args": list(avg(fields.map((f) => f.args.length))),
+    "__Directive.args": list(avg(directives.map((d) => d.args.length))),
+  };
+}
+
+/** The estimator of `fieldCosts`, falling back to 1 per object field (plus children) and 0 per scalar. */
+export function costEstimator(schema: GraphQLSchema, searchDefault: number): ComplexityEstimator {
+  const costs = { ...fieldCosts(searchDefault), ...introspectionCosts(schema) };
+  return ({ type, field, args, childComplexity, context }) => {
+    const now = Math.floor(((context as Context | undefined)?.clock?.now() ?? new Date()).getTime() / 1000);
+    const special = costs[`${type.name}.${field.name}`];
+    if (special) return special(args, childComplexity, now);
+    // Lists by keys (`etfs(symbols)`, `funds(isins)`, `quotes(symbols)`): one object per key.
+    const keys = args.symbols ?? args.isins;
+    if (Array.isArray(keys)) return lengthOf(keys) * (1 + childComplexity);
+    if (!isCompositeType(getNamedType(field.type))) return 0;
+    return isListType(getNullableType(field.type)) ? EXPECTED.listings * (1 + childComplexity) : 1 + childComplexity;
+  };
+}
+
+function limitError(reason: LimitReason, message: string, limit: number, actual: number): GraphQLError {
+  return new GraphQLError(message, {
+    extensions: { code: "GRAPHQL_VALIDATION_FAILED", reason, limit, actual, http: { status: 400 } },
+  });
+}
+
+export interface CheckedOperation {
+  shape: OperationShape;
+  cost: number;
+}
+
+/**
+ * Throws a GraphQLError (400, `GRAPHQL_VALIDATION_FAILED` with `reason`,
+ * `limit` and `actual`) when the operation passes a limit; otherwise answers
+ * its shape and cost.
+ */
+export function checkOperation(
+  schema: GraphQLSchema,
+  limits: GraphqlLimitsConfig,
+  estimator: ComplexityEstimator,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> | undefined,
+  context: unknown,
+): CheckedOperation {
+  const known = analysed(document, operation);
+  const { shape } = known;
+  if (shape.depth > limits.maxDepth) {
+    throw limitError(
+      "QUERY_TOO_DEEP",
+      `the operation is ${shape.depth} levels deep; at most ${limits.maxDepth} are allowed`,
+      limits.maxDepth,
+      shape.depth,
+    );
+  }
+  if (shape.aliases > limits.maxAliases) {
+    throw limitError(
+      "TOO_MANY_ALIASES",
+      `the operation uses ${shape.aliases} aliases; at most ${limits.maxAliases} are allowed`,
+      limits.maxAliases,
+      shape.aliases,
+    );
+  }
+  if (shape.rootFields > limits.maxRootFields) {
+    throw limitError(
+      "TOO_MANY_ROOT_FIELDS",
+      `the operation asks for ${shape.rootFields} root fields; at most ${limits.maxRootFields} are allowed`,
+      limits.maxRootFields,
+      shape.rootFields,
+    );
+  }
+  let cost = known.cost;
+  if (cost === undefined) {
+    try {
+      cost = getComplexity({
+        schema,
+        query: known.single,
+        variables: variables ?? {},
+        estimators: [estimator],
+        context: context as Record<string, unknown>,
+      });
+    } catch (e) {
+      // Variables that do not coerce (execution would refuse them too) or more nodes than the library walks.
+      const message = e instanceof Error ? e.message : String(e);
+      throw new GraphQLError(message, { extensions: { code: "BAD_USER_INPUT", http: { status: 400 } } });
+    }
+    // Apollo hands the same parsed document to every request with the same text: an operation whose cost
+    // cannot change with its variables (or the clock) is costed once.
+    if (!known.costVaries) known.cost = cost;
+  }
+  if (!Number.isFinite(cost) || cost > limits.maxCost) {
+    throw limitError(
+      "QUERY_TOO_COSTLY",
+      `the operation costs ${cost}; at most ${limits.maxCost} is allowed (README "Limits and hardening")`,
+      limits.maxCost,
+      cost,
+    );
+  }
+  return { shape, cost };
+}
+
+interface Analysed {
+  shape: OperationShape;
+  /** The operation with the document's fragments: only the selected operation is costed. */
+  single: DocumentNode;
+  /** Whether variables or the clock can change the cost (sizes, ranges, @include/@skip). */
+  costVaries: boolean;
+  cost?: number;
+}
+
+const ANALYSED = new WeakMap<OperationDefinitionNode, Analysed>();
+/** Arguments the cost estimator reads, and fields whose cost can depend on "now". */
+const COST_ARGUMENTS = new Set(["limit", "from", "to", "resolution", "symbols", "isins"]);
+const RANGE_FIELDS = new Set(["candle", "candles", "metrics"]);
+
+function analysed(document: DocumentNode, operation: OperationDefinitionNode): Analysed {
+  let known = ANALYSED.get(operation);
+  if (known) return known;
+  const fragments = fragmentsOf(document);
+  const single: DocumentNode = { kind: Kind.DOCUMENT, definitions: [operation, ...fragments.values()] };
+  let costVaries = false;
+  visit(single, {
+    Field(node) {
+      // A range with a start and no end ends "now": its length changes with the clock.
+      const args = new Set(node.arguments?.map((a) => a.name.value));
+      if (RANGE_FIELDS.has(node.name.value) && args.has("from") && !args.has("to")) costVaries = true;
+    },
+    Argument(node) {
+      if (COST_ARGUMENTS.has(node.name.value) && hasVariable(node.value)) costVaries = true;
+    },
+    Directive(node) {
+      if (node.arguments?.some((a) => hasVariable(a.value))) costVaries = true;
+    },
+  });
+  known = { shape: measureOperation(operation, fragments), single, costVaries };
+  ANALYSED.set(operation, known);
+  return known;
+}
+
+function hasVariable(value: ValueNode): boolean {
+  if (value.kind === Kind.VARIABLE) return true;
+  if (value.kind === Kind.LIST) return value.values.some(hasVariable);
+  if (value.kind === Kind.OBJECT) return value.fields.some((f) => hasVariable(f.value));
+  return false;
+}
+
+export interface GraphqlLimitsPluginOptions {
+  schema: GraphQLSchema;
+  limits: GraphqlLimitsConfig;
+  /** Default search page, for the cost of search fields. */
+  searchDefault: number;
+  /**
+   * Runs after the limits pass and before execution, in the same hook (Apollo
+   * runs the hooks of different plugins concurrently): the per-key quota.
+   */
+  afterLimits?: (requestContext: GraphQLRequestContext<Context>, checked: CheckedOperation) => Promise<void>;
+}
+
+/** The Apollo plugin that enforces the limits on every operation of /graphql. */
+export function graphqlLimitsPlugin(opts: GraphqlLimitsPluginOptions): ApolloServerPlugin<Context> {
+  const estimator = costEstimator(opts.schema, opts.searchDefault);
+  return {
+    async requestDidStart() {
+      let release: (() => void) | undefined;
+      return {
+        async didResolveOperation(rc) {
+          if (!rc.operation) return; // no such operation: execution answers that, running nothing
+          const checked = checkOperation(
+            opts.schema,
+            opts.limits,
+            estimator,
+            rc.document,
+            rc.operation,
+            rc.request.variables,
+            rc.contextValue,
+          );
+          release = holdHeavySlot(rc.contextValue, checked.cost);
+          await opts.afterLimits?.(rc, checked);
+        },
+        async willSendResponse() {
+          release?.();
+        },
+      };
+    },
+  };
+}
+
+/**
+ * A slot of the key's heavy operations (quota.heavy.ts) for an operation
+ * priced at HEAVY_COST or more, released when its answer is sent; a key
+ * already running MDG_MAX_HEAVY_PER_KEY of them gets 403 FORBIDDEN, reason
+ * QUOTA_EXCEEDED, with `Retry-After`, as a spent rate limit does.
+ */
+function holdHeavySlot(ctx: Context, cost: number): (() => void) | undefined {
+  if (cost < HEAVY_COST || !ctx.principal) return undefined;
+  try {
+    return heavyGate(ctx.config).acquire(ctx.principal.keyId);
+  } catch (e) {
+    if (!(e instanceof QuotaExceededError)) throw e;
+    throw new GraphQLError(e.message, {
+      extensions: {
+        code: "FORBIDDEN",
+        reason: "QUOTA_EXCEEDED",
+        http: { status: 403, headers: new HeaderMap([["retry-after", String(e.retryAfterSeconds)]]) },
+      },
+    });
+  }
+}
+
+/** The cost of `document` under the cost model (bulk prices its items with it, as /graphql does operations). */
+export function operationCost(
+  schema: GraphQLSchema,
+  estimator: ComplexityEstimator,
+  document: DocumentNode,
+  variables: Record<string, unknown>,
+  context: Context,
+): number {
+  const ctx = context as unknown as Record<string, unknown>;
+  return getComplexity({ schema, query: document, variables, estimators: [estimator], context: ctx });
+}

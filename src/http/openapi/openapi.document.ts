@@ -1,0 +1,531 @@
+import { isObjectType, type GraphQLSchema } from "graphql";
+import { z } from "zod";
+import type { Scope } from "../../platform/auth/auth.scopes";
+import { responseSchemaOf, VERSIONS, type ApiVersion, type ResponseSchema } from "../rest/rest.route";
+import { errorBodySchema } from "../rest/rest.response";
+import { V0_DEPRECATION, V0_SUNSET } from "../rest/rest.versions";
+
+/**
+ * The OpenAPI 3.1 document of the REST door, generated from the route table:
+ * request bodies from each entry's zod `body` (its input side), 200 bodies
+ * from its zod `response`, and property descriptions from the GraphQL types
+ * those responses are tagged with. Nothing here is written beside the routes
+ * by hand, so the document cannot drift from what the router serves; the test
+ * suite validates every REST answer it produces against this document.
+ */
+
+/** What the document needs of a route: the route table's entries and handler routes (bulk) both fit. */
+export interface DocumentedRoute {
+  path: string;
+  summary: string;
+  versions: readonly ApiVersion[];
+  scope: Scope | null;
+  body: z.ZodType;
+  response?: ResponseSchema;
+  singleSecurity?: boolean;
+  removedOn?: string;
+  replacement?: string;
+}
+
+export interface OpenApiOptions {
+  /** The service's version (package.json). */
+  version: string;
+  /** Property descriptions come from here (types named by `x-graphql-type`). */
+  graphqlSchema: GraphQLSchema;
+}
+
+type Json = Record<string, unknown>;
+export type OpenApiDocument = Json & { paths: Record<string, Record<string, Json>>; components: Json };
+
+/** Marks a route whose `response` is missing: the document says so, and a test fails naming it. */
+export const UNDOCUMENTED = "x-undocumented";
+
+const TAGS: readonly { name: string; description: string; prefixes: readonly string[] }[] = [
+  {
+    name: "Quotes",
+    description: "Latest quotes of stocks, ETFs, funds, crypto pairs and forex pairs",
+    prefixes: ["quote"],
+  },
+  { name: "Candles", description: "OHLCV bars: 1, 5, 15, 30, 60 minutes, D, W, M", prefixes: ["candle"] },
+  { name: "Crypto", description: "Crypto pairs (BTC-USD; BTCUSD, BTC/USD and BTC are accepted)", prefixes: ["crypto"] },
+  {
+    name: "ETFs",
+    description: "ETF profile, holdings, exposures, fundamentals and performance metrics",
+    prefixes: ["etf"],
+  },
+  { name: "Funds", description: "Mutual funds, named by ISIN", prefixes: ["fund"] },
+  { name: "Stocks", description: "Trailing-twelve-month financials", prefixes: ["stock"] },
+  {
+    name: "Dividends",
+    description: "Dividend calendar, annual dividends and estimates",
+    prefixes: ["calendar", "dividends"],
+  },
+  { name: "Search", description: "Search over every security, plain or grouped by security", prefixes: ["search"] },
+  { name: "Lists", description: "Keyset-paginated lists of stocks, ETFs, funds and crypto", prefixes: ["list"] },
+  { name: "Bulk", description: "One single-security endpoint for many symbols in one call", prefixes: ["bulk"] },
+  { name: "Indices", description: "Index constituents (removed 2024-05-01)", prefixes: ["index"] },
+];
+
+function tagOf(route: DocumentedRoute): string {
+  // Dividend endpoints live under etf/ and stock/ too; the scope says where a reader looks for them.
+  if (route.scope === "dividend") return "Dividends";
+  const first = route.path.split("/")[0]!;
+  return TAGS.find((t) => t.prefixes.includes(first))?.name ?? first.charAt(0).toUpperCase() + first.slice(1);
+}
+
+/** `fund/allocation-exposure` → `FundAllocationExposure`. */
+export function componentName(path: string): string {
+  return path
+    .split(/[/_-]+/)
+    .filter(Boolean)
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join("");
+}
+
+function operationId(version: ApiVersion, path: string): string {
+  return version + componentName(path);
+}
+
+/**
+ * A zod schema as a JSON Schema (2020-12, the dialect of OpenAPI 3.1), tidied
+ * for readers: no `$schema` inside the document, no integer bounds that only
+ * restate JavaScript's safe range, `type: [T, "null"]` for nullable scalars.
+ */
+export function jsonSchemaOf(schema: z.ZodType, io: "input" | "output", graphqlSchema?: GraphQLSchema): Json {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as Json;
+  delete json.$schema;
+  const tidy = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(tidy);
+    if (node === null || typeof node !== "object") return;
+    const n = node as Json;
+    if (n.minimum === Number.MIN_SAFE_INTEGER) delete n.minimum;
+    if (n.maximum === Number.MAX_SAFE_INTEGER) delete n.maximum;
+    Object.values(n).forEach(tidy);
+    collapseNullable(n);
+    if (graphqlSchema) describeFromGraphql(n, graphqlSchema);
+  };
+  tidy(json);
+  return json;
+}
+
+function collapseNullable(n: Json): void {
+  const any = n.anyOf as Json[] | undefined;
+  if (!any || any.length !== 2) return;
+  const nullIndex = any.findIndex((s) => s.type === "null" && Object.keys(s).length === 1);
+  if (nullIndex < 0) return;
+  const other = any[1 - nullIndex]!;
+  // Objects stay `anyOf` (renderers show them best that way); enums and consts would need null listed too.
+  if (typeof other.type !== "string" || other.type === "object" || "enum" in other || "const" in other) return;
+  delete n.anyOf;
+  for (const [k, v] of Object.entries(other)) if (!(k in n)) n[k] = v;
+  n.type = [other.type, "null"];
+}
+
+/**
+ * Fills in each property's description from the GraphQL type the object is tagged with, where the zod schema gave none.
+ */
+function describeFromGraphql(n: Json, schema: GraphQLSchema): void {
+  const typeName = n["x-graphql-type"];
+  if (typeof typeName !== "string") return;
+  const type = schema.getType(typeName);
+  if (!isObjectType(type))
+    throw new Error(`OpenAPI: x-graphql-type ${typeName} is not an object type of the GraphQL schema`);
+  if (!n.description && type.description) n.description = type.description;
+  const fields = type.getFields();
+  for (const [name, prop] of Object.entries((n.properties ?? {}) as Record<string, Json>)) {
+    const description = fields[name]?.description;
+    if (description && !prop.description) prop.description = description;
+  }
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+function scopeText(route: DocumentedRoute): string {
+  if (route.scope === null) {
+    return "Needs the scope of the security's type: `stock` (stocks and forex), `etf`, `fund` or `crypto` (or `*`).";
+  }
+  return `Needs a key with the scope \`${route.scope}\` (or \`*\`).`;
+}
+
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/** Headers of every answer of a version: the request id, and /v0's deprecation headers. */
+function versionHeaders(version: ApiVersion): Record<string, Json> {
+  if (version !== "v0") return { "x-request-id": headerRef("X-Request-Id") };
+  return {
+    "x-request-id": headerRef("X-Request-Id"),
+    deprecation: headerRef("Deprecation"),
+    sunset: headerRef("Sunset"),
+    link: headerRef("Link"),
+  };
+}
+
+const ERROR_RESPONSE_NAME = {
+  "401": "Unauthorized",
+  "403": "Forbidden",
+  "404": "NotFound",
+  "500": "InternalError",
+} as const;
+
+const errorResponseRef = (status: ErrorStatus, version: ApiVersion) => ({
+  $ref: `#/components/responses/${ERROR_RESPONSE_NAME[status]}${version.toUpperCase()}`,
+});
+
+/** The statuses other than 200 an answer can have. */
+type ErrorStatus = keyof typeof ERROR_RESPONSE_NAME;
+
+const ERROR_TEXT: Record<ErrorStatus, string> = {
+  "401": "`x-api-key` missing, empty, unknown, revoked or expired (`UNAUTHENTICATED`). Checked before anything else.",
+  "403":
+    "The key lacks the scope (`FORBIDDEN`), or its rate limit or daily quota is spent " +
+    "(`QUOTA_EXCEEDED`, with `Retry-After`).",
+  "404":
+    "Unknown symbol or ISIN, or no data (`NOT_FOUND`); a missing, ill-typed or malformed field, unparseable JSON " +
+    "or a body over the size limit (`INVALID_ARGUMENT`, `details` names the field); " +
+    "data the configured source does not serve at all (`NOT_AVAILABLE`).",
+  "500": "A fault of the service (`INTERNAL`), never caused by the request; the body holds no internal detail.",
+};
+
+/** Answers after the key was accepted carry the key's rate-limit state. */
+const RATE_LIMIT_HEADERS = { "ratelimit-policy": headerRef("RateLimit-Policy"), ratelimit: headerRef("RateLimit") };
+
+const REQUEST_ID_EXAMPLE = "b7f0c6de-3f0d-44d0-a5bb-7e3e6a7d36d7";
+
+/** What each error status looks like, as the service words it (shown by the docs page). */
+const ERROR_EXAMPLES: Record<ErrorStatus, Record<string, Json>> = {
+  "401": {
+    UNAUTHENTICATED: {
+      statusCode: 401,
+      error: "Unauthorized",
+      code: "UNAUTHENTICATED",
+      message: "a valid x-api-key header is required",
+      requestId: REQUEST_ID_EXAMPLE,
+    },
+  },
+  "403": {
+    FORBIDDEN: {
+      statusCode: 403,
+      error: "Forbidden",
+      code: "FORBIDDEN",
+      message: 'this API key lacks the "etf" scope',
+      details: [{ field: "x-api-key", issue: "missing scope etf" }],
+      requestId: REQUEST_ID_EXAMPLE,
+    },
+    QUOTA_EXCEEDED: {
+      statusCode: 403,
+      error: "Forbidden",
+      code: "QUOTA_EXCEEDED",
+      message: "the key's rate limit of 600 per minute is spent; retry in 42 s",
+      requestId: REQUEST_ID_EXAMPLE,
+    },
+  },
+  "404": {
+    INVALID_ARGUMENT: {
+      statusCode: 404,
+      error: "Not Found",
+      code: "INVALID_ARGUMENT",
+      message: "symbol: expected a non-empty string (or isin)",
+      details: [{ field: "symbol", issue: "expected a non-empty string (or isin)" }],
+      requestId: REQUEST_ID_EXAMPLE,
+    },
+    NOT_FOUND: {
+      statusCode: 404,
+      error: "Not Found",
+      code: "NOT_FOUND",
+      message: 'no security found for "NOPE123"',
+      requestId: REQUEST_ID_EXAMPLE,
+    },
+    NOT_AVAILABLE: {
+      statusCode: 404,
+      error: "Not Found",
+      code: "NOT_AVAILABLE",
+      message:
+        "this service's data source (upstream) does not serve fund reference data (profiles, holdings, exposures)",
+      requestId: REQUEST_ID_EXAMPLE,
+    },
+  },
+  "500": {
+    INTERNAL: {
+      statusCode: 500,
+      error: "Internal Server Error",
+      code: "INTERNAL",
+      message: "internal error",
+      requestId: REQUEST_ID_EXAMPLE,
+    },
+  },
+};
+
+function removedExample(path: string, removedOn: string, replacement: string | undefined): Json {
+  return {
+    statusCode: 404,
+    error: "Not Found",
+    code: "ENDPOINT_REMOVED",
+    message: `${path} was removed on ${removedOn}${replacement ? `; use ${replacement}` : ""}`,
+    requestId: REQUEST_ID_EXAMPLE,
+    removedOn,
+    replacement: replacement ?? null,
+  };
+}
+
+function errorResponse(status: ErrorStatus, version: ApiVersion, extra = "", removed?: Json): Json {
+  const headers = versionHeaders(version);
+  const h =
+    status === "401"
+      ? headers
+      : status === "403"
+        ? { ...headers, ...RATE_LIMIT_HEADERS, "retry-after": headerRef("Retry-After") }
+        : { ...headers, ...RATE_LIMIT_HEADERS };
+  const examples: Record<string, Json> = removed ? { ENDPOINT_REMOVED: removed } : {};
+  for (const [name, value] of Object.entries(ERROR_EXAMPLES[status])) examples[name] = value;
+  return {
+    description: ERROR_TEXT[status] + extra,
+    headers: h,
+    content: {
+      "application/json": {
+        schema: ref("ErrorBody"),
+        examples: Object.fromEntries(Object.entries(examples).map(([k, value]) => [k, { value }])),
+      },
+    },
+  };
+}
+
+/**
+ * A single-security body that takes `symbol` or `isin`: one of the two is required, which JSON Schema of the zod
+ * refinement cannot say.
+ */
+function namesSecurity(route: DocumentedRoute, requestJson: Json): boolean {
+  const props = Object.keys((requestJson.properties ?? {}) as Json);
+  return route.singleSecurity === true && props.includes("symbol") && props.includes("isin");
+}
+
+function bodyRequired(route: DocumentedRoute, requestJson: Json): boolean {
+  return namesSecurity(route, requestJson) || (Array.isArray(requestJson.required) && requestJson.required.length > 0);
+}
+
+function bodyDescription(route: DocumentedRoute, requestJson: Json): string {
+  const parts = ["Read as JSON whatever the `Content-Type`; fields beyond those listed are ignored."];
+  if (namesSecurity(route, requestJson))
+    parts.unshift("Name the security by `symbol` or by `isin` (one of them is required).");
+  if (!bodyRequired(route, requestJson)) parts.push("May be empty or absent.");
+  return parts.join(" ");
+}
+
+/**
+ * Builds the whole document. Deterministic: the same routes give the same bytes (docs/openapi.json is compared in a
+ * test).
+ */
+export function buildOpenApiDocument(routes: readonly DocumentedRoute[], opts: OpenApiOptions): OpenApiDocument {
+  const schemas: Record<string, Json> = { ErrorBody: jsonSchemaOf(errorBodySchema, "output") };
+  const paths: Record<string, Record<string, Json>> = {};
+
+  for (const version of [...VERSIONS].reverse()) {
+    for (const route of routes) {
+      const served = route.versions.includes(version);
+      if (!served && !route.removedOn) continue;
+      const name = componentName(route.path);
+      const path = `/${version}/${route.path}`;
+      const successor = route.replacement ?? `/v1/${route.path}`;
+      const headers = versionHeaders(version);
+      const removedText = route.removedOn
+        ? ` This endpoint was removed on ${route.removedOn}: ` +
+          "from the next day on it answers `ENDPOINT_REMOVED` with `removedOn` and `replacement`."
+        : "";
+
+      if (!served) {
+        // /v1 never had it: every call with a valid key is ENDPOINT_REMOVED.
+        paths[path] = {
+          post: {
+            operationId: operationId(version, route.path),
+            tags: [tagOf(route)],
+            summary: `Removed: ${route.summary}`,
+            description:
+              `Not part of /${version}: answers 404 \`ENDPOINT_REMOVED\` (removed on ${route.removedOn})` +
+              `${route.replacement ? `; call \`${route.replacement}\` instead` : ""}.`,
+            deprecated: true,
+            "x-removed-on": route.removedOn,
+            ...(route.replacement ? { "x-replacement": route.replacement } : {}),
+            responses: {
+              "401": errorResponseRef("401", version),
+              "404": errorResponse(
+                "404",
+                version,
+                " Here always `ENDPOINT_REMOVED` for a valid key.",
+                removedExample(path, route.removedOn!, route.replacement),
+              ),
+              "500": errorResponseRef("500", version),
+            },
+          },
+        };
+        continue;
+      }
+
+      const request = jsonSchemaOf(route.body, "input");
+      schemas[`${name}Request`] ??= request;
+      const response = responseSchemaOf(route, version);
+      let responseName: string | undefined;
+      if (response) {
+        const json = jsonSchemaOf(response, "output", opts.graphqlSchema);
+        const other = VERSIONS.find((v) => v !== version && route.versions.includes(v));
+        const otherSchema = other ? responseSchemaOf(route, other) : undefined;
+        const differs =
+          otherSchema !== undefined &&
+          JSON.stringify(jsonSchemaOf(otherSchema, "output", opts.graphqlSchema)) !== JSON.stringify(json);
+        responseName = differs ? `${name}Response${version.toUpperCase()}` : `${name}Response`;
+        schemas[responseName] ??= json;
+      }
+
+      const description = [
+        scopeText(route),
+        version === "v0"
+          ? `**Deprecated**: /v0 is maintained until ${V0_SUNSET} (the \`Sunset\` header); call \`${successor}\`. ` +
+            "Every /v0 answer carries `Deprecation`, `Sunset` and `Link`."
+          : "",
+        removedText.trim(),
+        response ? "" : "**The 200 body of this endpoint is not documented yet.**",
+      ]
+        .filter(Boolean)
+        .join("\n\n");
+
+      paths[path] = {
+        post: {
+          operationId: operationId(version, route.path),
+          tags: [tagOf(route)],
+          summary: route.summary,
+          description,
+          ...(version === "v0" || route.removedOn ? { deprecated: true } : {}),
+          ...(route.scope ? { "x-scope": route.scope } : {}),
+          ...(route.removedOn
+            ? { "x-removed-on": route.removedOn, ...(route.replacement ? { "x-replacement": route.replacement } : {}) }
+            : {}),
+          ...(response ? {} : { [UNDOCUMENTED]: true }),
+          requestBody: {
+            required: bodyRequired(route, request),
+            description: bodyDescription(route, request),
+            content: { "application/json": { schema: ref(`${name}Request`) } },
+          },
+          responses: {
+            "200": {
+              description: "OK",
+              headers: { ...headers, ...RATE_LIMIT_HEADERS },
+              content: {
+                "application/json": {
+                  schema: responseName ? ref(responseName) : { description: "Not documented yet" },
+                },
+              },
+            },
+            "401": errorResponseRef("401", version),
+            "403": errorResponseRef("403", version),
+            "404": route.removedOn
+              ? errorResponse(
+                  "404",
+                  version,
+                  ` After ${route.removedOn}: \`ENDPOINT_REMOVED\`, with \`removedOn\` and \`replacement\`.`,
+                  removedExample(path, route.removedOn, route.replacement),
+                )
+              : errorResponseRef("404", version),
+            "500": errorResponseRef("500", version),
+          },
+        },
+      };
+    }
+  }
+
+  const usedTags = new Set(Object.values(paths).map((p) => (p.post!.tags as string[])[0]!));
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "market-data-gateway REST API",
+      version: opts.version,
+      summary:
+        "Quotes, candles, ETFs, funds, stock financials, dividends, search and lists over REST " +
+        "(and GraphQL at /graphql)",
+      description: INFO_DESCRIPTION,
+      license: { name: "MIT", identifier: "MIT" },
+    },
+    tags: [
+      ...TAGS.filter((t) => usedTags.has(t.name)).map(({ name, description }) => ({ name, description })),
+      ...[...usedTags].filter((t) => !TAGS.some((k) => k.name === t)).map((name) => ({ name })),
+    ],
+    security: [{ ApiKey: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        ApiKey: {
+          type: "apiKey",
+          in: "header",
+          name: "x-api-key",
+          description:
+            "A key made with `npm run keys -- create --name NAME --scopes etf,stock` " +
+            "(or `MDG_BOOTSTRAP_API_KEY` for local trial).",
+        },
+      },
+      responses: Object.fromEntries(
+        VERSIONS.flatMap((v) =>
+          (Object.keys(ERROR_RESPONSE_NAME) as ErrorStatus[]).map((s) => [
+            `${ERROR_RESPONSE_NAME[s]}${v.toUpperCase()}`,
+            errorResponse(s, v),
+          ]),
+        ),
+      ),
+      headers: {
+        "X-Request-Id": {
+          description: "Id of this request (an incoming sane `x-request-id` is kept); also in every error body",
+          required: true,
+          schema: { type: "string", minLength: 1 },
+        },
+        Deprecation: {
+          description: "RFC 9745: /v0 is deprecated",
+          required: true,
+          schema: { type: "string", const: V0_DEPRECATION },
+        },
+        Sunset: {
+          description: "RFC 8594: /v0 is maintained until then",
+          required: true,
+          schema: { type: "string", const: V0_SUNSET },
+        },
+        Link: {
+          description:
+            'RFC 8288: the successor of the endpoint in /v1, `</v1/PATH>; rel="successor-version"` ' +
+            "(a removed endpoint: its replacement)",
+          required: true,
+          schema: { type: "string", pattern: '^</v1/[^>]+>; rel="successor-version"$' },
+        },
+        "RateLimit-Policy": {
+          description:
+            'The key\'s limits (draft-ietf-httpapi-ratelimit-headers): `"minute";q=600;w=60, "day";q=100000;w=86400`',
+          required: false,
+          schema: { type: "string" },
+        },
+        RateLimit: {
+          description:
+            'What is left of each limit and the seconds until it resets: `"minute";r=598;t=42, "day";r=99998;t=32400`',
+          required: false,
+          schema: { type: "string" },
+        },
+        "Retry-After": {
+          description: "QUOTA_EXCEEDED only: seconds until the key may call again",
+          required: false,
+          schema: { type: "string", pattern: "^[0-9]+$" },
+        },
+      },
+      schemas,
+    },
+  };
+}
+
+/** The document's introduction (Markdown), one paragraph an entry. */
+const INFO_DESCRIPTION = [
+  "Every endpoint answers `POST` with a JSON body, under `/v1/` (current) and `/v0/` (deprecated).",
+  "**Keys.** Every call carries `x-api-key`. A key has scopes (`crypto`, `etf`, `fund`, `stock`, `dividend`, " +
+    "`search`, `bulk`, or `*`), a rate limit and a daily quota.",
+  "**Statuses.** Only 200, 401, 403, 404 and 500, on every path and for every input; " +
+    "anything but 200 carries the error body (`ErrorBody`) with a `code` to branch on. " +
+    "Malformed requests are 404 `INVALID_ARGUMENT`, never 400.",
+  "**Conventions.** camelCase keys (the contract's short quote and candle keys excepted); days `YYYY-MM-DD` (UTC); " +
+    "instants Unix seconds; money as a number beside an ISO 4217 currency; " +
+    "percentages as percent numbers (12.5 means 12.5 %).",
+  "**Versions.** `/v1` is `/v0` less the holdings' `cusip`, the stock candle endpoint (use `/v1/candle`) and " +
+    "the indices constituents endpoint. Every `/v0` answer carries `Deprecation`, `Sunset` and `Link` headers.",
+  "The same data is in GraphQL at [/graphql](/graphql) (GraphiQL in a browser). " +
+    "This document: [/openapi.json](/openapi.json).",
+].join("\n\n");

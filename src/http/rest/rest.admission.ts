@@ -1,0 +1,77 @@
+import { TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type GraphQLSchema } from "graphql";
+import type { ComplexityEstimator } from "graphql-query-complexity";
+import type { Context } from "../../context";
+import { InvalidArgumentError } from "../../platform/errors";
+import { HEAVY_COST, heavyGate } from "../../platform/quotas/quota.heavy";
+import { costEstimator, operationCost } from "../graphql/graphql.operation-limits";
+import type { RouteEntry } from "./rest.route";
+
+/**
+ * What REST calls cost under the /graphql cost model, and the per-key bound on heavy operations they share with
+ * /graphql (quota.heavy.ts). Bulk is priced as N × one item and refused above MDG_GRAPHQL_MAX_COST. A single call is
+ * priced only when its entry's operation reads a range (candles, ETF metrics): its cost then grows with the range
+ * asked, and a key's many concurrent ten-year metrics calls are as heavy as one bulk of them. A single call is never
+ * refused for its cost (REST served such ranges before the cost model priced them); it only takes a heavy slot.
+ * Entries without a range cost the same every call and are never heavy, so the hot path (quotes) prices nothing.
+ */
+export class RestAdmission {
+  private estimator: ComplexityEstimator | undefined;
+  private readonly ranged = new WeakMap<RouteEntry, boolean>();
+
+  constructor(private readonly schema: GraphQLSchema) {}
+
+  /** Prices a bulk call; throws INVALID_ARGUMENT over the limit; the answer releases a heavy slot, if one was taken. */
+  admitBulk(entry: RouteEntry, n: number, variables: Record<string, unknown>, ctx: Context): (() => void) | undefined {
+    const each = this.cost(entry, variables, ctx);
+    const cost = each * n;
+    const limit = ctx.config.graphql.maxCost;
+    if (cost > limit) {
+      throw new InvalidArgumentError(
+        `symbols: this call costs ${cost} (${n} × ${each} for ${entry.path}); at most ${limit} is allowed ` +
+          `(MDG_GRAPHQL_MAX_COST); send fewer symbols or a shorter range`,
+        [{ field: "symbols", issue: `cost ${cost} over the limit ${limit}` }],
+      );
+    }
+    return this.slot(cost, ctx);
+  }
+
+  /** Takes a heavy slot for a single call of a ranged entry when its range makes it heavy. */
+  admitSingle(entry: RouteEntry, variables: Record<string, unknown>, ctx: Context): (() => void) | undefined {
+    if (!this.readsRange(entry)) return undefined;
+    return this.slot(this.cost(entry, variables, ctx), ctx);
+  }
+
+  private cost(entry: RouteEntry, variables: Record<string, unknown>, ctx: Context): number {
+    const estimator = (this.estimator ??= costEstimator(this.schema, ctx.config.sizes.searchResults));
+    return operationCost(this.schema, estimator, entry.operation as DocumentNode, variables, ctx);
+  }
+
+  private slot(cost: number, ctx: Context): (() => void) | undefined {
+    if (cost < HEAVY_COST || !ctx.principal) return undefined;
+    return heavyGate(ctx.config).acquire(ctx.principal.keyId);
+  }
+
+  /**
+   * Whether the entry's operation selects a series over a date range (a field taking `from` and `resolution`:
+   * candles, ETF metrics). Read from the schema's field definitions, not from field names: a quote's `metrics` is
+   * no range. Once per entry.
+   */
+  readsRange(entry: RouteEntry): boolean {
+    let known = this.ranged.get(entry);
+    if (known === undefined) {
+      let ranged = false;
+      const typeInfo = new TypeInfo(this.schema);
+      visit(
+        entry.operation as DocumentNode,
+        visitWithTypeInfo(typeInfo, {
+          Field() {
+            const args = typeInfo.getFieldDef()?.args ?? [];
+            if (args.some((a) => a.name === "from") && args.some((a) => a.name === "resolution")) ranged = true;
+          },
+        }),
+      );
+      this.ranged.set(entry, (known = ranged));
+    }
+    return known;
+  }
+}

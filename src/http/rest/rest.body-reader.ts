@@ -1,0 +1,112 @@
+import express from "express";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { InvalidArgumentError } from "../../platform/errors";
+
+type BodyParserError = Error & { type?: string; status?: number; limit?: number };
+/** body-parser leaves what it read on `req.body`; the plain path does the same. */
+type WithBody = IncomingMessage & { body?: unknown };
+
+/**
+ * Reads the body whatever its content type (clients send JSON as text/plain,
+ * or no content type at all) and parses it as JSON. An empty body is `{}`:
+ * the dividend calendar is called with none. Everything body-parser would
+ * answer with 400, 413 or 415 becomes INVALID_ARGUMENT here.
+ */
+export function jsonBodyReader(limitBytes: number) {
+  const raw = express.raw({ type: () => true, limit: limitBytes });
+  return async function readJsonBody(req: WithBody, res: ServerResponse): Promise<unknown> {
+    try {
+      if (plainSmallBody(req, limitBytes)) {
+        req.body = await readPlain(req, Number(req.headers["content-length"]));
+      } else {
+        await new Promise<void>((resolve, reject) =>
+          raw(req as never, res as never, (err?: unknown) => (err ? reject(err) : resolve())),
+        );
+      }
+    } catch (e) {
+      const err = e as BodyParserError;
+      if (err.type === "entity.too.large") {
+        throw new InvalidArgumentError(`body: larger than the limit of ${limitBytes} bytes`, [
+          { field: "body", issue: "too large" },
+        ]);
+      }
+      throw new InvalidArgumentError(`body: could not be read (${err.type ?? "malformed request"})`, [
+        { field: "body", issue: "unreadable" },
+      ]);
+    }
+    const buf = req.body as unknown;
+    if (!Buffer.isBuffer(buf) || buf.length === 0) return {};
+    let text = buf.toString("utf8");
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    if (text.trim() === "") return {};
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (e) {
+      const why = e instanceof Error ? e.message.replace(/\s+/g, " ").slice(0, 120) : "syntax error";
+      throw new InvalidArgumentError(`body: not valid JSON (${why})`, [{ field: "body", issue: "malformed JSON" }]);
+    }
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+      throw new InvalidArgumentError("body: expected a JSON object", [{ field: "body", issue: "not an object" }]);
+    }
+    return parsed;
+  };
+}
+
+/**
+ * The common case (a Content-Length within the limit, no Content-Encoding, not
+ * chunked) is read straight from the stream: body-parser's machinery costs
+ * more than the read on the hot path. Everything else (compressed, chunked,
+ * too large) goes through body-parser, so its answers stay exactly as before.
+ */
+export function plainSmallBody(req: IncomingMessage, limitBytes: number): boolean {
+  const length = req.headers["content-length"];
+  const encoding = req.headers["content-encoding"];
+  return (
+    length !== undefined &&
+    DIGITS.test(length) &&
+    Number(length) <= limitBytes &&
+    req.headers["transfer-encoding"] === undefined &&
+    (encoding === undefined || encoding.toLowerCase() === "identity")
+  );
+}
+
+const DIGITS = /^\d{1,9}$/;
+
+/** Reads exactly `expected` bytes; a body that ends short, runs long or is aborted is a malformed request. */
+export function readPlain(req: IncomingMessage, expected: number): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let done = false;
+    const finish = (err: BodyParserError | null) => {
+      if (done) return;
+      done = true;
+      req.removeListener("data", onData);
+      req.removeListener("end", onEnd);
+      req.removeListener("error", onError);
+      req.removeListener("close", onClose);
+      if (err) {
+        // Like body-parser: stop reading what is left; the answer ends the exchange.
+        req.unpipe();
+        req.pause();
+        reject(err);
+      } else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
+    };
+    const sizeMismatch = () =>
+      Object.assign(new Error("request size did not match content length"), { type: "request.size.invalid" });
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > expected) return finish(sizeMismatch());
+      chunks.push(chunk);
+    };
+    const onEnd = () => finish(received === expected ? null : sizeMismatch());
+    const onError = (e: Error) => finish(Object.assign(e, { type: (e as BodyParserError).type ?? "request.aborted" }));
+    const onClose = () => finish(Object.assign(new Error("request aborted"), { type: "request.aborted" }));
+    if (expected === 0 || req.readableEnded) return resolve(Buffer.alloc(0));
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+    req.on("close", onClose);
+  });
+}

@@ -1,0 +1,137 @@
+import { z } from "zod";
+import { InvalidArgumentError, type ErrorDetail } from "../../platform/errors";
+
+/** Reusable field schemas with messages a client can act on. */
+export const symbolField = z
+  .string({ error: "expected a string" })
+  .trim()
+  .min(1, { error: "expected a non-empty string" })
+  .max(64, { error: "at most 64 characters" })
+  .describe("Symbol of a listing, case-insensitive (crypto as BTC-USD; BTCUSD, BTC/USD and BTC are accepted)");
+
+export const isinField = z
+  .string({ error: "expected a string" })
+  .trim()
+  .min(1, { error: "expected a non-empty string" })
+  .max(64, { error: "at most 64 characters" })
+  .describe("ISIN (12 characters with a valid check digit); names the primary listing");
+
+export const currencyField = z
+  .string({ error: "expected a string" })
+  .trim()
+  .min(1, { error: "expected a non-empty string" })
+  .max(16)
+  .describe("ISO 4217 code to answer prices in (case-insensitive); default: the listing's currency");
+
+export const limitField = z
+  .number({ error: "expected an integer" })
+  .int({ error: "expected an integer" })
+  .describe("Page size");
+
+export const cursorField = z
+  .string({ error: "expected a string" })
+  .max(200, { error: "at most 200 characters" })
+  .describe("`nextCursor` of the previous page");
+
+/**
+ * `{symbol}` or `{isin}` plus the endpoint's own fields, as one object: a
+ * security may be named either way wherever one is meant. (One object, not an
+ * intersection with `.and`: zod checks an intersection twice and merges the
+ * results, measurably on the hot path.)
+ */
+export function securityRefWith<S extends z.ZodRawShape>(shape: S) {
+  return z
+    .object({ symbol: symbolField.optional(), isin: isinField.optional(), ...shape })
+    .refine((b) => namesASecurity(b as { symbol?: string; isin?: string }), {
+      error: "expected a non-empty string (or isin)",
+      path: ["symbol"],
+    });
+}
+
+function namesASecurity(b: { symbol?: string; isin?: string }): boolean {
+  return b.symbol !== undefined || b.isin !== undefined;
+}
+
+export const securityRefBody = securityRefWith({});
+
+/**
+ * Parses a request body against a route's schema. Fields beyond those listed
+ * are ignored (existing clients send more than the spec shows); a missing or
+ * ill-typed field is INVALID_ARGUMENT naming the field.
+ */
+export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const r = schema.safeParse(body);
+  if (r.success) return r.data;
+  const details: ErrorDetail[] = r.error.issues.map((i) => ({
+    field: i.path.length ? i.path.join(".") : "body",
+    issue: i.code === "invalid_type" && i.input === undefined ? "required" : i.message,
+  }));
+  const first = r.error.issues[0]!;
+  const field = first.path.length ? first.path.join(".") : "body";
+  const message = first.code === "invalid_type" && first.input === undefined ? "required" : first.message;
+  throw new InvalidArgumentError(`${field}: ${message}`, details);
+}
+
+const DAY_TEXT = /^\d{4}-\d{2}-\d{2}$/;
+/** Largest Unix second a GraphQL Int holds (2038-01-19). */
+export const MAX_UNIX_SECONDS = 2_147_483_647;
+
+function dayTextToUnix(text: string): number | null {
+  if (!DAY_TEXT.test(text)) return null;
+  const ms = Date.parse(`${text}T00:00:00Z`);
+  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== text) return null;
+  return ms / 1000;
+}
+
+/**
+ * An instant given as Unix seconds (a JSON number) or as a day `YYYY-MM-DD`
+ * (its 00:00 UTC), answered as Unix seconds. A string of digits is refused
+ * (is "20261120" a day or a second?), and so are milliseconds, with a message
+ * saying so rather than read as a far-future date.
+ */
+export const unixTimeField = z
+  .union([z.number(), z.string()], { error: "expected Unix seconds or a date YYYY-MM-DD" })
+  .transform((v, ctx) => {
+    const n = typeof v === "number" ? v : dayTextToUnix(v.trim());
+    if (n === null || !Number.isInteger(n) || n < 0) {
+      ctx.addIssue({ code: "custom", message: "expected Unix seconds (a non-negative integer) or a date YYYY-MM-DD" });
+      return z.NEVER;
+    }
+    if (n > MAX_UNIX_SECONDS) {
+      ctx.addIssue({
+        code: "custom",
+        message:
+          n >= 1e11
+            ? "expected Unix seconds, got what looks like milliseconds"
+            : "after 2038-01-19, the last instant supported",
+      });
+      return z.NEVER;
+    }
+    return n;
+  })
+  .describe("Unix seconds, or a day YYYY-MM-DD (its 00:00 UTC)");
+
+/** A day given as `YYYY-MM-DD` or as Unix seconds (the UTC day holding that instant), answered as `YYYY-MM-DD`. */
+export const dayField = unixTimeField
+  .transform((s) => new Date(s * 1000).toISOString().slice(0, 10))
+  .describe("A day YYYY-MM-DD, or Unix seconds (the UTC day holding that instant)");
+
+/**
+ * `{symbol | isin, from?, to?, resolution?, currency?}`: a security over a time range (candles, ETF metrics).
+ * Each endpoint brings its own resolution field, since they accept different periods.
+ */
+export function securityRangeBody<R extends z.ZodType<string>>(resolution: R) {
+  return securityRefWith({
+    from: unixTimeField.optional(),
+    to: unixTimeField.optional(),
+    resolution: resolution.optional(),
+    currency: currencyField.optional(),
+  }).transform((b) => ({
+    symbol: b.symbol ?? null,
+    isin: b.isin ?? null,
+    from: b.from ?? null,
+    to: b.to ?? null,
+    resolution: (b.resolution as string | undefined) ?? null,
+    currency: b.currency ?? null,
+  }));
+}

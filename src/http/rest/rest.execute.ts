@@ -1,0 +1,35 @@
+import { validate, type DocumentNode, type GraphQLSchema } from "graphql";
+import type { Context } from "../../context";
+import { compiledOperation, executeCompiled } from "../graphql/graphql.compiled";
+import type { ApiVersion, RouteEntry } from "./rest.route";
+
+/**
+ * Checks every route's operation against the schema once, at start: a
+ * mismatch is a build error, never a request-time surprise.
+ */
+export function assertOperationsValid(schema: GraphQLSchema, routes: readonly RouteEntry[]): void {
+  for (const r of routes) {
+    const errors = validate(schema, r.operation as DocumentNode);
+    if (errors.length)
+      throw new Error(`operation of ${r.path} does not match the schema: ${errors.map((e) => e.message).join("; ")}`);
+    compiledOperation(schema, r.operation as DocumentNode);
+  }
+}
+
+/**
+ * Runs a route's operation, compiled once by graphql-jit, against the schema
+ * with the request's context (no parsing, printing, hashing or re-validation
+ * per call). The first error, if any, is thrown for the one error mapping to
+ * handle.
+ */
+export async function executeRoute(
+  schema: GraphQLSchema,
+  entry: RouteEntry,
+  variables: Record<string, unknown>,
+  ctx: Context,
+  version: ApiVersion,
+): Promise<unknown> {
+  const result = await executeCompiled(schema, entry.operation as DocumentNode, ctx, variables);
+  if (result.errors?.length) throw result.errors[0];
+  return entry.shape(result.data as never, version);
+}

@@ -1,0 +1,75 @@
+import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
+import type { z } from "zod";
+import type { Scope } from "../../platform/auth/auth.scopes";
+import type { Context } from "../../context";
+
+export type ApiVersion = "v0" | "v1";
+export const VERSIONS: readonly ApiVersion[] = ["v0", "v1"];
+
+/**
+ * One REST endpoint: which versions have it, the scope it needs, how its body
+ * becomes the variables of one GraphQL operation, and how that operation's
+ * data becomes the contract's response shape. The router, bulk, removal
+ * answers and docs all read this table, so they cannot disagree.
+ */
+export interface RouteEntry<
+  TData = unknown,
+  TVars extends Record<string, unknown> = Record<string, unknown>,
+  TOut = unknown,
+> {
+  path: string;
+  summary: string;
+  versions: readonly ApiVersion[];
+  /** Checked before execution; null where the resolver decides (quote: by the security's type). */
+  scope: Scope | null;
+  /** Validates the parsed JSON body and returns the operation's variables. */
+  body: z.ZodType<TVars>;
+  operation: TypedDocumentNode<TData, TVars>;
+  /** Typed by `response` when it is given: the shape must produce what the document promises. */
+  shape: (data: TData, version: ApiVersion) => NoInfer<TOut>;
+  /**
+   * The 200 body `shape` produces, as a zod schema (a function of the version
+   * where versions differ): the OpenAPI document's response schema, and what
+   * the test suite validates every answer against. Required of every route
+   * (test/http/openapi/openapi.spec.ts fails naming a route without one).
+   */
+  response?: ResponseSchema<TOut>;
+  /** Names one security (`symbol`): may be named by bulk. */
+  singleSecurity: boolean;
+  /** After this day (`YYYY-MM-DD`, UTC, inclusive of the whole day) the endpoint answers ENDPOINT_REMOVED. */
+  removedOn?: string;
+  replacement?: string;
+}
+
+/**
+ * An endpoint that runs its own code after the router's checks (path, key,
+ * removal, scope, body) instead of one fixed operation: bulk, which runs the
+ * operation of the entry it names for many symbols at once.
+ */
+export interface HandlerRoute<TBody = unknown> extends Pick<
+  RouteEntry,
+  "path" | "summary" | "versions" | "scope" | "removedOn" | "replacement" | "response"
+> {
+  /** Validates the parsed JSON body (a failure is the call's 404). */
+  body: z.ZodType<TBody>;
+  /** Answers the 200 body; a thrown typed error is the call's status. */
+  run: (body: TBody, ctx: Context, version: ApiVersion) => Promise<unknown>;
+}
+
+/** A route's 200 body schema: one for every version, or one per version. */
+export type ResponseSchema<T = unknown> = z.ZodType<T> | ((version: ApiVersion) => z.ZodType<T>);
+
+/** The response schema of a route for one version; undefined when the route has none yet. */
+export function responseSchemaOf(entry: { response?: ResponseSchema }, version: ApiVersion): z.ZodType | undefined {
+  return typeof entry.response === "function" ? entry.response(version) : entry.response;
+}
+
+/** Keeps each entry's data, variable and response types tied to its operation while the table holds them all. */
+export function route<TData, TVars extends Record<string, unknown>, TOut = unknown>(
+  entry: RouteEntry<TData, TVars, TOut>,
+): RouteEntry {
+  return entry as unknown as RouteEntry;
+}
+
+/** `undefined` and `null` both become `null`: GraphQL variables want one spelling of "absent". */
+export const optionalNullable = <T extends z.ZodType>(t: T) => t.optional().transform((v) => v ?? null);

@@ -1,0 +1,133 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { GraphQLSchema } from "graphql";
+import type { Logger } from "pino";
+import { requireScope } from "../../platform/auth/auth.scope-of";
+import { bulkRoute } from "../bulk/bulk.routes";
+import type { ApiKeyService } from "../../platform/auth/auth.service";
+import { EndpointRemovedError, NotFoundError } from "../../platform/errors";
+import { sendJson, splitUrl } from "../http.send";
+import { createContext, type AppDeps } from "../../context";
+import { BULK_PATH, restCost } from "../../platform/quotas/quota.cost";
+import type { LimitDecision } from "../../platform/quotas/quota.types";
+import { RestAdmission } from "./rest.admission";
+import { parseBody } from "./rest.body";
+import { jsonBodyReader } from "./rest.body-reader";
+import { mapError } from "./rest.errors";
+import { assertOperationsValid, executeRoute } from "./rest.execute";
+import type { ApiVersion, HandlerRoute, RouteEntry } from "./rest.route";
+import { ROUTES } from "./rest.routes";
+import { isRemoved, versionHeaders } from "./rest.versions";
+
+export interface RestDeps {
+  deps: AppDeps;
+  schema: GraphQLSchema;
+  apiKeys: ApiKeyService;
+  logger: Logger;
+  routes?: readonly RouteEntry[];
+}
+
+/**
+ * `POST /v0/<path>` and `/v1/<path>` for every entry of the route table.
+ * Order of checks: the path exists, the method is POST, the key is valid
+ * (401 before anything about the body), the endpoint is not removed, the key
+ * has the scope, then the body; then one GraphQL operation runs.
+ */
+export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: RestDeps): RestDoor {
+  assertOperationsValid(schema, routes);
+  const byPath = new Map<string, RouteEntry | HandlerRoute>(routes.map((r) => [r.path, r]));
+  // Bulk names entries of the table and runs their operations for many symbols at once.
+  const bulk = bulkRoute(schema, routes, logger);
+  const admission = new RestAdmission(schema);
+  byPath.set(bulk.path, bulk as HandlerRoute);
+  const readBody = jsonBodyReader(deps.config.sizes.bodyBytes);
+
+  async function handle(
+    version: ApiVersion,
+    subpath: string,
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+  ): Promise<void> {
+    const path = subpath.replace(/^\/+|\/+$/g, "");
+    const entry = byPath.get(path);
+    const headers = versionHeaders(version, path, entry?.replacement);
+    let charged: { decision: LimitDecision; units: number } | undefined;
+    try {
+      if (!entry || (!entry.versions.includes(version) && !entry.removedOn)) {
+        throw new NotFoundError(`no endpoint POST /${version}/${path}`);
+      }
+      if (req.method !== "POST") throw new NotFoundError(`/${version}/${path} answers POST only`);
+      const principal = await apiKeys.authenticate(req.headers["x-api-key"]);
+      if (isRemoved(entry.removedOn, version, deps.clock.now())) {
+        throw new EndpointRemovedError(`/${version}/${path}`, entry.removedOn!, entry.replacement ?? null);
+      }
+      const ctx = createContext(deps, requestId, principal);
+      if (entry.scope) requireScope(ctx, entry.scope);
+      // The key's rate and quota (src/platform/quotas/): one unit per call, one per security for bulk; an unreadable
+      // body costs one.
+      const raw = await readBody(req, res).catch(async (e: unknown) => {
+        await deps.rateLimiter?.charge(principal, 1, res);
+        throw e;
+      });
+      const units = restCost(path, raw, deps.config.sizes.bulkMaxSymbols);
+      const decision = await deps.rateLimiter?.charge(principal, units, res);
+      if (decision) charged = { decision, units };
+      const variables = parseBody(entry.body, raw);
+      let data: unknown;
+      if ("run" in entry) data = await entry.run(variables, ctx, version);
+      else {
+        // A long range makes a call heavy: it takes one of the key's heavy slots while it runs (rest.admission.ts).
+        const release = admission.admitSingle(entry, variables as Record<string, unknown>, ctx);
+        try {
+          data = await executeRoute(schema, entry, variables as Record<string, unknown>, ctx, version);
+        } finally {
+          release?.();
+        }
+      }
+      // Bulk items refused for their scope (a quote of a crypto pair with a stock-only key) count nothing either.
+      const refused = charged && path === BULK_PATH ? scopeRefusedItems(data) : 0;
+      if (refused > 0) await deps.rateLimiter!.giveBack(charged!.decision, refused, res);
+      sendJson(res, 200, data, headers);
+    } catch (e) {
+      const mapped = mapError(e, requestId);
+      // A scope known only once the security was looked up (quote, candle): the refused call counts nothing.
+      if (charged && mapped.body.code === "FORBIDDEN") {
+        await deps.rateLimiter!.giveBack(charged.decision, charged.units, res);
+      }
+      if (mapped.internal)
+        logger.error({ err: mapped.internal, requestId, path: `/${version}${subpath}` }, "request failed");
+      sendJson(res, mapped.status, mapped.body, { ...headers, ...mapped.headers });
+    }
+  }
+
+  // A prefix match, not an Express Router: this is the hot path, and a Router's mount-path rewriting costs more than
+  // the match. Same paths as `router.use("/v0")`: case-insensitive, the query string ignored.
+  return function restDoor(req, res, requestId) {
+    const pathname = splitUrl(req).path;
+    const m = VERSION_PREFIX.exec(pathname);
+    if (!m) return false;
+    handle(m[1] === "0" ? "v0" : "v1", pathname.slice(3), req, res, requestId).catch((e: unknown) => {
+      // handle() answers every error itself; this is only a failure to write that answer.
+      logger.error({ err: e, requestId }, "REST answer could not be written");
+      if (!res.headersSent) sendJson(res, 500, mapError(e, requestId).body);
+      else res.destroy();
+    });
+    return true;
+  };
+}
+
+/** Items of a bulk answer refused for a missing scope. */
+function scopeRefusedItems(data: unknown): number {
+  const results = (data as { results?: unknown } | null)?.results;
+  if (!Array.isArray(results)) return 0;
+  type Item = { statusCode?: unknown; error?: { code?: unknown } };
+  return results.filter((r: Item) => r.statusCode === 403 && r.error?.code === "FORBIDDEN").length;
+}
+
+/**
+ * Answers the request when its path is under `/v0` or `/v1` and returns true;
+ * returns false, touching nothing, for any other path.
+ */
+export type RestDoor = (req: IncomingMessage, res: ServerResponse, requestId: string) => boolean;
+
+const VERSION_PREFIX = /^\/v([01])(?=\/|$)/i;

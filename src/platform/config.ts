@@ -1,0 +1,256 @@
+import { z } from "zod";
+import { StartupError } from "./errors";
+
+/** ISO date `YYYY-MM-DD` that is a real calendar day. */
+const isoDay = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, "expected YYYY-MM-DD")
+  .refine(
+    (s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s),
+    "not a calendar day",
+  );
+
+interface NumberRule {
+  fallback: number;
+  min: number;
+  max: number;
+  /** Fractions allowed (rates, MiB); integers otherwise. */
+  fraction?: boolean;
+  /** Says what the variable counts, in the refusal ("milliseconds"). */
+  unit?: string;
+}
+
+/**
+ * A number from the environment. Unset means the default; anything else must be a number in `[min, max]`. An empty
+ * value is refused rather than read as 0 (`PORT=` used to listen on a random port, `MDG_INSTRUMENT_CACHE_MB=`
+ * turned the cache off), and the maximum keeps a slip of the finger (`MDG_REQUEST_TIMEOUT_MS=99999999999`) from
+ * reaching a timer that Node silently clamps to 1 ms.
+ */
+function envNumber({ fallback, min, max, fraction = false, unit }: NumberRule) {
+  const wanted = `${fraction ? "a number" : "an integer"} from ${min} to ${max}${unit ? ` ${unit}` : ""}`;
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined) return fallback;
+      const refuse = (what: string) => {
+        const message = `${what}; expected ${wanted} (unset it for the default, ${fallback})`;
+        ctx.addIssue({ code: "custom", message });
+        return z.NEVER;
+      };
+      const text = raw.trim();
+      if (text === "") return refuse("empty");
+      const shown = JSON.stringify(text.length > 24 ? `${text.slice(0, 24)}…` : text);
+      const n = Number(text);
+      if (!Number.isFinite(n)) return refuse(`${shown} is not a number`);
+      if (!fraction && !Number.isInteger(n)) return refuse(`${shown} is not a whole number`);
+      if (n < min || n > max) return refuse(`${shown} is out of range`);
+      return n;
+    });
+}
+
+const MINUTE_MS = 60_000;
+
+/** `redis://` or `rediss://` with a host; the value is never echoed, since it may hold a password. */
+function redisUrlProblem(value: string): string | undefined {
+  const expected = "expected redis://[[user]:password@]host[:port][/db] or rediss://…";
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `not a valid redis:// URL (it does not parse; ${expected})`;
+  }
+  if (url.protocol !== "redis:" && url.protocol !== "rediss:") {
+    return `not a valid redis:// URL (the scheme must be redis: or rediss:; ${expected})`;
+  }
+  if (url.hostname === "") return `not a valid redis:// URL (no host; ${expected})`;
+  if (url.pathname !== "" && url.pathname !== "/" && !/^\/\d+$/.test(url.pathname)) {
+    return `not a valid redis:// URL (the path must be a database number; ${expected})`;
+  }
+  return undefined;
+}
+
+/** `true`/`false` (also `1`/`0`, `on`/`off`, `yes`/`no`); unset or empty means "not given". */
+const optionalBool = z
+  .enum(["true", "false", "1", "0", "on", "off", "yes", "no", ""], { error: "expected true or false" })
+  .optional()
+  .transform((v) => (v === undefined || v === "" ? undefined : ["true", "1", "on", "yes"].includes(v)));
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  // 0 (a free port chosen by the system) only when written out: an empty PORT is a mistake, not a request for one.
+  PORT: envNumber({ fallback: 4000, min: 0, max: 65535 }),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  MDG_DATA_SOURCE: z.enum(["sqlite", "postgres", "upstream"]).default("sqlite"),
+  MDG_SQLITE_PATH: z.string().min(1).default("./data/market.db"),
+  // Empty means unset (`KEY=` as .env.example writes it), not an invalid value.
+  MDG_BOOTSTRAP_API_KEY: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(1).optional()),
+  MDG_SAMPLE_ANCHOR_DATE: z.preprocess((v) => (v === "" ? undefined : v), isoDay.optional()),
+  MDG_SAMPLE_SEED: envNumber({ fallback: 42, min: 0, max: 2 ** 31 - 1 }),
+  /** Fraction of the documented sample data set built on first start; small values give a tiny store for tests. */
+  MDG_SAMPLE_SCALE: envNumber({ fallback: 1, min: 0.001, max: 1, fraction: true }),
+  MDG_BODY_LIMIT_BYTES: envNumber({ fallback: 100 * 1024, min: 1, max: 100 * 2 ** 20, unit: "bytes" }),
+  MDG_BULK_MAX_SYMBOLS: envNumber({ fallback: 100, min: 1, max: 10_000 }),
+  MDG_SEARCH_LIMIT: envNumber({ fallback: 20, min: 1, max: 1_000 }),
+  MDG_LIST_MAX_LIMIT: envNumber({ fallback: 1000, min: 1, max: 100_000 }),
+  /** Heap (MiB, estimated) for instrument lookups kept across requests; 0 turns the cache off. */
+  MDG_INSTRUMENT_CACHE_MB: envNumber({ fallback: 8, min: 0, max: 1024, fraction: true, unit: "MiB" }),
+  /** Annual risk-free rate in percent, used by ETF metrics' Sharpe ratio. */
+  MDG_RISK_FREE_RATE: envNumber({ fallback: 0, min: -100, max: 100, fraction: true, unit: "percent" }),
+  /** Hardening (README "Limits and hardening"). */
+  MDG_REQUEST_TIMEOUT_MS: envNumber({ fallback: 10_000, min: 1, max: 10 * MINUTE_MS, unit: "milliseconds" }),
+  MDG_SHUTDOWN_TIMEOUT_MS: envNumber({ fallback: 20_000, min: 1, max: 60 * MINUTE_MS, unit: "milliseconds" }),
+  MDG_GRAPHQL_MAX_DEPTH: envNumber({ fallback: 15, min: 1, max: 1_000 }),
+  MDG_GRAPHQL_MAX_ALIASES: envNumber({ fallback: 100, min: 1, max: 100_000 }),
+  MDG_GRAPHQL_MAX_ROOT_FIELDS: envNumber({ fallback: 100, min: 1, max: 100_000 }),
+  MDG_GRAPHQL_MAX_TOKENS: envNumber({ fallback: 5_000, min: 1, max: 1_000_000 }),
+  MDG_GRAPHQL_MAX_COST: envNumber({ fallback: 10_000, min: 1, max: 100_000_000 }),
+  /** Heavy operations (priced at 1,000 or more) one key may run at once in this process; the next gets 403. */
+  MDG_MAX_HEAVY_PER_KEY: envNumber({ fallback: 2, min: 1, max: 1_000 }),
+  MDG_GRAPHQL_INTROSPECTION: optionalBool,
+  MDG_GRAPHQL_BATCHING: optionalBool,
+  REDIS_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()))
+    .transform((v, ctx) => {
+      const problem = v === undefined ? undefined : redisUrlProblem(v);
+      if (problem === undefined) return v;
+      ctx.addIssue({ code: "custom", message: problem });
+      return z.NEVER;
+    }),
+  MDG_REDIS_KEY_PREFIX: z.string().min(1).default("mdg:"),
+  MDG_REDIS_TIMEOUT_MS: envNumber({ fallback: 250, min: 1, max: MINUTE_MS, unit: "milliseconds" }),
+  MDG_REDIS_COOLDOWN_MS: envNumber({ fallback: 5_000, min: 1, max: 10 * MINUTE_MS, unit: "milliseconds" }),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** GET /metrics (Prometheus); README "Metrics and logs". */
+  MDG_METRICS_ENABLED: optionalBool,
+  MDG_METRICS_TOKEN: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v === "" ? undefined : v)),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config {
+  nodeEnv: Env["NODE_ENV"];
+  port: number;
+  host: string;
+  dataSource: Env["MDG_DATA_SOURCE"];
+  sqlitePath: string;
+  bootstrapApiKey: string | undefined;
+  /** The generated sample store built when `sqlitePath` is missing; `scale` (0 < scale <= 1) shrinks every count. */
+  sample: { anchorDate: string; seed: number; scale: number };
+  /**
+   * How large one request may be and how much one answer holds (distinct from the per-key rate limits in
+   * `rateLimit` and the GraphQL operation limits in `graphql`).
+   */
+  sizes: { bodyBytes: number; bulkMaxSymbols: number; searchResults: number; listMaxLimit: number };
+  /**
+   * Bytes of heap (estimated) for instrument lookups cached across requests, invalidated by the store's data version
+   * (src/sources/source.cache.ts); 0: off.
+   */
+  instrumentCacheBytes: number;
+  /** Annual risk-free rate in percent (2.5 means 2.5 %), for Sharpe ratios. */
+  riskFreeRatePercent: number;
+  logLevel: Env["LOG_LEVEL"];
+  /** Longest a REST or /graphql request may take before it answers 500 INTERNAL. */
+  requestTimeoutMs: number;
+  /** Heavy operations one key may run at once in this process (src/platform/quotas/quota.heavy.ts). */
+  maxHeavyPerKey: number;
+  /** Longest SIGTERM waits for in-flight requests before closing their connections. */
+  shutdownTimeoutMs: number;
+  graphql: GraphqlLimitsConfig;
+  rateLimit: RateLimitConfig;
+  /** `GET /metrics`: on by default; with a token it needs `Authorization: Bearer <token>`. */
+  metrics: { enabled: boolean; token: string | undefined };
+}
+
+/**
+ * Limits on client operations of /graphql, enforced before execution (src/http/graphql/graphql.operation-limits.ts).
+ */
+export interface GraphqlLimitsConfig {
+  maxDepth: number;
+  maxAliases: number;
+  maxRootFields: number;
+  maxTokens: number;
+  maxCost: number;
+  /**
+   * Introspection and "did you mean" suggestions; off under NODE_ENV=production unless MDG_GRAPHQL_INTROSPECTION says
+   * otherwise.
+   */
+  introspection: boolean;
+  /** Whether an array body (several operations in one request) is accepted. */
+  batching: boolean;
+}
+
+/** Where per-key rate and quota counters live (src/platform/quotas/). */
+export interface RateLimitConfig {
+  /** Unset: counters in this process's memory. Set: shared by every replica through Redis. */
+  redisUrl: string | undefined;
+  redisKeyPrefix: string;
+  /** A Redis command slower than this counts as Redis being unreachable. */
+  redisTimeoutMs: number;
+  /** After a Redis timeout or connection error, how long the limiter counts in memory before it tries Redis again. */
+  redisCooldownMs: number;
+}
+
+export class ConfigError extends StartupError {
+  override name = "ConfigError";
+}
+
+/** Today's UTC day, the default anchor of the sample data set. */
+export function utcToday(now: Date = new Date()): string {
+  return now.toISOString().slice(0, 10);
+}
+
+/**
+ * Reads and validates the environment once. Fails fast with every problem
+ * listed, so a misconfigured replica never starts half-working.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new ConfigError(`invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  return {
+    nodeEnv: e.NODE_ENV,
+    port: e.PORT,
+    host: e.HOST,
+    dataSource: e.MDG_DATA_SOURCE,
+    sqlitePath: e.MDG_SQLITE_PATH,
+    bootstrapApiKey: e.MDG_BOOTSTRAP_API_KEY,
+    sample: { anchorDate: e.MDG_SAMPLE_ANCHOR_DATE ?? utcToday(), seed: e.MDG_SAMPLE_SEED, scale: e.MDG_SAMPLE_SCALE },
+    sizes: {
+      bodyBytes: e.MDG_BODY_LIMIT_BYTES,
+      bulkMaxSymbols: e.MDG_BULK_MAX_SYMBOLS,
+      searchResults: e.MDG_SEARCH_LIMIT,
+      listMaxLimit: e.MDG_LIST_MAX_LIMIT,
+    },
+    instrumentCacheBytes: Math.round(e.MDG_INSTRUMENT_CACHE_MB * 2 ** 20),
+    riskFreeRatePercent: e.MDG_RISK_FREE_RATE,
+    logLevel: e.LOG_LEVEL,
+    requestTimeoutMs: e.MDG_REQUEST_TIMEOUT_MS,
+    shutdownTimeoutMs: e.MDG_SHUTDOWN_TIMEOUT_MS,
+    maxHeavyPerKey: e.MDG_MAX_HEAVY_PER_KEY,
+    graphql: {
+      maxDepth: e.MDG_GRAPHQL_MAX_DEPTH,
+      maxAliases: e.MDG_GRAPHQL_MAX_ALIASES,
+      maxRootFields: e.MDG_GRAPHQL_MAX_ROOT_FIELDS,
+      maxTokens: e.MDG_GRAPHQL_MAX_TOKENS,
+      maxCost: e.MDG_GRAPHQL_MAX_COST,
+      introspection: e.MDG_GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== "production",
+      batching: e.MDG_GRAPHQL_BATCHING ?? false,
+    },
+    rateLimit: {
+      redisUrl: e.REDIS_URL,
+      redisKeyPrefix: e.MDG_REDIS_KEY_PREFIX,
+      redisTimeoutMs: e.MDG_REDIS_TIMEOUT_MS,
+      redisCooldownMs: e.MDG_REDIS_COOLDOWN_MS,
+    },
+    metrics: { enabled: e.MDG_METRICS_ENABLED ?? true, token: e.MDG_METRICS_TOKEN },
+  };
+}

@@ -1,0 +1,19 @@
+import type { LimitDecision } from "./quota.types";
+
+/**
+ * The RateLimit header fields of draft-ietf-httpapi-ratelimit-headers-10
+ * (September 2025), Structured Field lists of named policies:
+ *
+ *   RateLimit-Policy: "minute";q=600;w=60, "day";q=100000;w=86400
+ *   RateLimit: "minute";r=598;t=42, "day";r=99998;t=32400
+ *
+ * `q` quota and `w` window (seconds) per policy; `r` units remaining and `t`
+ * seconds until units come back. Units are requests, except that a bulk call
+ * costs one per security it names (README "Limits and hardening").
+ */
+export function rateLimitHeaders(decision: LimitDecision): Record<string, string> {
+  return {
+    "ratelimit-policy": decision.policies.map((p) => `"${p.name}";q=${p.quota};w=${p.windowSeconds}`).join(", "),
+    ratelimit: decision.policies.map((p) => `"${p.name}";r=${p.remaining};t=${p.resetSeconds}`).join(", "),
+  };
+}

@@ -1,0 +1,72 @@
+import type { Database as Db, Statement } from "better-sqlite3";
+import type { ApiKeyRow, ApiKeyStore } from "../../platform/auth/auth.types";
+import type { SourceStats } from "../source.capabilities";
+
+type Raw = Record<string, unknown>;
+
+function toApiKey(r: Raw): ApiKeyRow {
+  return {
+    id: r.id as string,
+    name: r.name as string,
+    hash: r.hash as string,
+    scopes: (r.scopes as string).split(" ").filter(Boolean),
+    createdAt: r.created_at as number,
+    expiresAt: r.expires_at as number | null,
+    revokedAt: r.revoked_at as number | null,
+    ratePerMinute: r.rate_per_minute as number,
+    dailyQuota: r.daily_quota as number,
+  };
+}
+
+/**
+ * API keys in the SQLite file's `api_keys` table. Its own store, apart from
+ * market data (a gateway keeps its keys whatever serves its data), on the
+ * connection of the file's market data when both live in one file; its
+ * statements count in that source's `stats`, as one store.
+ */
+export class SqliteApiKeyStore implements ApiKeyStore {
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly stats: SourceStats = { queries: 0 },
+  ) {}
+
+  private stmt(sql: string): Statement {
+    this.stats.queries++;
+    let s = this.statements.get(sql);
+    if (!s) this.statements.set(sql, (s = this.db.prepare(sql)));
+    return s;
+  }
+
+  async findApiKeyByHash(hash: string): Promise<ApiKeyRow | null> {
+    const r = this.stmt(`SELECT * FROM api_keys WHERE hash = ?`).get(hash) as Raw | undefined;
+    return r ? toApiKey(r) : null;
+  }
+
+  async insertApiKey(row: ApiKeyRow): Promise<void> {
+    this.stmt(
+      `INSERT INTO api_keys (id, name, hash, scopes, created_at, expires_at, revoked_at, rate_per_minute, daily_quota)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      row.id,
+      row.name,
+      row.hash,
+      row.scopes.join(" "),
+      row.createdAt,
+      row.expiresAt,
+      row.revokedAt,
+      row.ratePerMinute,
+      row.dailyQuota,
+    );
+  }
+
+  async listApiKeys(): Promise<ApiKeyRow[]> {
+    return (this.stmt(`SELECT * FROM api_keys ORDER BY created_at, id`).all() as Raw[]).map(toApiKey);
+  }
+
+  async revokeApiKey(id: string, at: number): Promise<boolean> {
+    const r = this.stmt(`UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`).run(at, id);
+    return r.changes > 0;
+  }
+}

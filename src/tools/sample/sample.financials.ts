@@ -1,0 +1,141 @@
+import { endOfMonth, formatDay, monthOf, onOrAfterWeekday, yearOf } from "./sample.calendar";
+import type { SampleContext } from "./sample.context";
+import { splitFactorAfter } from "./sample.dividends";
+import type { DividendRow, Split, Stock } from "./sample.model";
+import type { QuarterlyFinancialsRow } from "../../sources/data-source";
+import type { Random } from "./sample.random";
+import { sectorByName } from "./sample.sectors";
+
+/**
+ * Quarterly financial statements of the largest companies. Amounts are whole
+ * currency units so the accounting identities hold exactly:
+ * gross_profit = revenue - cost_of_revenue, free_cash_flow =
+ * operating_cash_flow + capex, total_assets = total_liabilities + total_equity,
+ * eps = net_income / shares_outstanding.
+ */
+
+export const QUARTERS = 16;
+
+/** One quarter, exactly as the store holds it. */
+export type QuarterRow = QuarterlyFinancialsRow;
+
+/** End of the calendar quarter `q` quarters after the one containing `day` (q may be negative). */
+function quarterEnd(day: number, q: number): number {
+  const y = yearOf(day);
+  const m = monthOf(day);
+  const lastMonthOfQuarter = Math.ceil(m / 3) * 3 + q * 3;
+  return endOfMonth(y, lastMonthOfQuarter);
+}
+
+export function planFinancials(
+  ctx: SampleContext,
+  stocks: readonly Stock[],
+  splits: ReadonlyMap<number, Split[]>,
+  dividends: ReadonlyMap<number, DividendRow[]>,
+): Map<number, QuarterRow[]> {
+  const r = ctx.rng("financials");
+  const out = new Map<number, QuarterRow[]>();
+  const targets = stocks.filter((s) => s.order < ctx.counts.stocksWithFinancials);
+  for (const s of targets) {
+    const rows = companyQuarters(ctx, r.fork(s.id), s, splits.get(s.id), dividends.get(s.id));
+    out.set(s.id, rows);
+  }
+  return out;
+}
+
+function companyQuarters(
+  ctx: SampleContext,
+  r: Random,
+  s: Stock,
+  splits: readonly Split[] | undefined,
+  divs: readonly DividendRow[] | undefined,
+): QuarterRow[] {
+  const sector = sectorByName(s.sector ?? "");
+  const fyEnd = s.country === "JP" ? 3 : r.weighted([12, 3, 6, 9], [75, 8, 9, 8]);
+  const lag = r.intBetween(28, 45);
+  // A pure function of the period, so asking twice gives the same day.
+  const reportDay = (periodEnd: number) => onOrAfterWeekday(periodEnd + lag + ((periodEnd * 31 + s.id) % 5) - 2);
+
+  // The latest quarter whose report is out by the anchor.
+  let latest = quarterEnd(ctx.anchorDay, -1);
+  const latestReport = reportDay(latest);
+  let pending: number | null = null;
+  if (latestReport > ctx.anchorDay) {
+    pending = latestReport;
+    latest = quarterEnd(latest, -1);
+  }
+  s.nextEarningsDate = formatDay(pending ?? reportDay(quarterEnd(latest, 1)));
+
+  const count = s.recentIpo ? r.intBetween(2, 3) : QUARTERS;
+  const annualRevenueNow = (s.marketCap ?? 0) / (sector.priceToSales * r.logNormal(0, 0.5));
+  const growth = 0.06 + 0.08 * r.normal();
+  const grossMargin = Math.min(0.9, Math.max(0.05, sector.grossMargin + 0.1 * r.normal()));
+  const opexRatio = r.chance(0.1) ? r.range(1.0, 1.3) : r.range(0.4, 0.9);
+  const taxRate = r.range(0.18, 0.3);
+  const financial = s.sector === "Financials";
+  const assetsToRevenue = financial ? r.range(6, 12) : r.range(0.8, 2.5);
+  const equityRatio = financial ? r.range(0.07, 0.12) : r.range(0.3, 0.6);
+  const capexRatio = r.range(0.02, 0.12);
+  const buybackPerYear = r.range(-0.02, 0.03);
+  const season = [r.range(-0.04, 0.04), r.range(-0.04, 0.04), r.range(-0.04, 0.04), 0];
+  const sharesNow = s.sharesOutstanding ?? 1;
+
+  const rows: QuarterRow[] = [];
+  for (let k = count - 1; k >= 0; k--) {
+    const end = quarterEnd(latest, -k);
+    const start = quarterEnd(latest, -k - 1);
+    const years = k / 4;
+    const month = monthOf(end);
+    const fiscalQuarter = Math.floor(((month - fyEnd - 1 + 12) % 12) / 3) + 1;
+    const fiscalYear = month > fyEnd ? yearOf(end) + 1 : yearOf(end);
+
+    const revenue = Math.max(
+      1000,
+      Math.round(
+        (annualRevenueNow / 4 / (1 + growth) ** years) *
+          (1 + (season[fiscalQuarter - 1] as number) + 0.03 * r.normal()),
+      ),
+    );
+    const costOfRevenue = Math.round(revenue * (1 - grossMargin * (1 + 0.02 * r.normal())));
+    const grossProfit = revenue - costOfRevenue;
+    const operatingIncome = grossProfit - Math.round(grossProfit * opexRatio * (1 + 0.03 * r.normal()));
+    const preTax = operatingIncome - Math.round(revenue * 0.01);
+    const netIncome = preTax > 0 ? Math.round(preTax * (1 - taxRate)) : preTax;
+    // Share count of the time: before a later split there were fewer shares.
+    const shares = Math.round((sharesNow / splitFactorAfter(splits, end)) * (1 + buybackPerYear) ** years);
+    const totalAssets = Math.round(revenue * 4 * assetsToRevenue * (1 + 0.02 * r.normal()));
+    const totalEquity = Math.round(totalAssets * equityRatio);
+    const totalLiabilities = totalAssets - totalEquity;
+    const cash = Math.round(totalAssets * r.range(0.04, 0.15));
+    const totalDebt = Math.round(totalLiabilities * r.range(0.2, 0.6));
+    const operatingCashFlow = Math.round(Math.max(netIncome, 0) * 1.15 + revenue * r.range(0.02, 0.06));
+    const capex = -Math.round(revenue * capexRatio * r.range(0.8, 1.2));
+    let paidAmount = 0;
+    if (divs) for (const d of divs) if (d.payDay > start && d.payDay <= end) paidAmount += d.amount * shares;
+    const paid = Math.round(paidAmount);
+    rows.push({
+      periodEnd: formatDay(end),
+      fiscalYear,
+      fiscalQuarter,
+      reportedDate: formatDay(reportDay(end)),
+      currency: s.currency,
+      revenue,
+      costOfRevenue,
+      grossProfit,
+      operatingIncome,
+      netIncome,
+      eps: netIncome / shares,
+      totalAssets,
+      totalLiabilities,
+      totalEquity,
+      cash,
+      totalDebt,
+      sharesOutstanding: shares,
+      operatingCashFlow,
+      capex: capex === 0 ? 0 : capex,
+      freeCashFlow: operatingCashFlow + capex,
+      dividendsPaid: paid === 0 ? 0 : -paid,
+    });
+  }
+  return rows;
+}

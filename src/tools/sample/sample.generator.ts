@@ -1,0 +1,791 @@
+import { daysBetween, formatDay, SECONDS_PER_DAY, weekdaysBetween } from "./sample.calendar";
+import { createContext, GENERATOR_VERSION, INTRADAY_DAYS, type SampleContext } from "./sample.context";
+import { generateCrypto } from "./sample.crypto";
+import { planDividends, planSplits } from "./sample.dividends";
+import { generateEtfs } from "./sample.etfs";
+import { planFinancials, type QuarterRow } from "./sample.financials";
+import { forexPairs, type ForexPair } from "./sample.forex";
+import { generateFunds } from "./sample.funds";
+import { generateBonds } from "./sample.holdings";
+import { buildIndices } from "./sample.indices";
+import { currencyDigits, EXCHANGES, exchange } from "./sample.markets";
+import type {
+  Crypto,
+  DividendRow,
+  Etf,
+  ForexSecurity,
+  Fund,
+  HoldingRow,
+  IndexDef,
+  Listing,
+  Security,
+  Split,
+  SqlValue,
+  Stock,
+} from "./sample.model";
+import { unitsToPercent, roundTo } from "./sample.numbers";
+import {
+  BarSimulator,
+  convertedQuote,
+  CRYPTO_CRASHES,
+  type HistorySpec,
+  marketFactor,
+  type QuoteStats,
+  type RowWriter,
+  STOCK_CRASHES,
+  syntheticQuote,
+} from "./sample.prices";
+import type { Random } from "./sample.random";
+import { generateStocks } from "./sample.securities";
+
+/**
+ * Pure generation of the sample data set: builds the universe in memory, then
+ * streams every table, in primary-key order, to a sink. No database here; the
+ * store module turns the sink into prepared statements.
+ */
+
+export interface SampleSink {
+  /** A stage groups tables written together; the store runs each in one transaction. */
+  beginStage(name: string): void;
+  table(name: string, columns: readonly string[]): RowWriter;
+  endStage(): void;
+}
+
+export interface GenerateOptions {
+  seed: number;
+  anchorDate: string;
+  scale?: number;
+}
+
+const US_SESSION_START = 13 * 3600 + 30 * 60;
+const STOCK_FACTOR_VOL = 0.16;
+const CRYPTO_FACTOR_VOL = 0.5;
+
+export class SampleGenerator {
+  readonly ctx: SampleContext;
+  readonly stocks: Stock[];
+  readonly etfs: Etf[];
+  readonly funds: Fund[];
+  readonly crypto: Crypto[];
+  readonly forex: ForexSecurity[];
+  /** All securities by id. */
+  readonly securities: Security[];
+  readonly listings: Listing[];
+  readonly splits: Map<number, Split[]>;
+  readonly dividends: Map<number, DividendRow[]>;
+  readonly financials: Map<number, QuarterRow[]>;
+  readonly indices: IndexDef[];
+  private readonly weekdays: Int32Array;
+  private readonly allDays: Int32Array;
+  private specs: HistorySpec[] | undefined;
+
+  constructor(opts: GenerateOptions) {
+    const ctx = createContext(opts.seed, opts.anchorDate, opts.scale ?? 1);
+    this.ctx = ctx;
+    this.weekdays = weekdaysBetween(ctx.historyStart, ctx.anchorDay);
+    this.allDays = daysBetween(ctx.historyStart, ctx.anchorDay);
+
+    this.stocks = generateStocks(ctx, 1);
+    const bonds = generateBonds(ctx, this.stocks);
+    this.etfs = generateEtfs(ctx, this.stocks, bonds, this.stocks.length + 1);
+    this.funds = generateFunds(ctx, this.stocks, bonds, this.etfs, this.stocks.length + this.etfs.length + 1);
+    this.crypto = generateCrypto(ctx, this.stocks.length + this.etfs.length + this.funds.length + 1);
+    this.forex = this.buildForex(this.stocks.length + this.etfs.length + this.funds.length + this.crypto.length + 1);
+
+    this.splits = planSplits(ctx, this.stocks);
+    this.dividends = planDividends(ctx, this.stocks, this.etfs, this.funds, this.splits);
+    this.financials = planFinancials(ctx, this.stocks, this.splits, this.dividends);
+    this.indices = buildIndices(this.stocks);
+
+    this.securities = [...this.stocks, ...this.etfs, ...this.funds, ...this.crypto, ...this.forex].sort(
+      (a, b) => a.id - b.id,
+    );
+    this.assignRanks();
+    this.listings = [];
+    for (const s of this.securities) {
+      for (const l of s.listings) {
+        l.id = this.listings.length + 1;
+        l.securityId = s.id;
+        this.listings.push(l);
+      }
+    }
+  }
+
+  private buildForex(firstId: number): ForexSecurity[] {
+    const ctx = this.ctx;
+    const pairs = forexPairs();
+    // Dollar pairs first among the majors: they are the most traded.
+    const order = (p: ForexPair) => (p.major ? (p.base === "USD" || p.quote === "USD" ? 0 : 1) : 2);
+    const sorted = pairs.map((p, i) => ({ p, i })).sort((a, b) => order(a.p) - order(b.p) || a.i - b.i);
+    return sorted.map(({ p }, i) => {
+      const id = firstId + i;
+      ctx.symbols.claim(p.symbol);
+      const price = ctx.fx.rate(p.base, p.quote, ctx.lastTradingDay);
+      return {
+        id,
+        type: "forex",
+        name: p.name,
+        isin: null,
+        cusip: null,
+        country: null,
+        sector: null,
+        industry: null,
+        currency: p.base,
+        marketCap: null,
+        sharesOutstanding: null,
+        isAdr: false,
+        description: `Exchange rate: ${p.quote} per one ${p.base}.`,
+        website: null,
+        ipoDate: null,
+        nextEarningsDate: null,
+        rank: i + 1,
+        listings: [
+          {
+            id: 0,
+            securityId: id,
+            symbol: p.symbol,
+            exchange: "FOREX",
+            currency: p.quote,
+            isPrimary: true,
+            quoteCurrency: p.quote,
+          },
+        ],
+        price,
+        valueUsd: 0,
+        volatility: 0.08,
+        beta: 0,
+        drift: 0,
+        volume: 150_000,
+        base: p.base,
+        quote: p.quote,
+        major: p.major,
+      };
+    });
+  }
+
+  /** rank = 1 for the largest of each type by USD value (forex keeps its quoting order). */
+  private assignRanks(): void {
+    for (const group of [this.stocks, this.etfs, this.funds, this.crypto] as Security[][]) {
+      const sorted = group.slice().sort((a, b) => b.valueUsd - a.valueUsd || a.id - b.id);
+      sorted.forEach((s, i) => {
+        s.rank = i + 1;
+      });
+    }
+  }
+
+  /** Listings with daily history, in listing-id order. */
+  historySpecs(): HistorySpec[] {
+    this.specs ??= this.buildHistorySpecs();
+    return this.specs;
+  }
+
+  private buildHistorySpecs(): HistorySpec[] {
+    const ctx = this.ctx;
+    const stockFactor = marketFactor(ctx.rng("market"), this.weekdays, STOCK_FACTOR_VOL, 0.08, 252, STOCK_CRASHES);
+    const cryptoFactor = marketFactor(
+      ctx.rng("crypto-market"),
+      this.allDays,
+      CRYPTO_FACTOR_VOL,
+      0.55,
+      365,
+      CRYPTO_CRASHES,
+    );
+    const specs: HistorySpec[] = [];
+    const stockDaily = STOCK_FACTOR_VOL / Math.sqrt(252);
+
+    type SeriesFields =
+      | "style"
+      | "days"
+      | "factor"
+      | "factorDailyVol"
+      | "stepsPerYear"
+      | "meanReversion"
+      | "gaps"
+      | "intradayBars"
+      | "sessionStart";
+    const base = (s: Security, l: Listing): Omit<HistorySpec, SeriesFields> => ({
+      listingId: l.id,
+      finalPrice: s.price,
+      baseDecimals: currencyDigits(l.currency) === 0 ? 0 : 2,
+      volatility: s.volatility,
+      beta: s.beta,
+      drift: s.drift,
+      volume: s.volume,
+      closeSecond: exchange(l.exchange).closeSecond,
+    });
+    const weekdaySeries = {
+      days: this.weekdays,
+      factor: stockFactor,
+      factorDailyVol: stockDaily,
+      stepsPerYear: 252,
+      meanReversion: 0,
+    };
+
+    const stocksWithHistory = this.stocks.slice(0, ctx.counts.stocksWithHistory);
+    const intradayStocks = new Set(
+      stocksWithHistory
+        .filter((s) => s.listings[0]?.exchange === "XNAS" || s.listings[0]?.exchange === "XNYS")
+        .slice(0, ctx.counts.intradayStocks)
+        .map((s) => s.id),
+    );
+    for (const s of stocksWithHistory) {
+      const l = s.listings[0] as Listing;
+      const intraday = intradayStocks.has(s.id);
+      specs.push({
+        ...base(s, l),
+        ...weekdaySeries,
+        style: "ohlc",
+        gaps: true,
+        intradayBars: intraday ? 78 : 0,
+        sessionStart: US_SESSION_START,
+      });
+    }
+    for (const e of this.etfs) {
+      const l = e.listings[0] as Listing;
+      specs.push({ ...base(e, l), ...weekdaySeries, style: "ohlc", gaps: true, intradayBars: 0, sessionStart: 0 });
+    }
+    const bigFunds = this.funds
+      .slice()
+      .sort((a, b) => b.valueUsd - a.valueUsd)
+      .slice(0, ctx.counts.fundsWithHistory);
+    for (const f of bigFunds) {
+      const l = f.listings[0] as Listing;
+      specs.push({ ...base(f, l), ...weekdaySeries, style: "nav", gaps: false, intradayBars: 0, sessionStart: 0 });
+    }
+    this.crypto.slice(0, ctx.counts.cryptoWithHistory).forEach((c, i) => {
+      const l = c.listings[0] as Listing;
+      specs.push({
+        ...base(c, l),
+        days: this.allDays,
+        factor: c.stable ? null : cryptoFactor,
+        factorDailyVol: CRYPTO_FACTOR_VOL / Math.sqrt(365),
+        stepsPerYear: 365,
+        meanReversion: c.stable ? 0.05 : 0.004,
+        style: "ohlc",
+        gaps: false,
+        intradayBars: i < ctx.counts.intradayCrypto ? 288 : 0,
+        sessionStart: 0,
+      });
+    });
+    for (const x of this.forex) {
+      if (!x.major) continue;
+      const l = x.listings[0] as Listing;
+      specs.push({
+        ...base(x, l),
+        ...weekdaySeries,
+        factor: null,
+        style: "fx",
+        gaps: false,
+        intradayBars: 0,
+        sessionStart: 0,
+        fxBase: x.base,
+        fxQuote: x.quote,
+      });
+    }
+    return specs.sort((a, b) => a.listingId - b.listingId);
+  }
+
+  /** Streams every table to `sink`, one stage at a time. */
+  write(sink: SampleSink): void {
+    this.writeReference(sink);
+    this.writeFx(sink);
+    this.writeSecurities(sink);
+    const stats = this.writeBars(sink);
+    this.writeQuotes(sink, stats);
+    this.writeEtfs(sink);
+    this.writeFunds(sink);
+    this.writeFinancials(sink);
+    this.writeCorporateActions(sink);
+    this.writeIndices(sink);
+  }
+
+  /** Rows the write will produce, for progress reporting. */
+  estimateRows(): number {
+    let rows = this.securities.length + this.listings.length * 2 + this.ctx.fx.currencies.length * this.allDays.length;
+    for (const spec of this.historySpecs()) rows += spec.days.length + spec.intradayBars * INTRADAY_DAYS;
+    for (const e of this.etfs) rows += e.holdings.length + 12;
+    for (const f of this.funds) rows += f.holdings.length + 14;
+    for (const q of this.financials.values()) rows += q.length;
+    for (const d of this.dividends.values()) rows += d.length;
+    for (const s of this.splits.values()) rows += s.length;
+    for (const i of this.indices) rows += i.members.length;
+    return rows;
+  }
+
+  private writeReference(sink: SampleSink): void {
+    const ctx = this.ctx;
+    sink.beginStage("reference data");
+    const meta = sink.table("meta", ["key", "value"]);
+    const entries: [string, string][] = [
+      ["anchor_date", formatDay(ctx.anchorDay)],
+      ["generator_version", GENERATOR_VERSION],
+      ["history_start", formatDay(ctx.historyStart)],
+      ["scale", String(ctx.scale)],
+      ["seed", String(ctx.seed)],
+      ["source", "generated sample data (fictional companies and prices)"],
+    ];
+    for (const e of entries) meta.write(e);
+    const ex = sink.table("exchanges", ["code", "name", "country", "currency", "timezone"]);
+    for (const e of [...EXCHANGES].sort((a, b) => (a.code < b.code ? -1 : 1)))
+      ex.write([e.code, e.name, e.country, e.currency, e.timezone]);
+    sink.endStage();
+  }
+
+  private writeFx(sink: SampleSink): void {
+    const fx = this.ctx.fx;
+    sink.beginStage("fx rates");
+    const w = sink.table("fx_daily", ["currency", "day", "per_usd"]);
+    const row: SqlValue[] = ["", "", 0];
+    for (const code of fx.currencies) {
+      const series = fx.perUsdSeries(code);
+      row[0] = code;
+      for (let i = 0; i < series.length; i++) {
+        row[1] = formatDay(fx.firstDay + i);
+        row[2] = series[i] as number;
+        w.write(row);
+      }
+    }
+    sink.endStage();
+  }
+
+  private writeSecurities(sink: SampleSink): void {
+    sink.beginStage("securities");
+    const w = sink.table("securities", [
+      "id",
+      "type",
+      "name",
+      "isin",
+      "cusip",
+      "country",
+      "sector",
+      "industry",
+      "currency",
+      "market_cap",
+      "shares_outstanding",
+      "is_adr",
+      "is_active",
+      "description",
+      "website",
+      "ipo_date",
+      "next_earnings_date",
+      "rank",
+      "eps_ttm",
+      "net_income_ttm",
+    ]);
+    for (const s of this.securities) {
+      const ttm = trailingTotals(this.financials.get(s.id));
+      w.write([
+        s.id,
+        s.type,
+        s.name,
+        s.isin,
+        s.cusip,
+        s.country,
+        s.sector,
+        s.industry,
+        s.currency,
+        s.marketCap,
+        s.sharesOutstanding,
+        s.isAdr ? 1 : 0,
+        1,
+        s.description,
+        s.website,
+        s.ipoDate,
+        s.nextEarningsDate,
+        s.rank,
+        ttm?.eps ?? null,
+        ttm?.netIncome ?? null,
+      ]);
+    }
+    const l = sink.table("listings", [
+      "id",
+      "security_id",
+      "symbol",
+      "exchange",
+      "currency",
+      "is_primary",
+      "quote_currency",
+    ]);
+    for (const x of this.listings)
+      l.write([x.id, x.securityId, x.symbol, x.exchange, x.currency, x.isPrimary ? 1 : 0, x.quoteCurrency]);
+    sink.endStage();
+  }
+
+  private writeBars(sink: SampleSink): Map<number, QuoteStats> {
+    const ctx = this.ctx;
+    sink.beginStage("price history");
+    const bars = ["listing_id", "t", "o", "h", "l", "c", "v"];
+    const daily = sink.table("daily_bars", bars);
+    const intraday = sink.table("intraday_bars", bars);
+    const sim = new BarSimulator(this.allDays.length, ctx.fx);
+    const stats = new Map<number, QuoteStats>();
+    const r = ctx.rng("bars");
+    for (const spec of this.historySpecs()) {
+      stats.set(spec.listingId, sim.run(spec, r.fork(spec.listingId), daily, intraday));
+    }
+    sink.endStage();
+    return stats;
+  }
+
+  private writeQuotes(sink: SampleSink, stats: ReadonlyMap<number, QuoteStats>): void {
+    const ctx = this.ctx;
+    sink.beginStage("quotes");
+    const w = sink.table("quotes", ["listing_id", "t", "c", "o", "h", "l", "pc", "v", "ma50", "ma200", "avg_volume"]);
+    const r = ctx.rng("quotes");
+    const byId = new Map(this.securities.map((s) => [s.id, s]));
+    let primaryQuote: QuoteStats | null = null;
+    for (const l of this.listings) {
+      const s = byId.get(l.securityId) as Security;
+      const qr = r.fork(l.id);
+      const crypto = s.type === "crypto";
+      const day = crypto ? ctx.anchorDay : ctx.lastTradingDay;
+      const t = day * SECONDS_PER_DAY + exchange(l.exchange).closeSecond;
+      const baseDecimals = currencyDigits(l.currency) === 0 ? 0 : 2;
+      let q = stats.get(l.id);
+      if (!q) {
+        if (!l.isPrimary && primaryQuote) {
+          const primary = s.listings[0] as Listing;
+          q = convertedQuote(qr, primaryQuote, ctx.fx.rate(primary.currency, l.currency, day), baseDecimals, t);
+        } else if (s.type === "forex") {
+          q = this.forexQuote(qr, s as ForexSecurity, t);
+        } else {
+          q = syntheticQuote(
+            qr,
+            s.price,
+            baseDecimals,
+            s.volatility + 0.5 * s.beta * STOCK_FACTOR_VOL,
+            s.volume,
+            t,
+            s.type === "fund",
+          );
+        }
+      }
+      if (l.isPrimary) primaryQuote = q;
+      w.write([l.id, q.t, q.c, q.o, q.h, q.l, q.pc, q.v, q.ma50, q.ma200, q.avgVolume]);
+    }
+    sink.endStage();
+  }
+
+  /** USD against a non-major currency: straight from the fx series. */
+  private forexQuote(r: Random, x: ForexSecurity, t: number): QuoteStats {
+    const fx = this.ctx.fx;
+    const days = this.weekdays;
+    const n = days.length;
+    const at = (i: number) => fx.rate(x.base, x.quote, days[i] as number);
+    const c = at(n - 1);
+    const pc = at(n - 2);
+    let s50 = 0;
+    let s200 = 0;
+    for (let i = n - 200; i < n; i++) {
+      const v = at(i);
+      s200 += v;
+      if (i >= n - 50) s50 += v;
+    }
+    return {
+      t,
+      o: pc,
+      h: Math.max(pc, c) * (1 + 0.002 * r.next()),
+      l: Math.min(pc, c) * (1 - 0.002 * r.next()),
+      c,
+      pc,
+      v: 20_000 + Math.round(100_000 * r.next()),
+      ma50: s50 / 50,
+      ma200: s200 / 200,
+      avgVolume: 70_000 * (0.8 + 0.4 * r.next()),
+    };
+  }
+
+  private writeEtfs(sink: SampleSink): void {
+    sink.beginStage("etfs");
+    const profiles = sink.table("etf_profiles", [
+      "security_id",
+      "issuer",
+      "asset_class",
+      "aum",
+      "nav",
+      "nav_currency",
+      "expense_ratio",
+      "inception_date",
+      "domicile",
+      "replication",
+      "distribution_policy",
+      "benchmark",
+      "holdings_count",
+      "holdings_date",
+    ]);
+    const holdings = sink.table("etf_holdings", [
+      "etf_id",
+      "position",
+      "holding_security_id",
+      "symbol",
+      "name",
+      "isin",
+      "cusip",
+      "sector",
+      "country",
+      "shares",
+      "weight",
+      "market_value",
+    ]);
+    const sectors = sink.table("etf_sector_exposure", ["etf_id", "sector", "weight"]);
+    const countries = sink.table("etf_country_exposure", ["etf_id", "country", "weight"]);
+    for (const e of this.etfs) {
+      const p = e.profile;
+      profiles.write([
+        e.id,
+        p.issuer,
+        p.assetClass,
+        p.aum,
+        p.nav,
+        p.navCurrency,
+        p.expenseRatio,
+        p.inceptionDate,
+        p.domicile,
+        p.replication,
+        p.distributionPolicy,
+        p.benchmark,
+        e.holdings.length,
+        p.holdingsDate,
+      ]);
+      e.holdings.forEach((h, i) => {
+        const mv = roundTo((p.aum * h.weightUnits) / 1_000_000, 2);
+        holdings.write([
+          e.id,
+          i + 1,
+          h.holdingSecurityId,
+          h.symbol,
+          h.name,
+          h.isin,
+          h.cusip,
+          h.sector,
+          h.country,
+          roundTo(mv / h.unitPrice, 4),
+          unitsToPercent(h.weightUnits),
+          mv,
+        ]);
+      });
+      for (const [k, units] of exposure(e.holdings, (h) => h.sector)) sectors.write([e.id, k, unitsToPercent(units)]);
+      for (const [k, units] of exposure(e.holdings, (h) => h.country))
+        countries.write([e.id, k, unitsToPercent(units)]);
+    }
+    sink.endStage();
+  }
+
+  private writeFunds(sink: SampleSink): void {
+    sink.beginStage("funds");
+    const profiles = sink.table("fund_profiles", [
+      "security_id",
+      "fund_company",
+      "category",
+      "asset_class",
+      "aum",
+      "nav",
+      "nav_currency",
+      "ongoing_charge",
+      "entry_charge",
+      "inception_date",
+      "domicile",
+      "benchmark",
+      "risk_class",
+      "distribution_policy",
+      "min_investment",
+      "holdings_count",
+      "holdings_date",
+    ]);
+    const holdings = sink.table("fund_holdings", [
+      "fund_id",
+      "position",
+      "holding_security_id",
+      "symbol",
+      "name",
+      "isin",
+      "asset_class",
+      "sector",
+      "country",
+      "weight",
+      "market_value",
+    ]);
+    const sectors = sink.table("fund_sector_exposure", ["fund_id", "sector", "weight"]);
+    const countries = sink.table("fund_country_exposure", ["fund_id", "country", "weight"]);
+    const allocation = sink.table("fund_allocation", ["fund_id", "asset_class", "weight"]);
+    for (const f of this.funds) {
+      const p = f.profile;
+      profiles.write([
+        f.id,
+        p.fundCompany,
+        p.category,
+        p.assetClass,
+        p.aum,
+        p.nav,
+        p.navCurrency,
+        p.ongoingCharge,
+        p.entryCharge,
+        p.inceptionDate,
+        p.domicile,
+        p.benchmark,
+        p.riskClass,
+        p.distributionPolicy,
+        p.minInvestment,
+        f.holdings.length,
+        p.holdingsDate,
+      ]);
+      f.holdings.forEach((h, i) => {
+        const mv = roundTo((p.aum * h.weightUnits) / 1_000_000, 2);
+        holdings.write([
+          f.id,
+          i + 1,
+          h.holdingSecurityId,
+          h.symbol,
+          h.name,
+          h.isin,
+          h.assetClass,
+          h.sector,
+          h.country,
+          unitsToPercent(h.weightUnits),
+          mv,
+        ]);
+      });
+      for (const [k, units] of exposure(f.holdings, (h) => h.sector)) sectors.write([f.id, k, unitsToPercent(units)]);
+      for (const [k, units] of exposure(f.holdings, (h) => h.country))
+        countries.write([f.id, k, unitsToPercent(units)]);
+      for (const [k, units] of exposure(f.holdings, (h) => ALLOCATION_CLASS[h.assetClass]))
+        allocation.write([f.id, k, unitsToPercent(units)]);
+    }
+    sink.endStage();
+  }
+
+  private writeFinancials(sink: SampleSink): void {
+    sink.beginStage("financials");
+    const w = sink.table("quarterly_financials", [
+      "security_id",
+      "period_end",
+      "fiscal_year",
+      "fiscal_quarter",
+      "reported_date",
+      "currency",
+      "revenue",
+      "cost_of_revenue",
+      "gross_profit",
+      "operating_income",
+      "net_income",
+      "eps",
+      "total_assets",
+      "total_liabilities",
+      "total_equity",
+      "cash",
+      "total_debt",
+      "shares_outstanding",
+      "operating_cash_flow",
+      "capex",
+      "free_cash_flow",
+      "dividends_paid",
+    ]);
+    const ids = [...this.financials.keys()].sort((a, b) => a - b);
+    for (const id of ids) {
+      for (const q of this.financials.get(id) as QuarterRow[]) {
+        w.write([
+          id,
+          q.periodEnd,
+          q.fiscalYear,
+          q.fiscalQuarter,
+          q.reportedDate,
+          q.currency,
+          q.revenue,
+          q.costOfRevenue,
+          q.grossProfit,
+          q.operatingIncome,
+          q.netIncome,
+          q.eps,
+          q.totalAssets,
+          q.totalLiabilities,
+          q.totalEquity,
+          q.cash,
+          q.totalDebt,
+          q.sharesOutstanding,
+          q.operatingCashFlow,
+          q.capex,
+          q.freeCashFlow,
+          q.dividendsPaid,
+        ]);
+      }
+    }
+    sink.endStage();
+  }
+
+  private writeCorporateActions(sink: SampleSink): void {
+    sink.beginStage("dividends and splits");
+    const d = sink.table("dividends", [
+      "security_id",
+      "ex_date",
+      "record_date",
+      "pay_date",
+      "declaration_date",
+      "amount",
+      "adjusted_amount",
+      "currency",
+      "frequency",
+    ]);
+    for (const id of [...this.dividends.keys()].sort((a, b) => a - b)) {
+      for (const x of this.dividends.get(id) as DividendRow[]) {
+        d.write([
+          id,
+          formatDay(x.exDay),
+          formatDay(x.recordDay),
+          formatDay(x.payDay),
+          formatDay(x.declarationDay),
+          x.amount,
+          x.adjustedAmount,
+          x.currency,
+          x.frequency,
+        ]);
+      }
+    }
+    const s = sink.table("splits", ["security_id", "day", "numerator", "denominator"]);
+    for (const id of [...this.splits.keys()].sort((a, b) => a - b)) {
+      for (const x of this.splits.get(id) as Split[]) s.write([id, formatDay(x.day), x.numerator, x.denominator]);
+    }
+    sink.endStage();
+  }
+
+  private writeIndices(sink: SampleSink): void {
+    sink.beginStage("indices");
+    const w = sink.table("index_constituents", ["index_symbol", "index_name", "security_id", "weight"]);
+    for (const idx of this.indices) {
+      for (const m of idx.members) w.write([idx.symbol, idx.name, m.securityId, unitsToPercent(m.weightUnits)]);
+    }
+    sink.endStage();
+  }
+}
+
+const ALLOCATION_CLASS: Readonly<Record<HoldingRow["assetClass"], string>> = {
+  Equity: "Equity",
+  Bond: "Bonds",
+  Cash: "Cash",
+  Other: "Other",
+};
+
+/**
+ * Weight units per key, sorted by key (primary-key order). Holdings without a
+ * sector or country (government bonds, cash, futures) are counted as "Other".
+ */
+function exposure(holdings: readonly HoldingRow[], key: (h: HoldingRow) => string | null): [string, number][] {
+  const m = new Map<string, number>();
+  for (const h of holdings) {
+    const k = key(h) ?? "Other";
+    m.set(k, (m.get(k) ?? 0) + h.weightUnits);
+  }
+  return [...m.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+}
+
+/**
+ * EPS and net income summed over the latest four quarters by period end, in
+ * that order from the oldest (as the service sums quarters it reads), or null
+ * with fewer than four: the store's `eps_ttm` and `net_income_ttm`.
+ */
+function trailingTotals(quarters: readonly QuarterRow[] | undefined): { eps: number; netIncome: number } | null {
+  if (!quarters || quarters.length < 4) return null;
+  const last = [...quarters]
+    .sort((a, b) => (a.periodEnd < b.periodEnd ? -1 : a.periodEnd > b.periodEnd ? 1 : 0))
+    .slice(-4);
+  return { eps: last.reduce((sum, q) => sum + q.eps, 0), netIncome: last.reduce((sum, q) => sum + q.netIncome, 0) };
+}

@@ -1,0 +1,432 @@
+import { makeDay, SECONDS_PER_DAY } from "./sample.calendar";
+import { INTRADAY_DAYS } from "./sample.context";
+import type { FxHistory } from "./sample.forex";
+import type { SqlValue } from "./sample.model";
+import { priceDecimals } from "./sample.numbers";
+import type { Random } from "./sample.random";
+
+/**
+ * Price histories: the hot loop of the build (about ten million daily bars).
+ *
+ * Each path is a geometric random walk driven by a shared market factor,
+ * its own noise and occasional stress regimes. The walk is simulated in
+ * relative terms and then scaled so its last close equals the security's
+ * planned price: market caps, quotes and holdings planned up front stay
+ * consistent with the bars. Buffers are typed arrays reused across listings,
+ * and rows go out through one reused array, so the loop allocates nothing.
+ */
+
+export interface RowWriter {
+  /** Appends one row; the values are copied before this returns, so callers may reuse the array. */
+  write(values: readonly SqlValue[]): void;
+}
+
+export type BarStyle = "ohlc" | "nav" | "fx";
+
+export interface HistorySpec {
+  listingId: number;
+  style: BarStyle;
+  /** Trading days of the series (weekdays or every day), ascending. */
+  days: Int32Array;
+  /** Market factor log-returns aligned with `days`; null for none. */
+  factor: Float64Array | null;
+  /** Typical daily standard deviation of `factor`. */
+  factorDailyVol: number;
+  /** Planned last close (ignored for fx). */
+  finalPrice: number;
+  /** Minimum price decimals (0 for yen, 2 otherwise). */
+  baseDecimals: number;
+  /** Annualised idiosyncratic volatility. */
+  volatility: number;
+  beta: number;
+  drift: number;
+  /** Typical daily volume. */
+  volume: number;
+  /** Steps per year of the series, for scaling volatility and drift. */
+  stepsPerYear: number;
+  /**
+   * Daily pull of the idiosyncratic deviation back to the trend (0 = pure
+   * random walk). Crypto needs it: its daily noise is large, and as a pure
+   * walk it would wander by factors of ten thousand over ten years.
+   */
+  meanReversion: number;
+  /** Opens gap away from the previous close (exchange sessions); false for 24h markets. */
+  gaps: boolean;
+  /** 5-minute bars per day on the last INTRADAY_DAYS days; 0 for none. */
+  intradayBars: number;
+  /** Seconds after 00:00 UTC of the first intraday bar. */
+  sessionStart: number;
+  /** Seconds after 00:00 UTC at which the daily bar closes. */
+  closeSecond: number;
+  fxBase?: string;
+  fxQuote?: string;
+}
+
+/** The latest quote of a listing, derived from its bars or generated. */
+export interface QuoteStats {
+  t: number;
+  o: number;
+  h: number;
+  l: number;
+  c: number;
+  pc: number;
+  v: number;
+  ma50: number | null;
+  ma200: number | null;
+  avgVolume: number | null;
+}
+
+/** Builds a market factor: drift, Markov stress regimes and scripted crashes. */
+export function marketFactor(
+  r: Random,
+  days: Int32Array,
+  annualVol: number,
+  annualDrift: number,
+  stepsPerYear: number,
+  crashes: readonly { from: number; to: number; totalReturn: number }[],
+): Float64Array {
+  const n = days.length;
+  const out = new Float64Array(n);
+  const vol = annualVol / Math.sqrt(stepsPerYear);
+  const mu = annualDrift / stepsPerYear;
+  // Stress spells (about 7 % of days, ~40 days each) double volatility and
+  // bleed a little, which gives the history visible drawdowns.
+  let stressed = false;
+  for (let i = 0; i < n; i++) {
+    if (stressed ? r.next() < 1 / 40 : r.next() < 1 / 500) stressed = !stressed;
+    out[i] = stressed ? mu - 0.15 * vol + 2 * vol * r.normal() : mu + vol * r.normal();
+  }
+  for (const c of crashes) {
+    let first = -1;
+    let last = -1;
+    for (let i = 0; i < n; i++) {
+      const d = days[i] as number;
+      if (d >= c.from && d <= c.to) {
+        if (first < 0) first = i;
+        last = i;
+      }
+    }
+    if (first < 0) continue;
+    const len = last - first + 1;
+    const step = Math.log(1 + c.totalReturn) / len;
+    for (let i = first; i <= last; i++) out[i] = step + 1.5 * vol * r.normal();
+  }
+  return out;
+}
+
+/** The 2020 crash and the 2022 bear market, applied when they fall into the window. */
+export const STOCK_CRASHES = [
+  { from: makeDay(2020, 2, 20), to: makeDay(2020, 3, 23), totalReturn: -0.33 },
+  { from: makeDay(2022, 1, 4), to: makeDay(2022, 10, 12), totalReturn: -0.22 },
+];
+export const CRYPTO_CRASHES = [
+  { from: makeDay(2018, 1, 8), to: makeDay(2018, 12, 15), totalReturn: -0.8 },
+  { from: makeDay(2022, 4, 1), to: makeDay(2022, 11, 21), totalReturn: -0.7 },
+];
+
+/** Runs specs one at a time, reusing its buffers. */
+export class BarSimulator {
+  private readonly o: Float64Array;
+  private readonly h: Float64Array;
+  private readonly l: Float64Array;
+  private readonly c: Float64Array;
+  private readonly v: Float64Array;
+  private readonly io: Float64Array;
+  private readonly ih: Float64Array;
+  private readonly il: Float64Array;
+  private readonly ic: Float64Array;
+  private readonly iv: Float64Array;
+  private readonly row: SqlValue[] = [0, 0, 0, 0, 0, 0, 0];
+  private readonly profiles = new Map<number, Float64Array>();
+
+  constructor(
+    maxDays: number,
+    private readonly fx: FxHistory,
+  ) {
+    this.o = new Float64Array(maxDays);
+    this.h = new Float64Array(maxDays);
+    this.l = new Float64Array(maxDays);
+    this.c = new Float64Array(maxDays);
+    this.v = new Float64Array(maxDays);
+    const intraday = INTRADAY_DAYS * 288;
+    this.io = new Float64Array(intraday);
+    this.ih = new Float64Array(intraday);
+    this.il = new Float64Array(intraday);
+    this.ic = new Float64Array(intraday);
+    this.iv = new Float64Array(intraday);
+  }
+
+  /** Simulates one listing, writes its bars and returns its quote. */
+  run(spec: HistorySpec, r: Random, daily: RowWriter, intraday: RowWriter): QuoteStats {
+    if (spec.style === "fx") this.simulateFx(spec, r);
+    else this.simulateWalk(spec, r);
+    return this.emit(spec, daily, intraday);
+  }
+
+  private intradayProfile(k: number): Float64Array {
+    let p = this.profiles.get(k);
+    if (!p) {
+      // Stocks trade most at the open and the close; crypto follows the sun a little.
+      p = new Float64Array(k);
+      let sum = 0;
+      for (let j = 0; j < k; j++) {
+        const x =
+          k <= 100 ? 1 + 2 * ((j - (k - 1) / 2) / ((k - 1) / 2)) ** 2 : 1 + 0.3 * Math.sin((2 * Math.PI * j) / k - 1);
+        p[j] = x;
+        sum += x;
+      }
+      for (let j = 0; j < k; j++) p[j] = (p[j] as number) / sum;
+      this.profiles.set(k, p);
+    }
+    return p;
+  }
+
+  private simulateWalk(spec: HistorySpec, r: Random): void {
+    const { o, h, l, c, v, io, ih, il, ic, iv } = this;
+    const n = spec.days.length;
+    const f = spec.factor;
+    const beta = spec.beta;
+    const sigma = spec.volatility / Math.sqrt(spec.stepsPerYear);
+    const mu = spec.drift / spec.stepsPerYear;
+    const total = Math.sqrt(sigma * sigma + beta * beta * spec.factorDailyVol * spec.factorDailyVol);
+    const gap = spec.gaps ? 0.25 * total : 0;
+    const wick = 0.6 * total;
+    const nav = spec.style === "nav";
+    const baseVolume = spec.volume;
+    const k = spec.intradayBars;
+    const intradayFrom = k > 0 ? Math.max(1, n - INTRADAY_DAYS) : n;
+    const profile = k > 0 ? this.intradayProfile(k) : null;
+    const subSigma = k > 0 ? sigma / Math.sqrt(k) : 0;
+    const subWick = 0.5 * subSigma;
+
+    const kappa = spec.meanReversion;
+    let stressed = false;
+    let prev = 1;
+    let deviation = 0;
+    for (let i = 0; i < n; i++) {
+      if (stressed ? r.next() < 1 / 30 : r.next() < 1 / 400) stressed = !stressed;
+      const s = stressed ? 2 * sigma : sigma;
+      const m = (f === null ? 0 : beta * (f[i] as number)) + mu;
+      const open = i === 0 || gap === 0 ? prev : prev * (1 + gap * r.normal());
+      if (i < intradayFrom) {
+        // Stress drags the price down; with mean reversion the drag reverts too.
+        const shock = s * r.normal() + (stressed ? -0.3 * sigma : 0) - kappa * deviation;
+        deviation += shock;
+        const ret = m + shock;
+        const close = prev * Math.exp(ret);
+        if (nav) {
+          o[i] = close;
+          h[i] = close;
+          l[i] = close;
+        } else {
+          const w = stressed ? 2 * wick : wick;
+          o[i] = open;
+          h[i] = (open > close ? open : close) * (1 + w * r.next());
+          l[i] = (open < close ? open : close) * (1 - w * r.next());
+        }
+        c[i] = close;
+        const surprise = ret < 0 ? -ret / total : ret / total;
+        v[i] = Math.max(1, Math.round(baseVolume * (0.55 + 0.9 * r.next()) * (1 + 0.5 * surprise)));
+        prev = close;
+      } else {
+        // The daily bar of an intraday day is the aggregate of its 5-minute bars.
+        const base = (i - intradayFrom) * k;
+        const dayVolume = baseVolume * (0.6 + 0.8 * r.next());
+        const stepMu = m / k;
+        let p = open;
+        let hi = -Infinity;
+        let lo = Infinity;
+        let vol = 0;
+        for (let j = 0; j < k; j++) {
+          const x = base + j;
+          const po = p;
+          p = p * Math.exp(stepMu + subSigma * r.normal());
+          io[x] = po;
+          ic[x] = p;
+          const hx = (po > p ? po : p) * (1 + subWick * r.next());
+          const lx = (po < p ? po : p) * (1 - subWick * r.next());
+          ih[x] = hx;
+          il[x] = lx;
+          const vx = Math.max(1, Math.round(dayVolume * (profile as Float64Array)[j]! * (0.6 + 0.8 * r.next())));
+          iv[x] = vx;
+          if (hx > hi) hi = hx;
+          if (lx < lo) lo = lx;
+          vol += vx;
+        }
+        o[i] = open;
+        h[i] = hi;
+        l[i] = lo;
+        c[i] = p;
+        v[i] = vol;
+        prev = p;
+      }
+    }
+  }
+
+  private simulateFx(spec: HistorySpec, r: Random): void {
+    const { o, h, l, c, v } = this;
+    const base = this.fx.perUsdSeries(spec.fxBase as string);
+    const quote = this.fx.perUsdSeries(spec.fxQuote as string);
+    const first = this.fx.firstDay;
+    const n = spec.days.length;
+    for (let i = 0; i < n; i++) {
+      const idx = (spec.days[i] as number) - first;
+      // Same expression as a consumer would use on fx_daily: quote per base.
+      const close = (quote[idx] as number) / (base[idx] as number);
+      const open = i === 0 ? close : (c[i - 1] as number);
+      o[i] = open;
+      c[i] = close;
+      h[i] = (open > close ? open : close) * (1 + 0.004 * r.next());
+      l[i] = (open < close ? open : close) * (1 - 0.004 * r.next());
+      v[i] = 50_000 + Math.round(250_000 * r.next());
+    }
+  }
+
+  private emit(spec: HistorySpec, daily: RowWriter, intraday: RowWriter): QuoteStats {
+    const { o, h, l, c, v, io, ih, il, ic, iv, row } = this;
+    const n = spec.days.length;
+    const fx = spec.style === "fx";
+    let scale = 1;
+    let mult = 0;
+    if (!fx) {
+      scale = spec.finalPrice / (c[n - 1] as number);
+      let minLow = Infinity;
+      for (let i = 0; i < n; i++) if ((l[i] as number) < minLow) minLow = l[i] as number;
+      mult = 10 ** priceDecimals(minLow * scale, spec.baseDecimals);
+    }
+    // Prices are scaled then rounded; rounding is monotonic, so h >= max(o, c)
+    // and l <= min(o, c) survive it, and a day's high still equals the
+    // highest of its 5-minute highs. FX closes stay exact cross rates.
+    const round = !fx;
+
+    row[0] = spec.listingId;
+    let sum50 = 0;
+    let sum200 = 0;
+    let sumVol30 = 0;
+    let lastO = 0;
+    let lastH = 0;
+    let lastL = 0;
+    let lastC = 0;
+    let prevC = 0;
+    for (let i = 0; i < n; i++) {
+      const co = round ? Math.round((o[i] as number) * scale * mult) / mult : (o[i] as number);
+      const ch = round ? Math.round((h[i] as number) * scale * mult) / mult : (h[i] as number);
+      const cl = round ? Math.round((l[i] as number) * scale * mult) / mult : (l[i] as number);
+      const cc = round ? Math.round((c[i] as number) * scale * mult) / mult : (c[i] as number);
+      const cv = v[i] as number;
+      row[1] = (spec.days[i] as number) * SECONDS_PER_DAY;
+      row[2] = co;
+      row[3] = ch;
+      row[4] = cl;
+      row[5] = cc;
+      row[6] = cv;
+      daily.write(row);
+      if (i >= n - 50) sum50 += cc;
+      if (i >= n - 200) sum200 += cc;
+      if (i >= n - 30) sumVol30 += cv;
+      prevC = lastC;
+      lastO = co;
+      lastH = ch;
+      lastL = cl;
+      lastC = cc;
+    }
+
+    const k = spec.intradayBars;
+    if (k > 0) {
+      const from = Math.max(1, n - INTRADAY_DAYS);
+      for (let i = from; i < n; i++) {
+        const dayStart = (spec.days[i] as number) * SECONDS_PER_DAY + spec.sessionStart;
+        const base = (i - from) * k;
+        for (let j = 0; j < k; j++) {
+          const x = base + j;
+          row[1] = dayStart + j * 300;
+          row[2] = Math.round((io[x] as number) * scale * mult) / mult;
+          row[3] = Math.round((ih[x] as number) * scale * mult) / mult;
+          row[4] = Math.round((il[x] as number) * scale * mult) / mult;
+          row[5] = Math.round((ic[x] as number) * scale * mult) / mult;
+          row[6] = iv[x] as number;
+          intraday.write(row);
+        }
+      }
+    }
+
+    return {
+      t: (spec.days[n - 1] as number) * SECONDS_PER_DAY + spec.closeSecond,
+      o: lastO,
+      h: lastH,
+      l: lastL,
+      c: lastC,
+      pc: n > 1 ? prevC : lastO,
+      v: v[n - 1] as number,
+      ma50: sum50 / Math.min(50, n),
+      ma200: sum200 / Math.min(200, n),
+      avgVolume: sumVol30 / Math.min(30, n),
+    };
+  }
+}
+
+/**
+ * A plausible quote for a listing without history: a last day's move, wicks,
+ * and moving averages that wander from the price as much as its volatility
+ * suggests.
+ */
+export function syntheticQuote(
+  r: Random,
+  price: number,
+  baseDecimals: number,
+  annualVol: number,
+  volume: number,
+  t: number,
+  navOnly: boolean,
+): QuoteStats {
+  const daily = annualVol / Math.sqrt(252);
+  const mult = 10 ** priceDecimals(price * 0.8, baseDecimals);
+  const round = (x: number) => Math.max(1 / mult, Math.round(x * mult) / mult);
+  const c = price;
+  const pc = round(c / Math.exp(daily * r.normal()));
+  const o = navOnly ? c : round(pc * (1 + 0.25 * daily * r.normal()));
+  const h = navOnly ? c : round(Math.max(o, c) * (1 + 0.6 * daily * r.next()));
+  const l = navOnly ? c : round(Math.min(o, c) * (1 - 0.6 * daily * r.next()));
+  return {
+    t,
+    o,
+    h,
+    l,
+    c,
+    pc,
+    v: Math.max(1, Math.round(volume * (0.55 + 0.9 * r.next()))),
+    ma50: c * Math.exp(daily * Math.sqrt(25) * r.normal()),
+    ma200: c * Math.exp(daily * Math.sqrt(100) * r.normal() - 0.02),
+    avgVolume: Math.max(1, volume * (0.85 + 0.3 * r.next())),
+  };
+}
+
+/**
+ * A secondary listing's quote: the primary's converted at the day's FX rate,
+ * with a small premium or discount of its own. Volume is a fraction of the
+ * primary's, as secondary venues trade far less.
+ */
+export function convertedQuote(
+  r: Random,
+  primary: QuoteStats,
+  rate: number,
+  baseDecimals: number,
+  t: number,
+): QuoteStats {
+  const k = rate * (1 + 0.001 * r.normal());
+  const mult = 10 ** priceDecimals(primary.l * k, baseDecimals);
+  const round = (x: number) => Math.round(x * k * mult) / mult;
+  const share = r.range(0.002, 0.05);
+  return {
+    t,
+    o: round(primary.o),
+    h: round(primary.h),
+    l: round(primary.l),
+    c: round(primary.c),
+    pc: round(primary.pc),
+    v: Math.max(1, Math.round(primary.v * share)),
+    ma50: primary.ma50 === null ? null : primary.ma50 * k,
+    ma200: primary.ma200 === null ? null : primary.ma200 * k,
+    avgVolume: primary.avgVolume === null ? null : Math.max(1, primary.avgVolume * share),
+  };
+}

@@ -1,0 +1,26 @@
+import { CAPABILITY_METHODS, type CapabilityName, type MarketDataSource } from "../../src/sources/source.capabilities";
+import type { InstrumentRow } from "../../src/sources/data-source";
+
+/**
+ * The source as one that lacks `dropped`: they are not declared, their
+ * methods are absent, and without `etfReference` the instrument rows carry no
+ * ETF profile (only a source with ETF reference data fills it). Everything
+ * else reads through to `source` (its `stats` included).
+ */
+export function withoutCapabilities<T extends MarketDataSource>(source: T, dropped: readonly CapabilityName[]): T {
+  const out = Object.create(source) as T;
+  const capabilities = new Set([...source.capabilities].filter((c) => !dropped.includes(c)));
+  Object.defineProperty(out, "capabilities", { value: capabilities });
+  for (const name of dropped) {
+    for (const method of CAPABILITY_METHODS[name]) Object.defineProperty(out, method, { value: undefined });
+  }
+  if (dropped.includes("etfReference")) {
+    const strip = (rows: (InstrumentRow | null)[]) => rows.map((r) => (r ? { ...r, etfProfile: undefined } : r));
+    const bySymbols = source.getInstrumentsBySymbols!.bind(source);
+    const byIsins = source.getInstrumentsByIsins!.bind(source);
+    const stripped = (read: typeof bySymbols) => async (keys: readonly string[]) => strip(await read(keys));
+    Object.defineProperty(out, "getInstrumentsBySymbols", { value: stripped(bySymbols) });
+    Object.defineProperty(out, "getInstrumentsByIsins", { value: stripped(byIsins) });
+  }
+  return out;
+}

@@ -1,0 +1,120 @@
+import { ConfigError, loadConfig } from "../../src/platform/config";
+import { StartupError } from "../../src/platform/errors";
+
+/**
+ * The environment is validated once at start: every number has a range, an empty value is a mistake (not 0), and
+ * each refusal is one line that names the variable and says what to write instead.
+ */
+function refusal(env: NodeJS.ProcessEnv): string {
+  try {
+    loadConfig(env);
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigError);
+    expect(e).toBeInstanceOf(StartupError);
+    const message = (e as Error).message;
+    expect(message).not.toContain("\n");
+    return message;
+  }
+  throw new Error(`accepted ${JSON.stringify(env)}`);
+}
+
+const NUMBERS = [
+  "PORT",
+  "MDG_SAMPLE_SEED",
+  "MDG_BODY_LIMIT_BYTES",
+  "MDG_BULK_MAX_SYMBOLS",
+  "MDG_SEARCH_LIMIT",
+  "MDG_LIST_MAX_LIMIT",
+  "MDG_INSTRUMENT_CACHE_MB",
+  "MDG_RISK_FREE_RATE",
+  "MDG_REQUEST_TIMEOUT_MS",
+  "MDG_SHUTDOWN_TIMEOUT_MS",
+  "MDG_GRAPHQL_MAX_DEPTH",
+  "MDG_GRAPHQL_MAX_ALIASES",
+  "MDG_GRAPHQL_MAX_ROOT_FIELDS",
+  "MDG_GRAPHQL_MAX_TOKENS",
+  "MDG_GRAPHQL_MAX_COST",
+  "MDG_REDIS_TIMEOUT_MS",
+  "MDG_REDIS_COOLDOWN_MS",
+];
+
+describe("numeric variables", () => {
+  it.each(NUMBERS)("%s: refuses an empty value, a word and a value out of range, naming the variable", (name) => {
+    expect(refusal({ [name]: "" })).toMatch(new RegExp(`^invalid configuration: ${name}: empty; expected .* from `));
+    expect(refusal({ [name]: "  " })).toMatch(new RegExp(`${name}: empty;`));
+    expect(refusal({ [name]: "lots" })).toMatch(new RegExp(`${name}: "lots" is not a number; expected`));
+    expect(refusal({ [name]: "99999999999" })).toMatch(new RegExp(`${name}: "99999999999" is out of range; expected`));
+    expect(refusal({ [name]: "-1000" })).toMatch(new RegExp(`${name}: "-1000" is out of range`));
+  });
+
+  it("keeps every default when nothing is set", () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(4000);
+    expect(c.requestTimeoutMs).toBe(10_000);
+    expect(c.shutdownTimeoutMs).toBe(20_000);
+    expect(c.sizes).toEqual({ bodyBytes: 102_400, bulkMaxSymbols: 100, searchResults: 20, listMaxLimit: 1000 });
+    expect(c.rateLimit).toEqual({
+      redisUrl: undefined,
+      redisKeyPrefix: "mdg:",
+      redisTimeoutMs: 250,
+      redisCooldownMs: 5_000,
+    });
+    expect(c.sample.seed).toBe(42);
+    expect(c.riskFreeRatePercent).toBe(0);
+  });
+
+  it("takes PORT=0 (a free port) only when written, and refuses an empty PORT", () => {
+    expect(loadConfig({ PORT: "0" }).port).toBe(0);
+    expect(loadConfig({ PORT: "65535" }).port).toBe(65535);
+    expect(refusal({ PORT: "" })).toBe(
+      "invalid configuration: PORT: empty; expected an integer from 0 to 65535 (unset it for the default, 4000)",
+    );
+    expect(refusal({ PORT: "65536" })).toMatch(/^invalid configuration: PORT: "65536" is out of range/);
+    expect(refusal({ PORT: "80.5" })).toMatch(/PORT: "80.5" is not a whole number/);
+  });
+
+  it("caps MDG_REQUEST_TIMEOUT_MS at 10 minutes (Node clamps a larger timer to 1 ms, warning on every request)", () => {
+    expect(loadConfig({ MDG_REQUEST_TIMEOUT_MS: "600000" }).requestTimeoutMs).toBe(600_000);
+    expect(refusal({ MDG_REQUEST_TIMEOUT_MS: "99999999999" })).toBe(
+      'invalid configuration: MDG_REQUEST_TIMEOUT_MS: "99999999999" is out of range; expected an integer from 1 to ' +
+        "600000 milliseconds (unset it for the default, 10000)",
+    );
+  });
+
+  it("takes fractions where they mean something, and lists every problem on the one line", () => {
+    expect(loadConfig({ MDG_RISK_FREE_RATE: "2.5", MDG_INSTRUMENT_CACHE_MB: "0.5" }).riskFreeRatePercent).toBe(2.5);
+    const message = refusal({ PORT: "", MDG_GRAPHQL_MAX_COST: "x" });
+    expect(message).toMatch(/PORT: empty.*; MDG_GRAPHQL_MAX_COST: "x" is not a number/);
+  });
+
+  it("reads MDG_REDIS_COOLDOWN_MS", () => {
+    expect(loadConfig({ MDG_REDIS_COOLDOWN_MS: "250" }).rateLimit.redisCooldownMs).toBe(250);
+  });
+});
+
+describe("REDIS_URL", () => {
+  it.each(["redis://127.0.0.1:6379", "rediss://user:secret@cache.example:6380/2", "redis://localhost"])(
+    "takes %s",
+    (url) => {
+      expect(loadConfig({ REDIS_URL: url }).rateLimit.redisUrl).toBe(url);
+    },
+  );
+
+  it("treats empty as unset (counters in memory)", () => {
+    expect(loadConfig({ REDIS_URL: "" }).rateLimit.redisUrl).toBeUndefined();
+  });
+
+  it.each([
+    ["redis://:abc", "it does not parse"],
+    ["redis://:s3cr3t-pw@", "it does not parse"],
+    ["http://user:s3cr3t-pw@cache:6379", "the scheme must be redis: or rediss:"],
+    ["127.0.0.1:6379", "it does not parse"],
+    ["redis://:s3cr3t-pw@cache:6379/zero", "the path must be a database number"],
+  ])("refuses %s (%s) without echoing it", (url, why) => {
+    const message = refusal({ REDIS_URL: url });
+    expect(message).toMatch(/^invalid configuration: REDIS_URL: not a valid redis:\/\/ URL \(/);
+    expect(message).toContain(why);
+    expect(message).not.toContain("abc");
+    expect(message).not.toContain("s3cr3t");
+  });
+});

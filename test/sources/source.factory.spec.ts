@@ -1,0 +1,108 @@
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { loadConfig } from "../../src/platform/config";
+import { CAPABILITY_NAMES } from "../../src/sources/source.capabilities";
+import { openSources, SourceUnavailableError } from "../../src/sources/source.factory";
+import { TEST_STORE_PATH } from "../helpers/constants";
+
+const ROOT = join(__dirname, "..", "..");
+const configFor = (env: NodeJS.ProcessEnv) =>
+  loadConfig({ LOG_LEVEL: "silent", MDG_SQLITE_PATH: TEST_STORE_PATH, ...env });
+const REFUSAL = {
+  postgres: "MDG_DATA_SOURCE=postgres is not available yet: the PostgreSQL adapter is not implemented; use sqlite",
+  upstream:
+    "MDG_DATA_SOURCE=upstream is not available yet: the upstream (gateway) adapter is not implemented; use sqlite",
+};
+
+describe("openSources (MDG_DATA_SOURCE)", () => {
+  it.each(["sqlite", "postgres", "upstream"])("the config accepts %s: the factory decides", (value) => {
+    expect(configFor({ MDG_DATA_SOURCE: value }).dataSource).toBe(value);
+  });
+
+  it("the config still refuses anything else", () => {
+    expect(() => configFor({ MDG_DATA_SOURCE: "mysql" })).toThrow(/MDG_DATA_SOURCE/);
+  });
+
+  it.each(Object.entries(REFUSAL))("%s refuses with a clear message", async (value, message) => {
+    const opened = openSources(configFor({ MDG_DATA_SOURCE: value }));
+    await expect(opened).rejects.toBeInstanceOf(SourceUnavailableError);
+    await expect(opened).rejects.toThrow(message);
+  });
+
+  it("sqlite opens the store's market data and its API keys apart; builds nothing for an existing store", async () => {
+    const sources = await openSources(configFor({ MDG_DATA_SOURCE: "sqlite" }), { readonly: true });
+    try {
+      expect(sources.sampleBuilt).toBeUndefined();
+      expect(sources.market.kind).toBe("sqlite");
+      expect([...sources.market.capabilities].sort()).toEqual([...CAPABILITY_NAMES].sort());
+      expect("findApiKeyByHash" in sources.market).toBe(false);
+      expect(await sources.keys.findApiKeyByHash("0".repeat(64))).toBeNull();
+      const [row] = await sources.market.getInstrumentsByIsins!(["NOPE"]);
+      expect(row).toBeNull();
+    } finally {
+      await sources.close();
+      await sources.close();
+    }
+  });
+});
+
+describe("the service refuses to start without its source", () => {
+  // The real entry point, as `npm start` runs it: exit code 1 and the factory's message on stderr.
+  it.each(["postgres", "upstream"] as const)("MDG_DATA_SOURCE=%s: exit 1 with the message", (value) => {
+    const env = { ...process.env, MDG_DATA_SOURCE: value, MDG_SQLITE_PATH: TEST_STORE_PATH, LOG_LEVEL: "silent" };
+    const run = spawnSync(process.execPath, ["-r", "@swc-node/register", "src/main.ts"], {
+      cwd: ROOT,
+      env,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr.trim()).toBe(REFUSAL[value]);
+  });
+
+  it("the keys CLI refuses the same way", () => {
+    const env = { ...process.env, MDG_DATA_SOURCE: "postgres", MDG_SQLITE_PATH: TEST_STORE_PATH };
+    const run = spawnSync(process.execPath, ["-r", "@swc-node/register", "src/platform/auth/keys.cli.ts", "list"], {
+      cwd: ROOT,
+      env,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr.trim()).toBe(`mdg-keys: failed: ${REFUSAL.postgres}`);
+  });
+});
+
+describe("the sample generator is off the request path", () => {
+  /** Every import of a TypeScript file: static `from "..."`, `import("...")` and `require("...")`. */
+  function importsOf(file: string): string[] {
+    const text = readFileSync(file, "utf8");
+    const out: string[] = [];
+    const statement = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+)["']([^"']+)["']/gm;
+    for (const m of text.matchAll(statement)) out.push(m[1]!);
+    return out;
+  }
+  function filesUnder(dir: string): string[] {
+    return readdirSync(dir, { withFileTypes: true, recursive: true })
+      .filter((e) => e.isFile() && e.name.endsWith(".ts"))
+      .map((e) => join(e.parentPath, e.name));
+  }
+
+  it("nothing under src/ outside src/tools/ reaches src/tools/, except the factory's dynamic import", () => {
+    const reaching: string[] = [];
+    for (const file of filesUnder(join(ROOT, "src"))) {
+      const from = relative(ROOT, file);
+      if (from.startsWith("src/tools/")) continue;
+      for (const spec of importsOf(file)) {
+        if (!spec.startsWith(".")) continue;
+        const target = relative(ROOT, join(file, "..", spec));
+        if (target.startsWith("src/tools/")) reaching.push(`${from} -> ${target}`);
+      }
+    }
+    expect(reaching).toEqual(["src/sources/source.factory.ts -> src/tools/sample/sample.store"]);
+    // …and that one is a dynamic import(), loaded only when a store must be built.
+    const factory = readFileSync(join(ROOT, "src/sources/source.factory.ts"), "utf8");
+    expect(factory).toMatch(/await import\("\.\.\/tools\/sample\/sample\.store"\)/);
+  });
+});
