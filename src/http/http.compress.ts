@@ -88,26 +88,23 @@ export function compressBody(body: Buffer | string, encoding: Encoding, level?: 
   });
 }
 
+const VARIES_BY_ENCODING = /(^|,)\s*(accept-encoding|\*)\s*(,|$)/i;
+
 /**
  * Adds `Accept-Encoding` to whatever Vary the answer already carries, in
  * `headers` or set on `res` earlier (CORS's `Origin`, GraphiQL's `Accept`),
- * which writeHead would otherwise replace. Changes and returns `headers`.
+ * which writeHead would otherwise replace. Header names in `headers` are
+ * lowercase, as everywhere in this code base (a scan for other spellings
+ * cost more than the rest of the function). Changes and returns `headers`.
  */
 export function varyAcceptEncoding(res: ServerResponse, headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
-  let given = res.getHeader("vary");
-  for (const k of Object.keys(headers)) {
-    if (k !== "vary" && k.toLowerCase() === "vary") {
-      given = headers[k];
-      delete headers[k];
-    }
+  const given = headers.vary ?? res.getHeader("vary");
+  if (given === undefined) headers.vary = "Accept-Encoding";
+  else {
+    const current = Array.isArray(given) ? given.join(", ") : String(given).trim();
+    headers.vary =
+      current === "" ? "Accept-Encoding" : VARIES_BY_ENCODING.test(current) ? current : `${current}, Accept-Encoding`;
   }
-  if (headers.vary !== undefined) given = headers.vary;
-  const current = given === undefined ? "" : Array.isArray(given) ? given.join(", ") : String(given);
-  headers.vary = /(^|,)\s*(accept-encoding|\*)\s*(,|$)/i.test(current)
-    ? current
-    : current.trim() === ""
-      ? "Accept-Encoding"
-      : `${current}, Accept-Encoding`;
   return headers;
 }
 
