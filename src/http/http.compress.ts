@@ -114,11 +114,12 @@ export function varyAcceptEncoding(res: ServerResponse, headers: OutgoingHttpHea
  * Accept-Encoding` either way, and a Content-Length of the bytes sent.
  *
  * A compressed answer goes out once its body is ready. By then the request
- * may have been answered otherwise (MDG_REQUEST_TIMEOUT_MS) or abandoned by
- * the client: then nothing is written. The response's own writeHead and end
- * are taken now, so an answer started before the timeout silenced the
- * handler's writes (server.request-timeout.ts) is the one thing that still
- * gets out.
+ * may have been answered otherwise (the timeout's answer,
+ * MDG_REQUEST_TIMEOUT_MS) or abandoned by the client: then nothing is
+ * written. writeHead and end are taken when the answer is given, because the
+ * timeout silences them right after giving its own answer
+ * (server.request-timeout.ts): were that answer ever large enough to
+ * compress, it must still get out.
  *
  * `headers` is the caller's to give away: it is completed in place, one object per answer.
  */
