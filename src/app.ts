@@ -6,11 +6,13 @@ import {
   ApolloServerPluginLandingPageDisabled,
 } from "@apollo/server/plugin/disabled";
 import { expressMiddleware } from "@as-integrations/express5";
+import compression from "compression";
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
 import type { ApiKeyService } from "./platform/auth/auth.service";
 import { InvalidArgumentError, NotFoundError } from "./platform/errors";
 import { sendJson } from "./http/http.send";
+import { BROTLI_OPTIONS, COMPRESS_MIN_BYTES, GZIP_OPTIONS } from "./http/http.compress";
 import type { AppDeps, Context } from "./context";
 import { graphiqlHandler } from "./http/graphql/graphiql";
 import { graphqlContext, graphqlDoor } from "./http/graphql/graphql.http";
@@ -137,6 +139,13 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
   // all the same.
   const gqlDoor = graphqlDoor({ apollo, context, bodyBytes: deps.config.sizes.bodyBytes, logger });
 
+  // What reaches /graphql through Express (GET operations, the GraphiQL page, POSTs the door above leaves to
+  // body-parser) is written by Apollo's integration and Express's res.send, not by sendBody: the `compression`
+  // middleware gives those the same encodings, threshold and settings as the doors' answers (http.compress.ts).
+  app.use(
+    "/graphql",
+    compression({ threshold: COMPRESS_MIN_BYTES, brotli: BROTLI_OPTIONS, level: GZIP_OPTIONS.level }),
+  );
   // Before Apollo: a browser GET of /graphql gets the page; everything else falls through.
   app.use(graphiqlHandler({ endpoint: "/graphql" }));
   // Exactly /graphql (and /graphql/): a path below it is unknown, 404 like any other.

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { sendBody } from "./http.compress";
 
 /**
  * The path of a request URL as Node gives it (`/v1/quote?x=1` → `/v1/quote`), and its query string with the `?` (or
@@ -10,18 +11,15 @@ export function splitUrl(req: IncomingMessage): { path: string; search: string }
   return q < 0 ? { path: url, search: "" } : { path: url.slice(0, q), search: url.slice(q) };
 }
 
-/** A JSON answer with its length, in one write of the head; `headers` go first (content type and length win). */
+/**
+ * A JSON answer with its length, in one write of the head; `headers` go first (content type and length win).
+ * Compressed when large enough and the client accepts it (http.compress.ts).
+ */
 export function sendJson(
   res: ServerResponse,
   status: number,
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
-  const payload = JSON.stringify(body);
-  res.writeHead(status, {
-    ...headers,
-    "content-type": "application/json; charset=utf-8",
-    "content-length": Buffer.byteLength(payload),
-  });
-  res.end(payload);
+  sendBody(res, status, JSON.stringify(body), { ...headers, "content-type": "application/json; charset=utf-8" });
 }

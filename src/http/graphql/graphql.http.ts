@@ -4,6 +4,7 @@ import { GraphQLError } from "graphql";
 import type { Logger } from "pino";
 import type { ApiKeyService } from "../../platform/auth/auth.service";
 import { AppError } from "../../platform/errors";
+import { sendBody } from "../http.compress";
 import { sendJson, splitUrl } from "../http.send";
 import { createContext, type AppDeps, type Context } from "../../context";
 import { readPlain, plainSmallBody } from "../rest/rest.body-reader";
@@ -107,12 +108,14 @@ function parseJson(buf: Buffer): unknown {
 
 async function write(res: ServerResponse, answer: HTTPGraphQLResponse): Promise<void> {
   for (const [key, value] of answer.headers) res.setHeader(key, value);
-  res.statusCode = answer.status ?? 200;
   if (answer.body.kind === "complete") {
-    res.setHeader("content-length", Buffer.byteLength(answer.body.string));
-    res.end(answer.body.string);
+    // Compressed when large enough and accepted, as REST answers are (http.compress.ts).
+    sendBody(res, answer.status ?? 200, answer.body.string);
     return;
   }
+  // An incremental answer (multipart, each part due as soon as it is ready) goes as it is: a compressor would hold
+  // parts back until it had enough to emit.
+  res.statusCode = answer.status ?? 200;
   for await (const chunk of answer.body.asyncIterator) res.write(chunk);
   res.end();
 }

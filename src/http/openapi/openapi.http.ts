@@ -6,7 +6,10 @@
  * no outside host, Swagger UI's online validator badge is off, and the page's
  * Content-Security-Policy forbids the browser to reach anywhere else.
  */
+import { createHash } from "node:crypto";
+import type { OutgoingHttpHeaders } from "node:http";
 import { Router, type Request, type Response } from "express";
+import { compressBody, negotiateEncoding, varyAcceptEncoding, type Encoding } from "../http.compress";
 import {
   contentAsset,
   CSS,
@@ -86,21 +89,90 @@ function renderPage(baseUrl: string, assets: ReturnType<typeof loadAssets>): str
 `;
 }
 
+interface Variant {
+  body: Buffer;
+  /** Strong, one per encoding: the bytes differ, so the tags do (as the docs page's assets do). */
+  etag: string;
+  encoding?: Encoding;
+}
+
+interface ServedDocument {
+  identity: Variant;
+  encoded(encoding: Encoding): Promise<Variant>;
+}
+
+const servedDocuments = new WeakMap<OpenApiDocument, ServedDocument>();
+
+/**
+ * The document's bytes and its tag, made once per document (every app built on one schema shares it); each
+ * compressed form made once, at the highest setting, on its first request rather than at start-up, which would pay
+ * for an encoding no client may ask for.
+ */
+function servedDocument(document: OpenApiDocument): ServedDocument {
+  const known = servedDocuments.get(document);
+  if (known) return known;
+  const body = Buffer.from(JSON.stringify(document), "utf8");
+  const hash = createHash("sha256").update(body).digest("base64url").slice(0, 32);
+  const made = new Map<Encoding, Promise<Variant>>();
+  const served: ServedDocument = {
+    identity: { body, etag: `"${hash}"` },
+    encoded(encoding) {
+      let variant = made.get(encoding);
+      if (!variant) {
+        variant = compressBody(body, encoding, "max").then((out) => ({
+          body: out,
+          etag: `"${hash}-${encoding}"`,
+          encoding,
+        }));
+        // A failure is not kept: the next request tries again (and this one gets the plain document).
+        variant.catch(() => made.delete(encoding));
+        made.set(encoding, variant);
+      }
+      return variant;
+    },
+  };
+  servedDocuments.set(document, served);
+  return served;
+}
+
+/** Whether `If-None-Match` names `etag` (or is `*`); a weak comparison, as RFC 9110 has it for this header. */
+function ifNoneMatch(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  for (const raw of header.split(",")) {
+    const tag = raw.trim();
+    if (tag === "*" || tag === etag || tag === `W/${etag}`) return true;
+  }
+  return false;
+}
+
 /** Serves the document and the docs page; mount anywhere before the 404 handler. */
 export function openApiRouter(document: OpenApiDocument): Router {
-  const json = Buffer.from(JSON.stringify(document), "utf8");
   const assets = loadAssets();
   const router = Router();
 
-  router.get(OPENAPI_PATH, (_req: Request, res: Response) => {
-    res.writeHead(200, {
+  const served = servedDocument(document);
+  router.get(OPENAPI_PATH, async (req: Request, res: Response) => {
+    const encoding = req.method === "HEAD" ? null : negotiateEncoding(req.headers["accept-encoding"]);
+    const variant = encoding === null ? served.identity : await served.encoded(encoding).catch(() => served.identity);
+    const headers: OutgoingHttpHeaders = {
       "content-type": "application/json; charset=utf-8",
-      "content-length": json.length,
       "cache-control": "no-cache",
+      etag: variant.etag,
       // Tools (editors, code generators) may read it from another origin; it holds no secret.
       "access-control-allow-origin": "*",
-    });
-    res.end(json);
+    };
+    varyAcceptEncoding(res, headers);
+    if (variant.encoding) headers["content-encoding"] = variant.encoding;
+    if (ifNoneMatch(req.headers["if-none-match"], variant.etag)) {
+      delete headers["content-type"];
+      delete headers["content-encoding"];
+      res.writeHead(304, headers);
+      res.end();
+      return;
+    }
+    headers["content-length"] = variant.body.length;
+    res.writeHead(200, headers);
+    res.end(variant.body);
   });
 
   router.get([DOCS_PATH, `${DOCS_PATH}/`], (req: Request, res: Response) => {

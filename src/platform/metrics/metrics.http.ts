@@ -2,6 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { Logger } from "pino";
+import { sendBody } from "../../http/http.compress";
 import { splitUrl } from "../../http/http.send";
 import type { Metrics } from "./metrics";
 
@@ -77,8 +78,8 @@ export function metricsHandler(metrics: Metrics, token: string | undefined): Req
     }
     try {
       const body = await metrics.render();
-      res.writeHead(200, { "content-type": metrics.contentType, "cache-control": "no-store" });
-      res.end(body);
+      // Compressed when the scraper accepts it (Prometheus sends `Accept-Encoding: gzip`): the text is tens of KiB.
+      sendBody(res, 200, body, { "content-type": metrics.contentType, "cache-control": "no-store" });
     } catch (e) {
       next(e);
     }
