@@ -149,7 +149,7 @@ describeBrowser("CORS in a real browser (headless Chromium)", () => {
     body: JSON.stringify({ symbol: "BTC-USD" }),
   };
 
-  it("an allowed origin calls /graphql (POST and GET) and /v1/quote and reads the answers and their headers", async () => {
+  it("an allowed origin calls /graphql (POST, GET) and /v1/quote and reads answers and headers", async () => {
     const { page } = await openFrontend();
     const gql = await call(page, `${allowed.base}/graphql`, graphqlPost());
     expect(gql).toMatchObject({
