@@ -79,7 +79,7 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
   // OPTIONS is a wrong method like any other (404 JSON), never Express's automatic "200 GET, HEAD"; CORS preflights
   // never get here (`cors` below answers them).
   app.use((req: Request, res: Response, next: NextFunction) => {
-    if (req.method !== "OPTIONS" || req.path === "/graphql" || req.path === "/graphql/") return next();
+    if (req.method !== "OPTIONS") return next();
     sendJson(
       res,
       404,
