@@ -18,9 +18,11 @@ import { graphiqlHandler } from "./http/graphql/graphiql";
 import { graphqlContext, graphqlDoor } from "./http/graphql/graphql.http";
 import { formatGraphqlError } from "./http/graphql/graphql.errors";
 import { jitExecutionPlugin } from "./http/graphql/graphql.executor";
+import { persistedQueries } from "./http/graphql/graphql.persisted";
 import { graphqlLimitsPlugin, graphqlParseOptions } from "./http/graphql/graphql.operation-limits";
 import { chargeGraphqlOperation, refundRefusedGraphqlFields } from "./platform/quotas/quota.graphql";
 import { createRateLimiter, type RateLimiter } from "./platform/quotas/quota.service";
+import { corsHandler } from "./http/server/server.cors";
 import { requestEssentials } from "./http/server/server.essentials";
 import { getSchema } from "./http/graphql/schema";
 import { Metrics } from "./platform/metrics/metrics";
@@ -76,9 +78,10 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
   // REST answers every /v0 and /v1 path itself (wrong methods included) before Express: it is the hot path, and
   // Express's per-request set-up and router cost more than all of REST's own work (BENCHMARKS.md).
   const restDoor = restRouter({ deps, schema, apiKeys, logger });
-  // No CORS here: OPTIONS is a wrong method like any other (404 JSON), never Express's automatic "200 GET, HEAD".
+  // OPTIONS is a wrong method like any other (404 JSON), never Express's automatic "200 GET, HEAD"; CORS preflights
+  // never get here (`cors` below answers them).
   app.use((req: Request, res: Response, next: NextFunction) => {
-    if (req.method !== "OPTIONS" || req.path === "/graphql" || req.path === "/graphql/") return next();
+    if (req.method !== "OPTIONS") return next();
     sendJson(
       res,
       404,
@@ -129,6 +132,12 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
     introspection: deps.config.graphql.introspection,
     hideSchemaDetailsFromClientErrors: !deps.config.graphql.introspection,
     allowBatchedHttpRequests: deps.config.graphql.batching,
+    // A GET query is accepted when it carries `x-api-key`: a header a browser sends cross-origin only after a CORS
+    // preflight, which is the proof Apollo's CSRF prevention looks for (its own two headers stay accepted). Anything
+    // else that a plain HTML form or <img> could send is still refused, and GET never runs a mutation.
+    csrfPrevention: { requestHeaders: ["x-api-key", "apollo-require-preflight", "x-apollo-operation-name"] },
+    // Automatic persisted queries, on GET and POST, in a bounded cache (src/http/graphql/graphql.persisted.ts).
+    persistedQueries: persistedQueries(),
     // main.ts drains requests on SIGTERM, then stops Apollo; Apollo stopping itself first would fail them.
     stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
@@ -179,8 +188,11 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
     sendJson(res, mapped.status, mapped.body);
   });
 
+  // MDG_CORS_ORIGINS (src/http/server/server.cors.ts): answers preflights, grants every answer; null when off.
+  const cors = corsHandler(deps.config.corsOrigins);
   const service: RequestListener = (req, res) => {
     const requestId = essentials(req, res);
+    if (cors?.(req, res, requestId)) return;
     if (restDoor(req, res, requestId) || gqlDoor(req, res, requestId)) return;
     (res as unknown as Response).locals = Object.assign(Object.create(null) as Record<string, unknown>, { requestId });
     app(req, res);

@@ -76,6 +76,47 @@ const optionalBool = z
   .optional()
   .transform((v) => (v === undefined || v === "" ? undefined : ["true", "1", "on", "yes"].includes(v)));
 
+/**
+ * `MDG_CORS_ORIGINS`: unset or empty, no cross-origin access; `*`, any origin; otherwise a comma list of origins
+ * (`https://app.example.com,http://localhost:5173`), each exactly as a browser sends it in `Origin`: a scheme, a host
+ * and an optional port, nothing after. A path or a trailing slash would never match, so it is refused at start.
+ */
+const corsOrigins = z
+  .string()
+  .optional()
+  .transform((raw, ctx): "*" | readonly string[] => {
+    const text = raw?.trim() ?? "";
+    if (text === "") return [];
+    if (text === "*") return "*";
+    const origins: string[] = [];
+    for (const item of text.split(",").map((o) => o.trim())) {
+      const problem = originProblem(item);
+      if (problem) {
+        ctx.addIssue({ code: "custom", message: problem });
+        return z.NEVER;
+      }
+      if (!origins.includes(item)) origins.push(item);
+    }
+    return origins;
+  });
+
+function originProblem(item: string): string | undefined {
+  const expected = "expected a comma list of origins such as https://app.example.com,http://localhost:5173, or *";
+  if (item === "") return `an empty item in the list; ${expected}`;
+  const shown = JSON.stringify(item.length > 60 ? `${item.slice(0, 60)}…` : item);
+  if (item === "*") return `* cannot be mixed with origins; ${expected}`;
+  let url: URL;
+  try {
+    url = new URL(item);
+  } catch {
+    return `${shown} is not an origin; ${expected}`;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return `${shown} is not an http(s) origin; ${expected}`;
+  // A browser's Origin is lower-case, without a default port, path, query or trailing slash: only that form matches.
+  if (url.origin !== item) return `${shown} is not an origin as a browser sends it (write ${url.origin}); ${expected}`;
+  return undefined;
+}
+
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   // 0 (a free port chosen by the system) only when written out: an empty PORT is a mistake, not a request for one.
@@ -122,6 +163,7 @@ const envSchema = z.object({
   MDG_REDIS_KEY_PREFIX: z.string().min(1).default("mdg:"),
   MDG_REDIS_TIMEOUT_MS: envNumber({ fallback: 250, min: 1, max: MINUTE_MS, unit: "milliseconds" }),
   MDG_REDIS_COOLDOWN_MS: envNumber({ fallback: 5_000, min: 1, max: 10 * MINUTE_MS, unit: "milliseconds" }),
+  MDG_CORS_ORIGINS: corsOrigins,
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** GET /metrics (Prometheus); README "Metrics and logs". */
   MDG_METRICS_ENABLED: optionalBool,
@@ -165,6 +207,11 @@ export interface Config {
   rateLimit: RateLimitConfig;
   /** `GET /metrics`: on by default; with a token it needs `Authorization: Bearer <token>`. */
   metrics: { enabled: boolean; token: string | undefined };
+  /**
+   * Origins whose pages may call `/graphql`, `/v0` and `/v1` (src/http/server/server.cors.ts): `*` any, an empty list
+   * none (MDG_CORS_ORIGINS).
+   */
+  corsOrigins: "*" | readonly string[];
 }
 
 /**
@@ -252,5 +299,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       redisCooldownMs: e.MDG_REDIS_COOLDOWN_MS,
     },
     metrics: { enabled: e.MDG_METRICS_ENABLED ?? true, token: e.MDG_METRICS_TOKEN },
+    corsOrigins: e.MDG_CORS_ORIGINS,
   };
 }

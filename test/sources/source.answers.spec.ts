@@ -9,10 +9,12 @@ import { gql } from "../helpers/graphql";
  * serve, in the same shapes, without a store query for what it answers.
  */
 const DOCUMENT: EtfHoldings = {
+  id: "DE0000000009@2026-10-31",
   atDate: "2026-10-31",
   currency: "EUR",
   holdings: [
     {
+      id: "DE0000000009@2026-10-31/DE0000000001",
       symbol: "UPST",
       name: "Upstream Holding AG",
       isin: "DE0000000001",

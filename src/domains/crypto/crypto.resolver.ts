@@ -1,4 +1,4 @@
-import { Args, Authorized, Ctx, Query, Resolver } from "type-graphql";
+import { Args, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } from "type-graphql";
 import type { Context } from "../../context";
 import { getCryptoPrice } from "./crypto.service";
 import { CryptoPrice, CryptoPriceArgs } from "./crypto.types";
@@ -9,5 +9,12 @@ export class CryptoResolver {
   @Query(() => CryptoPrice, { description: "Price of a crypto pair" })
   cryptoPrice(@Args(() => CryptoPriceArgs) args: CryptoPriceArgs, @Ctx() ctx: Context): Promise<CryptoPrice> {
     return getCryptoPrice(ctx, args.symbol);
+  }
+
+  @FieldResolver(() => ID, {
+    description: "Stable id of this price: the pair and the currency it is quoted in; for client caches",
+  })
+  id(@Root() price: CryptoPrice): string {
+    return `${price.symbol}:${price.currency}`;
   }
 }

@@ -1,6 +1,7 @@
-import { Args, Authorized, Ctx, FieldResolver, Query, Resolver, Root } from "type-graphql";
+import { Args, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } from "type-graphql";
 import type { Context } from "../../context";
 import { CountryWeight, SectorWeight } from "../exposure/exposure.types";
+import { listingId } from "../instrument/instrument.ids";
 import { EtfArgs, EtfMetricsArgs, EtfsArgs } from "./etf.args";
 import { Etf, EtfFundamentals, EtfHoldings, EtfMetrics, EtfProfile } from "./etf.types";
 
@@ -20,6 +21,14 @@ export class EtfResolver {
   })
   etfs(@Args(() => EtfsArgs) args: EtfsArgs, @Ctx() ctx: Context): Promise<(Etf | null)[]> {
     return ctx.answers.etf.getMany(ctx, args.symbols);
+  }
+
+  @FieldResolver(() => ID, {
+    description:
+      "Stable id of this listing (exchange:symbol), the same across restarts and replicas; for client caches",
+  })
+  id(@Root() etf: Etf): string {
+    return listingId(etf);
   }
 
   @FieldResolver(() => EtfProfile)

@@ -21,6 +21,7 @@ import {
   type EtfProfile,
   type EtfValuation,
 } from "./etf.types";
+import { assignHoldingIds, holdingsId, securityId } from "../instrument/instrument.ids";
 import { aggregateValuation, holdingValuation } from "./etf.valuation";
 
 export function toEtf(row: InstrumentRow): Etf {
@@ -66,6 +67,7 @@ export async function etfProfile(ctx: Context, etf: Etf): Promise<EtfProfile> {
   const p = await profileRow(ctx, etf);
   const s = etf.row.security;
   return {
+    id: securityId(s, etf.row.listing),
     name: s.name,
     isin: s.isin,
     cusip: s.cusip,
@@ -86,20 +88,25 @@ export async function etfProfile(ctx: Context, etf: Etf): Promise<EtfProfile> {
 
 export async function etfHoldings(ctx: Context, etf: Etf): Promise<EtfHoldings> {
   const [p, rows] = await Promise.all([profileRow(ctx, etf), ctx.loaders.etfHoldings.load(etf.row.security.id)]);
+  const id = holdingsId(securityId(etf.row.security, etf.row.listing), p.holdingsDate);
   return {
+    id,
     atDate: p.holdingsDate,
     currency: p.navCurrency,
-    holdings: rows.map((h: HoldingRow) => ({
-      symbol: h.symbol,
-      name: h.name,
-      isin: h.isin,
-      cusip: h.cusip,
-      share: h.shares,
-      percent: h.weight,
-      value: h.marketValue,
-      sector: h.sector,
-      country: h.country,
-    })),
+    holdings: assignHoldingIds(
+      id,
+      rows.map((h: HoldingRow) => ({
+        symbol: h.symbol,
+        name: h.name,
+        isin: h.isin,
+        cusip: h.cusip,
+        share: h.shares,
+        percent: h.weight,
+        value: h.marketValue,
+        sector: h.sector,
+        country: h.country,
+      })),
+    ),
   };
 }
 

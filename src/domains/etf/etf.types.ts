@@ -1,9 +1,14 @@
-import { Field, Float, Int, ObjectType } from "type-graphql";
+import { Field, Float, ID, Int, ObjectType } from "type-graphql";
 import type { InstrumentRow } from "../../sources/data-source";
 
 /** docs/contract.md section 4: the ETF profile existing SDKs parse. */
 @ObjectType({ description: "Profile of an ETF" })
 export class EtfProfile {
+  @Field(() => ID, {
+    description: "Stable id for client caches: the ETF's ISIN, or its listing (exchange:symbol) without one",
+  })
+  id: string;
+
   @Field(() => String)
   name: string;
 
@@ -52,6 +57,11 @@ export class EtfProfile {
 
 @ObjectType({ description: "One position of an ETF" })
 export class EtfHolding {
+  @Field(() => ID, {
+    description: "Stable id for client caches: the holdings' id and the held security's ISIN, symbol or name",
+  })
+  id: string;
+
   @Field(() => String, { nullable: true, description: "Symbol of the held security; null for bonds and cash" })
   symbol: string | null;
 
@@ -85,6 +95,11 @@ export class EtfHolding {
 
 @ObjectType({ description: "The holdings of an ETF at a date" })
 export class EtfHoldings {
+  @Field(() => ID, {
+    description: "Stable id of these holdings: the ETF's security id and the day they were reported; for client caches",
+  })
+  id: string;
+
   @Field(() => String, { description: "Day the holdings were reported, YYYY-MM-DD" })
   atDate: string;
 

@@ -1,6 +1,7 @@
-import { Args, Authorized, Ctx, FieldResolver, Query, Resolver, Root } from "type-graphql";
+import { Args, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } from "type-graphql";
 import type { Context } from "../../context";
 import { AllocationWeight, CountryWeight, SectorWeight } from "../exposure/exposure.types";
+import { listingId } from "../instrument/instrument.ids";
 import { FundArgs, FundsArgs } from "./fund.args";
 import { Fund, FundHoldings, FundProfile } from "./fund.types";
 
@@ -20,6 +21,14 @@ export class FundResolver {
   })
   funds(@Args(() => FundsArgs) args: FundsArgs, @Ctx() ctx: Context): Promise<(Fund | null)[]> {
     return ctx.answers.fund.getMany(ctx, args.isins);
+  }
+
+  @FieldResolver(() => ID, {
+    description:
+      "Stable id of this listing (exchange:symbol), the same across restarts and replicas; for client caches",
+  })
+  id(@Root() fund: Fund): string {
+    return listingId(fund.row.listing);
   }
 
   @FieldResolver(() => FundProfile)

@@ -6,6 +6,7 @@ import { resolveInstrument } from "../instrument/instrument.service";
 import type { FundProfileRow, InstrumentRow } from "../../sources/data-source";
 import type { FundArgs } from "./fund.args";
 import { Fund, type FundHoldings, type FundProfile } from "./fund.types";
+import { assignHoldingIds, holdingsId, securityId } from "../instrument/instrument.ids";
 
 /** The asset classes of allocation exposure, always all four and in this order. */
 export const ALLOCATION_CLASSES = ["Equity", "Bonds", "Cash", "Other"] as const;
@@ -61,6 +62,7 @@ export async function fundProfile(ctx: Context, fund: Fund): Promise<FundProfile
   const p = await profileRow(ctx, fund);
   const s = fund.row.security;
   return {
+    id: securityId(s, fund.row.listing),
     name: s.name,
     description: s.description,
     fundCompany: p.fundCompany,
@@ -84,19 +86,24 @@ export async function fundProfile(ctx: Context, fund: Fund): Promise<FundProfile
 
 export async function fundHoldings(ctx: Context, fund: Fund): Promise<FundHoldings> {
   const [p, rows] = await Promise.all([profileRow(ctx, fund), ctx.loaders.fundHoldings.load(fund.row.security.id)]);
+  const id = holdingsId(securityId(fund.row.security, fund.row.listing), p.holdingsDate);
   return {
+    id,
     atDate: p.holdingsDate,
     currency: p.navCurrency,
-    holdings: rows.map((h) => ({
-      symbol: h.symbol,
-      name: h.name,
-      isin: h.isin,
-      assetClass: h.assetClass,
-      sector: h.sector,
-      country: h.country,
-      percent: h.weight,
-      value: h.marketValue,
-    })),
+    holdings: assignHoldingIds(
+      id,
+      rows.map((h) => ({
+        symbol: h.symbol,
+        name: h.name,
+        isin: h.isin,
+        assetClass: h.assetClass,
+        sector: h.sector,
+        country: h.country,
+        percent: h.weight,
+        value: h.marketValue,
+      })),
+    ),
   };
 }
 

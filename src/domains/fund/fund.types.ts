@@ -1,8 +1,13 @@
-import { Field, Float, Int, ObjectType } from "type-graphql";
+import { Field, Float, ID, Int, ObjectType } from "type-graphql";
 import type { InstrumentRow } from "../../sources/data-source";
 
 @ObjectType({ description: "Profile of a mutual fund" })
 export class FundProfile {
+  @Field(() => ID, {
+    description: "Stable id of this profile: the fund's ISIN; for client caches",
+  })
+  id: string;
+
   @Field(() => String)
   name: string;
 
@@ -60,6 +65,11 @@ export class FundProfile {
 
 @ObjectType({ description: "One position of a fund" })
 export class FundHolding {
+  @Field(() => ID, {
+    description: "Stable id for client caches: the holdings' id and the held security's ISIN, symbol or name",
+  })
+  id: string;
+
   @Field(() => String, { nullable: true, description: "Symbol of the held security; null for bonds and cash" })
   symbol: string | null;
 
@@ -87,6 +97,11 @@ export class FundHolding {
 
 @ObjectType({ description: "The holdings of a fund at a date" })
 export class FundHoldings {
+  @Field(() => ID, {
+    description: "Stable id of these holdings: the fund's ISIN and the day they were reported; for client caches",
+  })
+  id: string;
+
   @Field(() => String, { description: "Day the holdings were reported, YYYY-MM-DD" })
   atDate: string;
 

@@ -4,6 +4,7 @@ import { requireCapability } from "../../sources/source.capabilities";
 import type { SecurityTypeEnum } from "../instrument/instrument.types";
 import type { SecurityType } from "../../sources/data-source";
 import type { AssetListPage, ListArgs } from "./list.types";
+import { listingId, securityId } from "../instrument/instrument.ids";
 
 export const DEFAULT_LIST_LIMIT = 100;
 
@@ -33,17 +34,21 @@ export async function listAssets(
       const ls = listings[i];
       const all = Array.isArray(ls) ? ls : [];
       const primary = all[0];
+      const symbol = primary?.symbol ?? s.isin ?? String(s.id);
+      const exchange = primary?.exchange ?? "";
       return {
-        symbol: primary?.symbol ?? s.isin ?? String(s.id),
+        id: securityId(s, { exchange, symbol }),
+        symbol,
         name: s.name,
         isin: s.isin,
         type: s.type as SecurityTypeEnum,
-        exchange: primary?.exchange ?? "",
+        exchange,
         currency: primary?.currency ?? s.currency,
         country: s.country,
         sector: s.sector,
         marketCapitalization: s.marketCap,
         listings: all.map((l) => ({
+          id: listingId(l),
           symbol: l.symbol,
           exchange: l.exchange,
           currency: l.currency,

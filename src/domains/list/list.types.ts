@@ -1,9 +1,15 @@
-import { ArgsType, Field, Float, Int, ObjectType } from "type-graphql";
+import { ArgsType, Field, Float, ID, Int, ObjectType } from "type-graphql";
 import { GroupListing } from "../search/search.types";
 import { SecurityTypeEnum } from "../instrument/instrument.types";
 
 @ObjectType({ description: "A security in an asset list, with all its listings" })
 export class AssetListItem {
+  @Field(() => ID, {
+    description:
+      "Stable id of the security: its ISIN, or its primary listing (exchange:symbol) without one; for client caches",
+  })
+  id: string;
+
   @Field(() => String, { description: "Symbol of the primary listing" })
   symbol: string;
 

@@ -1,5 +1,6 @@
-import { Args, Authorized, Ctx, FieldResolver, Query, Resolver, Root } from "type-graphql";
+import { Args, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } from "type-graphql";
 import type { Context } from "../../context";
+import { quoteId } from "../instrument/instrument.ids";
 import { metricsOf } from "./quote.service";
 import { Quote, QuoteArgs, QuoteMetrics, QuotesArgs } from "./quote.types";
 
@@ -24,6 +25,15 @@ export class QuoteResolver {
   })
   quotes(@Args(() => QuotesArgs) args: QuotesArgs, @Ctx() ctx: Context): Promise<(Quote | Error | null)[]> {
     return ctx.answers.quote.getMany(ctx, args.symbols, args.currency);
+  }
+
+  @FieldResolver(() => ID, {
+    description:
+      "Stable id of this quote: the listing (exchange:symbol) and the currency of its prices, so a quote converted " +
+      "to another currency is another object in a client cache",
+  })
+  id(@Root() quote: Quote): string {
+    return quoteId(quote);
   }
 
   @FieldResolver(() => QuoteMetrics, { nullable: true })

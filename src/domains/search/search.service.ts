@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from "../../platform/errors";
 import type { Context } from "../../context";
+import { listingId, securityId } from "../instrument/instrument.ids";
 import type { SecurityTypeEnum } from "../instrument/instrument.types";
 import type { SecurityMatch } from "./search.index";
 import type { AggregatedSearchResult, SearchArgs, SearchHit, SearchResult } from "./search.types";
@@ -33,6 +34,7 @@ export function search(ctx: Context, args: SearchArgs): SearchResult {
     for (const l of s.listings) {
       if (results.length >= limit) break;
       results.push({
+        id: listingId(l),
         symbol: l.symbol,
         companyName: s.name,
         isin: s.isin,
@@ -55,6 +57,7 @@ export function searchAggregated(ctx: Context, args: SearchArgs): AggregatedSear
     statusCode: 200,
     query: args.query.trim(),
     results: matches(ctx, args).map(({ security: s, match }) => ({
+      id: securityId(s, s.listings[0]!),
       name: s.name,
       isin: s.isin,
       type: s.type as SecurityTypeEnum,
@@ -62,7 +65,7 @@ export function searchAggregated(ctx: Context, args: SearchArgs): AggregatedSear
       currency: s.currency,
       marketCapitalization: s.marketCap,
       match,
-      listings: s.listings.map((l) => ({ ...l })),
+      listings: s.listings.map((l) => ({ ...l, id: listingId(l) })),
     })),
   };
 }

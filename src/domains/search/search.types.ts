@@ -1,8 +1,13 @@
-import { ArgsType, Field, Float, Int, ObjectType } from "type-graphql";
+import { ArgsType, Field, Float, ID, Int, ObjectType } from "type-graphql";
 import { SecurityTypeEnum } from "../instrument/instrument.types";
 
 @ObjectType({ description: "One listing that matched a search" })
 export class SearchHit {
+  @Field(() => ID, {
+    description: "Stable id of the listing (exchange:symbol); for client caches",
+  })
+  id: string;
+
   @Field(() => String)
   symbol: string;
 
@@ -48,6 +53,11 @@ export class SearchResult {
 
 @ObjectType({ description: "A listing of a security in an aggregated search group" })
 export class GroupListing {
+  @Field(() => ID, {
+    description: "Stable id of the listing (exchange:symbol); for client caches",
+  })
+  id: string;
+
   @Field(() => String)
   symbol: string;
 
@@ -63,6 +73,12 @@ export class GroupListing {
 
 @ObjectType({ description: "One security with every listing it has" })
 export class SearchGroup {
+  @Field(() => ID, {
+    description:
+      "Stable id of the security: its ISIN, or its primary listing (exchange:symbol) without one; for client caches",
+  })
+  id: string;
+
   @Field(() => String)
   name: string;
 

@@ -1,9 +1,10 @@
-import { Args, Authorized, Ctx, FieldResolver, Query, Resolver, Root } from "type-graphql";
+import { Args, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } from "type-graphql";
 import { candlesOf } from "../candle/candle.service";
 import { CandleRangeArgs, Candles } from "../candle/candle.types";
 import type { Context } from "../../context";
 import { annualDividendsOf, dividendEstimateOf, dividendsOf } from "../dividend/dividend.service";
 import { AnnualDividends, Dividend, DividendEstimate } from "../dividend/dividend.types";
+import { listingId } from "../instrument/instrument.ids";
 import { DividendRangeArgs } from "./stock.args";
 import { financialsTtmOf, getStock } from "./stock.service";
 import { FinancialsTtm, Stock, StockArgs } from "./stock.types";
@@ -19,6 +20,14 @@ export class StockResolver {
   @Query(() => Stock, { description: "A stock by symbol (any of its listings) or ISIN" })
   stock(@Args(() => StockArgs) args: StockArgs, @Ctx() ctx: Context): Promise<Stock> {
     return getStock(ctx, args);
+  }
+
+  @FieldResolver(() => ID, {
+    description:
+      "Stable id of this listing (exchange:symbol), the same across restarts and replicas; for client caches",
+  })
+  id(@Root() stock: Stock): string {
+    return listingId(stock.row.listing);
   }
 
   @Authorized("stock")

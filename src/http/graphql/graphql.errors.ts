@@ -1,5 +1,5 @@
 import { unwrapResolverError } from "@apollo/server/errors";
-import type { GraphQLFormattedError } from "graphql";
+import { GraphQLError, type GraphQLFormattedError } from "graphql";
 import { redactKeys } from "../../platform/auth/auth.keys";
 import { AppError, type ErrorCode } from "../../platform/errors";
 
@@ -43,6 +43,11 @@ export function formatGraphqlError(onInternal: (err: unknown) => void) {
     // (A key pasted into a variable or argument is never repeated back: `redactKeys`.)
     if (typeof code === "string" && code !== "INTERNAL_SERVER_ERROR")
       return { ...formatted, message: redactKeys(formatted.message) };
+    // Apollo's own refusals of the request without a code (a persisted query whose hash does not match its text, an
+    // unsupported persisted query version): the client's fault, said as Apollo says it.
+    if (clientRefusal(error)) {
+      return { message: redactKeys(formatted.message), extensions: { code: "BAD_REQUEST" } };
+    }
     onInternal(original);
     return {
       message: "internal error",
@@ -51,4 +56,11 @@ export function formatGraphqlError(onInternal: (err: unknown) => void) {
       extensions: { code: "INTERNAL_SERVER_ERROR" },
     };
   };
+}
+
+/** A GraphQLError Apollo raised about the request itself (no resolver's error inside) with a 4xx HTTP status. */
+function clientRefusal(error: unknown): boolean {
+  if (!(error instanceof GraphQLError) || error.originalError !== undefined || error.path !== undefined) return false;
+  const status = (error.extensions.http as { status?: unknown } | undefined)?.status;
+  return typeof status === "number" && status >= 400 && status < 500;
 }
