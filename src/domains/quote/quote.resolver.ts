@@ -26,7 +26,10 @@ export class QuoteResolver {
     return ctx.answers.quote.getMany(ctx, args.symbols, args.currency);
   }
 
-  @FieldResolver(() => QuoteMetrics, { nullable: true })
+  @FieldResolver(() => QuoteMetrics, {
+    nullable: true,
+    description: "Company metrics; null for crypto and forex pairs, where they mean nothing",
+  })
   metrics(@Root() quote: Quote): QuoteMetrics | null {
     return metricsOf(quote);
   }

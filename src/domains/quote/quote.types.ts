@@ -27,22 +27,28 @@ export class QuoteMetrics {
   @Field(() => Float, { nullable: true, description: "Price / earnings, trailing twelve months" })
   peRatio: number | null;
 
-  @Field(() => Float, { nullable: true })
+  @Field(() => Float, {
+    nullable: true,
+    description: "Shares outstanding as of the latest reported quarter (stocks); units for ETFs and funds where known",
+  })
   sharesOutstanding: number | null;
 }
 
 @ObjectType({ description: "Latest quote of a listing" })
 export class Quote {
-  @Field(() => String)
+  @Field(() => String, { description: "Symbol of the listing; crypto pairs in the canonical form, e.g. BTC-USD" })
   symbol: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "Name of the security" })
   name: string;
 
-  @Field(() => SecurityTypeEnum)
+  @Field(() => SecurityTypeEnum, { description: "Kind of security the listing belongs to" })
   type: SecurityTypeEnum;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: "ISIN of the security; null where it has none (crypto and forex pairs)",
+  })
   isin: string | null;
 
   @Field(() => Float, { description: "Current price" })
@@ -81,7 +87,9 @@ export class Quote {
   @Field(() => String, { nullable: true, description: "Next earnings date, YYYY-MM-DD (stocks)" })
   earningsAnnouncement: string | null;
 
-  @Field(() => HistoricalPrice)
+  @Field(() => HistoricalPrice, {
+    description: "Latest close and its 50- and 200-day moving averages (REST: historical_price)",
+  })
   historicalPrice: HistoricalPrice;
 
   /** Internal: the security behind the listing, for field resolvers. */
