@@ -175,10 +175,13 @@ export class ExpectedDividend {
   @Field(() => String, { nullable: true, description: "(Expected) record date, YYYY-MM-DD; null where unknown" })
   recordDate: string | null;
 
-  @Field(() => String, { nullable: true, description: "(Expected) payment date" })
+  @Field(() => String, { nullable: true, description: "(Expected) payment date, YYYY-MM-DD; null where unknown" })
   payDate: string | null;
 
-  @Field(() => String, { nullable: true, description: "Null for estimates" })
+  @Field(() => String, {
+    nullable: true,
+    description: "Declaration date, YYYY-MM-DD; null for estimates and where unknown",
+  })
   declarationDate: string | null;
 
   @Field(() => Float, { description: "Per share, in currency: as announced, or the estimate" })

@@ -31,19 +31,19 @@ export class EtfProfile {
   @Field(() => String, { description: "ISO 3166 alpha-2 country of domicile" })
   domicile: string;
 
-  @Field(() => String, { description: "Issuer" })
+  @Field(() => String, { description: "Company that issues the ETF" })
   etfCompany: string;
 
   @Field(() => Float, { description: "Total expense ratio, percent per year" })
   expenseRatio: number;
 
-  @Field(() => String, { description: "YYYY-MM-DD" })
+  @Field(() => String, { description: "Day the ETF was launched, YYYY-MM-DD" })
   inceptionDate: string;
 
   @Field(() => Float, { description: "Net asset value per share, in navCurrency" })
   nav: number;
 
-  @Field(() => String, { description: "ISO 4217" })
+  @Field(() => String, { description: "ISO 4217 currency of nav and aum" })
   navCurrency: string;
 
   @Field(() => String, { nullable: true, description: "Issuer's page for the ETF (URL); null where none is known" })
@@ -86,7 +86,10 @@ export class EtfHolding {
   })
   sector: string | null;
 
-  @Field(() => String, { nullable: true, description: "ISO 3166 alpha-2" })
+  @Field(() => String, {
+    nullable: true,
+    description: "Country of the held security, ISO 3166 alpha-2; null for cash and where unknown",
+  })
   country: string | null;
 }
 
@@ -159,16 +162,16 @@ export class EtfFundamentals {
   @Field(() => Float, { description: "Net asset value per share, in navCurrency" })
   nav: number;
 
-  @Field(() => String, { description: "ISO 4217" })
+  @Field(() => String, { description: "ISO 4217 currency of nav and aum" })
   navCurrency: string;
 
   @Field(() => Int, { description: "Number of positions in the latest holdings" })
   holdingsCount: number;
 
-  @Field(() => String, { description: "YYYY-MM-DD" })
+  @Field(() => String, { description: "Day the ETF was launched, YYYY-MM-DD" })
   inceptionDate: string;
 
-  @Field(() => String, { description: "ISO 3166 alpha-2" })
+  @Field(() => String, { description: "Country of domicile, ISO 3166 alpha-2" })
   domicile: string;
 
   @Field(() => String, { description: "Company that issues the ETF" })
@@ -210,7 +213,7 @@ export class MetricsPeriod {
   @Field(() => String, { description: "Day of the close ending the period, YYYY-MM-DD" })
   date: string;
 
-  @Field(() => Float, { description: "Percent" })
+  @Field(() => Float, { description: "Return of the period, percent" })
   periodReturn: number;
 }
 

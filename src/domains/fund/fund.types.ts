@@ -29,7 +29,7 @@ export class FundProfile {
   @Field(() => Float, { description: "Net asset value per unit, in navCurrency" })
   nav: number;
 
-  @Field(() => String, { description: "ISO 4217" })
+  @Field(() => String, { description: "ISO 4217 currency of nav, aum and minInvestment" })
   navCurrency: string;
 
   @Field(() => Float, { description: "Ongoing charge, percent per year" })
@@ -38,7 +38,7 @@ export class FundProfile {
   @Field(() => Float, { description: "Maximum entry charge, percent" })
   entryCharge: number;
 
-  @Field(() => String, { description: "YYYY-MM-DD" })
+  @Field(() => String, { description: "Day the fund was launched, YYYY-MM-DD" })
   inceptionDate: string;
 
   @Field(() => String, { description: "ISO 3166 alpha-2 country of domicile" })
@@ -86,7 +86,10 @@ export class FundHolding {
   })
   sector: string | null;
 
-  @Field(() => String, { nullable: true, description: "ISO 3166 alpha-2" })
+  @Field(() => String, {
+    nullable: true,
+    description: "Country of the held security, ISO 3166 alpha-2; null for cash and where unknown",
+  })
   country: string | null;
 
   @Field(() => Float, { description: "Weight in the fund, percent" })

@@ -30,7 +30,7 @@ export class AssetListItem {
 
   @Field(() => String, {
     nullable: true,
-    description: "Sector (GICS-like, e.g. Information Technology); null for ETFs, funds, crypto and where unknown",
+    description: "Sector of a stock (GICS-like, e.g. Information Technology); null for ETFs, funds, crypto and forex",
   })
   sector: string | null;
 

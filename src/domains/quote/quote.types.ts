@@ -51,7 +51,7 @@ export class Quote {
   })
   isin: string | null;
 
-  @Field(() => Float, { description: "Current price" })
+  @Field(() => Float, { description: "Current (latest) price, in currency" })
   c: number;
 
   @Field(() => Float, { description: "Change against the previous close" })
@@ -60,16 +60,16 @@ export class Quote {
   @Field(() => Float, { description: "Change in percent against the previous close" })
   dp: number;
 
-  @Field(() => Float, { description: "High of the day" })
+  @Field(() => Float, { description: "High of the day, in currency" })
   h: number;
 
-  @Field(() => Float, { description: "Low of the day" })
+  @Field(() => Float, { description: "Low of the day, in currency" })
   l: number;
 
-  @Field(() => Float, { description: "Open of the day" })
+  @Field(() => Float, { description: "Open of the day, in currency" })
   o: number;
 
-  @Field(() => Float, { description: "Previous close" })
+  @Field(() => Float, { description: "Close of the previous trading day, in currency" })
   pc: number;
 
   @Field(() => Int, { description: "Time of the quote, Unix seconds" })

@@ -27,7 +27,7 @@ export class SearchHit {
   @Field(() => Boolean, { description: "True for an American depositary receipt" })
   isAdr: boolean;
 
-  @Field(() => Boolean, { description: "False when the security is delisted or suspended" })
+  @Field(() => Boolean, { description: "False when the security no longer trades (e.g. delisted)" })
   isActivelyTrading: boolean;
 
   @Field(() => String, { description: "ISO 4217 currency of the listing's prices" })

@@ -36,7 +36,10 @@ export class Stock {
   })
   industry: string | null;
 
-  @Field(() => Float, { nullable: true, description: "In the reporting currency" })
+  @Field(() => Float, {
+    nullable: true,
+    description: "Market capitalisation in the reporting currency; null where unknown",
+  })
   marketCapitalization: number | null;
 
   @Field(() => Float, {
@@ -73,7 +76,7 @@ export class FinancialQuarter {
   })
   fiscalYear: number;
 
-  @Field(() => Int, { description: "1 to 4" })
+  @Field(() => Int, { description: "Fiscal quarter, 1 to 4" })
   fiscalQuarter: number;
 
   @Field(() => String, { description: "Day the quarter was reported, YYYY-MM-DD" })
@@ -94,7 +97,7 @@ export class FinancialQuarter {
   @Field(() => Float, { description: "Net income of the quarter; negative for a loss" })
   netIncome: number;
 
-  @Field(() => Float, { description: "Earnings per share" })
+  @Field(() => Float, { description: "Earnings per share of the quarter, in the reporting currency" })
   eps: number;
 
   @Field(() => Float, { description: "Cash flow from operations of the quarter" })
