@@ -45,7 +45,7 @@ function documentedBulkBody(routes: readonly RouteEntry[], version: ApiVersion) 
       ),
     symbols: z
       .array(
-        z.object({ symbol: z.string().min(1).describe("A symbol (or ISIN, where the endpoint takes one) to query") }),
+        z.object({ symbol: z.string().min(1).describe("A security, passed to the named endpoint as its `symbol`") }),
       )
       .min(1)
       .describe("At most MDG_BULK_MAX_SYMBOLS items (100 by default); each is answered in its own result"),
