@@ -7,10 +7,15 @@ export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' |
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
 /** What kind of security a listing belongs to */
 export type SecurityType =
+  /** A crypto pair such as BTC-USD */
   | 'crypto'
+  /** An exchange-traded fund */
   | 'etf'
+  /** A currency pair such as EURUSD */
   | 'forex'
+  /** A mutual fund, known by its ISIN */
   | 'fund'
+  /** A company's share (common stock or ADR) */
   | 'stock';
 
 export type ChartQueryVariables = Exact<{

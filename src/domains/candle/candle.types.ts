@@ -20,16 +20,16 @@ export class Candles {
   @Field(() => [Int], { description: "Start of each bar's period, Unix seconds" })
   t: number[];
 
-  @Field(() => [Float], { description: "Open" })
+  @Field(() => [Float], { description: "Open of each bar, in currency" })
   o: number[];
 
-  @Field(() => [Float], { description: "High" })
+  @Field(() => [Float], { description: "High of each bar, in currency" })
   h: number[];
 
-  @Field(() => [Float], { description: "Low" })
+  @Field(() => [Float], { description: "Low of each bar, in currency" })
   l: number[];
 
-  @Field(() => [Float], { description: "Close" })
+  @Field(() => [Float], { description: "Close of each bar, in currency" })
   c: number[];
 
   @Field(() => [Float], { description: "Volume (shares, units of the base asset for crypto)" })

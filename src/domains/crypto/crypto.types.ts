@@ -14,7 +14,7 @@ export class CryptoPrice {
   @Field(() => String, { description: "ISO 4217 currency the pair is quoted in" })
   currency: string;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Latest price, in currency" })
   price: number;
 
   @Field(() => Float, { description: "Change against the previous close (00:00 UTC)" })
@@ -23,16 +23,16 @@ export class CryptoPrice {
   @Field(() => Float, { description: "Change in percent" })
   changePercent: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Open of the UTC day, in currency" })
   open: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "High of the UTC day so far, in currency" })
   high: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Low of the UTC day so far, in currency" })
   low: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Close of the previous UTC day (at 00:00 UTC), in currency" })
   previousClose: number;
 
   @Field(() => Float, { description: "Volume of the day in units of the base asset" })

@@ -39,7 +39,7 @@ export class DividendCalendarPage {
   @Field(() => String, { description: "Last ex-date of the window, YYYY-MM-DD" })
   to: string;
 
-  @Field(() => [Dividend])
+  @Field(() => [Dividend], { description: "Dividends going ex in the window, by ex-date (then by security)" })
   dividends: Dividend[];
 
   @Field(() => String, { nullable: true, description: "Pass as cursor for the next page; null on the last page" })
@@ -72,7 +72,7 @@ export class DividendCalendarArgs {
 
 @ObjectType({ description: "Dividends of one calendar year (by ex-date)" })
 export class DividendYear {
-  @Field(() => Int)
+  @Field(() => Int, { description: "Calendar year of the ex-dates (UTC)" })
   year: number;
 
   @Field(() => Float, { description: "Sum of the amounts as paid" })
@@ -98,10 +98,12 @@ export class DividendYear {
 
 @ObjectType({ description: "Annual dividends of a stock, ETF or fund, with the forward dividend and yield" })
 export class AnnualDividends {
-  @Field(() => String)
+  @Field(() => String, {
+    description: "Symbol of the listing asked for (for a fund asked by ISIN: its primary listing)",
+  })
   symbol: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: "ISIN of the security; null where unknown" })
   isin: string | null;
 
   @Field(() => String, { description: "ISO 4217 currency of the dividend amounts" })
@@ -128,7 +130,7 @@ export class AnnualDividends {
 
   @Field(() => Float, {
     nullable: true,
-    description: "forwardAnnualDividend / price, percent (the dividend converted into the price's currency)",
+    description: "Forward annual dividend / price, percent (the dividend converted into the price's currency)",
   })
   forwardYield: number | null;
 
@@ -155,7 +157,14 @@ export enum DividendStatus {
 
 registerEnumType(DividendStatus, {
   name: "DividendStatus",
-  description: "announced: declared by the issuer; estimated: projected from the payment frequency and recent history",
+  description: "Whether an expected dividend was declared by the issuer or is projected by the service",
+  // Lower case, as in REST's `status` (docs/contract.md section 4 style); .graphql-schema-linter.config.js says why.
+  valuesConfig: {
+    announced: { description: "Declared by the issuer: amount and dates as announced" },
+    estimated: {
+      description: "Projected from the payment frequency and recent history; declarationDate is null",
+    },
+  },
 });
 
 @ObjectType({ description: "An expected dividend of the next twelve months" })
@@ -163,34 +172,37 @@ export class ExpectedDividend {
   @Field(() => String, { description: "(Expected) ex-dividend date, YYYY-MM-DD" })
   date: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: "(Expected) record date, YYYY-MM-DD; null where unknown" })
   recordDate: string | null;
 
-  @Field(() => String, { nullable: true, description: "(Expected) payment date" })
+  @Field(() => String, { nullable: true, description: "(Expected) payment date, YYYY-MM-DD; null where unknown" })
   payDate: string | null;
 
-  @Field(() => String, { nullable: true, description: "Null for estimates" })
+  @Field(() => String, {
+    nullable: true,
+    description: "Declaration date, YYYY-MM-DD; null for estimates and where unknown",
+  })
   declarationDate: string | null;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Per share, in currency: as announced, or the estimate" })
   amount: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Per share, split-adjusted to today's shares, in currency" })
   adjustedAmount: number;
 
-  @Field(() => String)
+  @Field(() => String, { description: "ISO 4217 currency of the amounts" })
   currency: string;
 
-  @Field(() => DividendStatus)
+  @Field(() => DividendStatus, { description: "Announced by the issuer, or estimated" })
   status: DividendStatus;
 }
 
 @ObjectType({ description: "Expected dividends of the next twelve months" })
 export class DividendEstimate {
-  @Field(() => String)
+  @Field(() => String, { description: "Symbol of the listing asked for" })
   symbol: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: "ISIN of the security; null where unknown" })
   isin: string | null;
 
   @Field(() => String, { description: "ISO 4217 currency of the amounts" })

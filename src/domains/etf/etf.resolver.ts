@@ -31,12 +31,12 @@ export class EtfResolver {
     return listingId(etf);
   }
 
-  @FieldResolver(() => EtfProfile)
+  @FieldResolver(() => EtfProfile, { description: "Profile: issuer, costs, size, NAV and inception" })
   profile(@Root() etf: Etf, @Ctx() ctx: Context): Promise<EtfProfile> {
     return ctx.answers.etf.profile(ctx, etf);
   }
 
-  @FieldResolver(() => EtfHoldings)
+  @FieldResolver(() => EtfHoldings, { description: "Latest reported holdings, largest weight first" })
   holdings(@Root() etf: Etf, @Ctx() ctx: Context): Promise<EtfHoldings> {
     return ctx.answers.etf.holdings(ctx, etf);
   }
@@ -51,7 +51,7 @@ export class EtfResolver {
     return ctx.answers.etf.countryExposure(ctx, etf);
   }
 
-  @FieldResolver(() => EtfFundamentals)
+  @FieldResolver(() => EtfFundamentals, { description: "Fundamentals, with a valuation aggregated from the holdings" })
   fundamentals(@Root() etf: Etf, @Ctx() ctx: Context): Promise<EtfFundamentals> {
     return ctx.answers.etf.fundamentals(ctx, etf);
   }

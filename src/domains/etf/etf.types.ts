@@ -9,10 +9,10 @@ export class EtfProfile {
   })
   id: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "Name of the ETF" })
   name: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: "ISIN of the ETF; null where unknown" })
   isin: string | null;
 
   @Field(() => String, { nullable: true, description: "CUSIP of the ETF itself" })
@@ -27,31 +27,34 @@ export class EtfProfile {
   @Field(() => Float, { nullable: true, description: "Average daily volume of the last 30 trading days" })
   avgVolume: number | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: "Investment objective in the issuer's words; null where none is known",
+  })
   description: string | null;
 
   @Field(() => String, { description: "ISO 3166 alpha-2 country of domicile" })
   domicile: string;
 
-  @Field(() => String, { description: "Issuer" })
+  @Field(() => String, { description: "Company that issues the ETF" })
   etfCompany: string;
 
   @Field(() => Float, { description: "Total expense ratio, percent per year" })
   expenseRatio: number;
 
-  @Field(() => String, { description: "YYYY-MM-DD" })
+  @Field(() => String, { description: "Day the ETF was launched, YYYY-MM-DD" })
   inceptionDate: string;
 
   @Field(() => Float, { description: "Net asset value per share, in navCurrency" })
   nav: number;
 
-  @Field(() => String, { description: "ISO 4217" })
+  @Field(() => String, { description: "ISO 4217 currency of nav and aum" })
   navCurrency: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: "Issuer's page for the ETF (URL); null where none is known" })
   website: string | null;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "Number of positions in the latest holdings" })
   holdingsCount: number;
 }
 
@@ -65,14 +68,15 @@ export class EtfHolding {
   @Field(() => String, { nullable: true, description: "Symbol of the held security; null for bonds and cash" })
   symbol: string | null;
 
-  @Field(() => String)
+  @Field(() => String, { description: "Name of the held security or position" })
   name: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: "ISIN of the held security; null for cash and where unknown" })
   isin: string | null;
 
   @Field(() => String, {
     nullable: true,
+    description: "CUSIP of the held security (US and Canadian securities); null where it has none",
     deprecationReason: "Removed from REST v1 on 2024-07-01 (docs/contract.md section 5); use isin",
   })
   cusip: string | null;
@@ -86,10 +90,16 @@ export class EtfHolding {
   @Field(() => Float, { description: "Market value, in the ETF's NAV currency" })
   value: number;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: "Sector of the held security (GICS-like, e.g. Information Technology); null for bonds and cash",
+  })
   sector: string | null;
 
-  @Field(() => String, { nullable: true, description: "ISO 3166 alpha-2" })
+  @Field(() => String, {
+    nullable: true,
+    description: "Country of the held security, ISO 3166 alpha-2; null for cash and where unknown",
+  })
   country: string | null;
 }
 
@@ -114,13 +124,13 @@ export class EtfHoldings {
   description: "Share of an ETF in each market-cap class (USD: large ≥ 10 bn, mid ≥ 2 bn, small below), percent",
 })
 export class MarketCapBreakdown {
-  @Field(() => Float)
+  @Field(() => Float, { description: "Percent of the ETF in companies of USD 10 bn market cap or more" })
   large: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Percent of the ETF in companies of USD 2 bn to 10 bn market cap" })
   mid: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Percent of the ETF in companies below USD 2 bn market cap" })
   small: number;
 
   @Field(() => Float, { description: "Holdings without a known market cap (bonds, cash, unknown securities)" })
@@ -147,13 +157,15 @@ export class EtfValuation {
   @Field(() => Float, { description: "Percent of the ETF's weight from which at least one figure was derived" })
   coveredWeight: number;
 
-  @Field(() => MarketCapBreakdown)
+  @Field(() => MarketCapBreakdown, {
+    description: "Weights by the market cap of the holdings, percent; the four shares sum to 100",
+  })
   marketCapBreakdown: MarketCapBreakdown;
 }
 
 @ObjectType({ description: "Fundamental data of an ETF" })
 export class EtfFundamentals {
-  @Field(() => String)
+  @Field(() => String, { description: "Equity, Fixed Income, Commodity, Multi-Asset or Real Estate" })
   assetClass: string;
 
   @Field(() => Float, { description: "Total expense ratio, percent per year" })
@@ -165,19 +177,19 @@ export class EtfFundamentals {
   @Field(() => Float, { description: "Net asset value per share, in navCurrency" })
   nav: number;
 
-  @Field(() => String, { description: "ISO 4217" })
+  @Field(() => String, { description: "ISO 4217 currency of nav and aum" })
   navCurrency: string;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "Number of positions in the latest holdings" })
   holdingsCount: number;
 
-  @Field(() => String, { description: "YYYY-MM-DD" })
+  @Field(() => String, { description: "Day the ETF was launched, YYYY-MM-DD" })
   inceptionDate: string;
 
-  @Field(() => String, { description: "ISO 3166 alpha-2" })
+  @Field(() => String, { description: "Country of domicile, ISO 3166 alpha-2" })
   domicile: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "Company that issues the ETF" })
   issuer: string;
 
   @Field(() => String, { description: "Physical (full), Physical (sampling) or Synthetic" })
@@ -186,10 +198,10 @@ export class EtfFundamentals {
   @Field(() => String, { description: "Distributing or Accumulating" })
   distributionPolicy: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "Name of the index the ETF tracks" })
   benchmark: string;
 
-  @Field(() => EtfValuation)
+  @Field(() => EtfValuation, { description: "Ratios aggregated from the holdings today" })
   valuation: EtfValuation;
 }
 
@@ -216,7 +228,7 @@ export class MetricsPeriod {
   @Field(() => String, { description: "Day of the close ending the period, YYYY-MM-DD" })
   date: string;
 
-  @Field(() => Float, { description: "Percent" })
+  @Field(() => Float, { description: "Return of the period, percent" })
   periodReturn: number;
 }
 
@@ -258,13 +270,13 @@ export class EtfMetrics {
   @Field(() => String, { description: "Day of the last close in the range" })
   endDate: string;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Close on startDate, in currency" })
   startValue: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Close on endDate, in currency" })
   endValue: number;
 
-  @Field(() => Float, { description: "endValue / startValue - 1, percent" })
+  @Field(() => Float, { description: "Return over the range: endValue / startValue - 1, percent" })
   totalReturn: number;
 
   @Field(() => Float, {
@@ -289,13 +301,19 @@ export class EtfMetrics {
   @Field(() => Float, { description: "Annual risk-free rate used by sharpeRatio, percent (MDG_RISK_FREE_RATE)" })
   riskFreeRate: number;
 
-  @Field(() => MetricsDrawdown)
+  @Field(() => MetricsDrawdown, { description: "Largest fall from a running peak within the range" })
   maxDrawdown: MetricsDrawdown;
 
-  @Field(() => MetricsPeriod, { nullable: true })
+  @Field(() => MetricsPeriod, {
+    nullable: true,
+    description: "Period with the highest return (its end and return); null with a single close in the range",
+  })
   bestPeriod: MetricsPeriod | null;
 
-  @Field(() => MetricsPeriod, { nullable: true })
+  @Field(() => MetricsPeriod, {
+    nullable: true,
+    description: "Period with the lowest return (its end and return); null with a single close in the range",
+  })
   worstPeriod: MetricsPeriod | null;
 
   @Field(() => Int, { description: "Number of periods (returns) in the series" })
@@ -313,19 +331,19 @@ export class EtfMetrics {
 
 @ObjectType({ description: "An exchange-traded fund, by its listing" })
 export class Etf {
-  @Field(() => String)
+  @Field(() => String, { description: "Symbol of the listing" })
   symbol: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "Name of the ETF" })
   name: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: "ISIN of the ETF; null where unknown" })
   isin: string | null;
 
   @Field(() => String, { description: "ISO 4217 currency of the listing" })
   currency: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "MIC-style code of the listing's exchange" })
   exchange: string;
 
   /** Internal: the resolved listing and security, for field resolvers. */

@@ -5,7 +5,9 @@ import { Field, Float, ObjectType } from "type-graphql";
  */
 @ObjectType({ description: "Share of a portfolio in one sector" })
 export class SectorWeight {
-  @Field(() => String)
+  @Field(() => String, {
+    description: "Sector (GICS-like, e.g. Information Technology); Other for holdings without one (bonds, cash)",
+  })
   sector: string;
 
   @Field(() => Float, { description: "Percent of the portfolio (12.5 means 12.5 %)" })

@@ -31,7 +31,7 @@ export class FundResolver {
     return listingId(fund.row.listing);
   }
 
-  @FieldResolver(() => FundProfile)
+  @FieldResolver(() => FundProfile, { description: "Profile: fund company, category, charges, size and NAV" })
   profile(@Root() fund: Fund, @Ctx() ctx: Context): Promise<FundProfile> {
     return ctx.answers.fund.profile(ctx, fund);
   }
@@ -46,7 +46,7 @@ export class FundResolver {
     return ctx.answers.fund.countries(ctx, fund);
   }
 
-  @FieldResolver(() => FundHoldings)
+  @FieldResolver(() => FundHoldings, { description: "Latest reported holdings, largest weight first" })
   holdings(@Root() fund: Fund, @Ctx() ctx: Context): Promise<FundHoldings> {
     return ctx.answers.fund.holdings(ctx, fund);
   }

@@ -8,19 +8,24 @@ export class FundProfile {
   })
   id: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "Name of the fund (share class)" })
   name: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: "Investment objective in the fund company's words; null where none is known",
+  })
   description: string | null;
 
-  @Field(() => String)
+  @Field(() => String, { description: "Company that manages the fund" })
   fundCompany: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "Peer-group category, e.g. Global Large-Cap Blend Equity" })
   category: string;
 
-  @Field(() => String)
+  @Field(() => String, {
+    description: "Broad asset class, e.g. Equity, Fixed Income, Allocation, Money Market or Real Estate",
+  })
   assetClass: string;
 
   @Field(() => Float, { description: "Assets under management, in navCurrency" })
@@ -29,7 +34,7 @@ export class FundProfile {
   @Field(() => Float, { description: "Net asset value per unit, in navCurrency" })
   nav: number;
 
-  @Field(() => String, { description: "ISO 4217" })
+  @Field(() => String, { description: "ISO 4217 currency of nav, aum and minInvestment" })
   navCurrency: string;
 
   @Field(() => Float, { description: "Ongoing charge, percent per year" })
@@ -38,13 +43,13 @@ export class FundProfile {
   @Field(() => Float, { description: "Maximum entry charge, percent" })
   entryCharge: number;
 
-  @Field(() => String, { description: "YYYY-MM-DD" })
+  @Field(() => String, { description: "Day the fund was launched, YYYY-MM-DD" })
   inceptionDate: string;
 
   @Field(() => String, { description: "ISO 3166 alpha-2 country of domicile" })
   domicile: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "Name of the index the fund is measured against" })
   benchmark: string;
 
   @Field(() => Int, { description: "Summary risk indicator, 1 (lowest) to 7" })
@@ -56,10 +61,13 @@ export class FundProfile {
   @Field(() => Float, { description: "Minimum first investment, in navCurrency" })
   minInvestment: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "Number of positions in the latest holdings" })
   holdingsCount: number;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: "Fund company's page for the fund (URL); null where none is known",
+  })
   website: string | null;
 }
 
@@ -73,19 +81,25 @@ export class FundHolding {
   @Field(() => String, { nullable: true, description: "Symbol of the held security; null for bonds and cash" })
   symbol: string | null;
 
-  @Field(() => String)
+  @Field(() => String, { description: "Name of the held security or position" })
   name: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: "ISIN of the held security; null for cash and where unknown" })
   isin: string | null;
 
   @Field(() => String, { nullable: true, description: "Equity, Bond, Cash or Other" })
   assetClass: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: "Sector of the held security (GICS-like, e.g. Information Technology); null for bonds and cash",
+  })
   sector: string | null;
 
-  @Field(() => String, { nullable: true, description: "ISO 3166 alpha-2" })
+  @Field(() => String, {
+    nullable: true,
+    description: "Country of the held security, ISO 3166 alpha-2; null for cash and where unknown",
+  })
   country: string | null;
 
   @Field(() => Float, { description: "Weight in the fund, percent" })
@@ -114,13 +128,13 @@ export class FundHoldings {
 
 @ObjectType({ description: "A mutual fund, identified by its ISIN" })
 export class Fund {
-  @Field(() => String)
+  @Field(() => String, { description: "ISIN of the fund, its identifier" })
   isin: string;
 
   @Field(() => String, { description: "Symbol of the fund's primary listing" })
   symbol: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "Name of the fund (share class)" })
   name: string;
 
   @Field(() => String, { description: "ISO 4217 currency of the fund's listing" })

@@ -5,10 +5,10 @@ export class IndexConstituent {
   @Field(() => String, { description: "Symbol of the member's primary listing" })
   symbol: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "Name of the member" })
   name: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: "ISIN of the member; null where unknown" })
   isin: string | null;
 
   @Field(() => Float, { description: "Weight in the index, percent" })

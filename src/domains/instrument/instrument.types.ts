@@ -9,4 +9,15 @@ export enum SecurityTypeEnum {
   forex = "forex",
 }
 
-registerEnumType(SecurityTypeEnum, { name: "SecurityType", description: "What kind of security a listing belongs to" });
+// Lower case: the same strings as REST's `type` and the bulk and search filters; see graphql-schema-linter.config.js.
+registerEnumType(SecurityTypeEnum, {
+  name: "SecurityType",
+  description: "What kind of security a listing belongs to",
+  valuesConfig: {
+    stock: { description: "A company's share (common stock or ADR)" },
+    etf: { description: "An exchange-traded fund" },
+    fund: { description: "A mutual fund, known by its ISIN" },
+    crypto: { description: "A crypto pair such as BTC-USD" },
+    forex: { description: "A currency pair such as EURUSD" },
+  },
+});

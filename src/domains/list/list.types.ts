@@ -13,13 +13,16 @@ export class AssetListItem {
   @Field(() => String, { description: "Symbol of the primary listing" })
   symbol: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "Name of the security" })
   name: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: "ISIN of the security; null where it has none (crypto) or it is unknown",
+  })
   isin: string | null;
 
-  @Field(() => SecurityTypeEnum)
+  @Field(() => SecurityTypeEnum, { description: "Kind of security" })
   type: SecurityTypeEnum;
 
   @Field(() => String, { description: "Exchange of the primary listing" })
@@ -31,19 +34,22 @@ export class AssetListItem {
   @Field(() => String, { nullable: true, description: "ISO 3166 alpha-2 of domicile" })
   country: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: "Sector of a stock (GICS-like, e.g. Information Technology); null for ETFs, funds, crypto and forex",
+  })
   sector: string | null;
 
-  @Field(() => Float, { nullable: true })
+  @Field(() => Float, { nullable: true, description: "In the security's own (reporting) currency; null where unknown" })
   marketCapitalization: number | null;
 
-  @Field(() => [GroupListing])
+  @Field(() => [GroupListing], { description: "Every listing of the security, primary first" })
   listings: GroupListing[];
 }
 
-@ObjectType()
+@ObjectType({ description: "One keyset page of an asset list" })
 export class AssetListPage {
-  @Field(() => [AssetListItem])
+  @Field(() => [AssetListItem], { description: "Securities of this page, in a stable order that cursors continue" })
   results: AssetListItem[];
 
   @Field(() => String, { nullable: true, description: "Pass as cursor for the next page; null on the last page" })

@@ -36,7 +36,10 @@ export class QuoteResolver {
     return quoteId(quote);
   }
 
-  @FieldResolver(() => QuoteMetrics, { nullable: true })
+  @FieldResolver(() => QuoteMetrics, {
+    nullable: true,
+    description: "Company metrics; null for crypto and forex pairs, where they mean nothing",
+  })
   metrics(@Root() quote: Quote): QuoteMetrics | null {
     return metricsOf(quote);
   }

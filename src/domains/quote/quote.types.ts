@@ -27,25 +27,31 @@ export class QuoteMetrics {
   @Field(() => Float, { nullable: true, description: "Price / earnings, trailing twelve months" })
   peRatio: number | null;
 
-  @Field(() => Float, { nullable: true })
+  @Field(() => Float, {
+    nullable: true,
+    description: "Shares outstanding as of the latest reported quarter (stocks); units for ETFs and funds where known",
+  })
   sharesOutstanding: number | null;
 }
 
 @ObjectType({ description: "Latest quote of a listing" })
 export class Quote {
-  @Field(() => String)
+  @Field(() => String, { description: "Symbol of the listing; crypto pairs in the canonical form, e.g. BTC-USD" })
   symbol: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "Name of the security" })
   name: string;
 
-  @Field(() => SecurityTypeEnum)
+  @Field(() => SecurityTypeEnum, { description: "Kind of security the listing belongs to" })
   type: SecurityTypeEnum;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: "ISIN of the security; null where it has none (crypto and forex pairs)",
+  })
   isin: string | null;
 
-  @Field(() => Float, { description: "Current price" })
+  @Field(() => Float, { description: "Current (latest) price, in currency" })
   c: number;
 
   @Field(() => Float, { description: "Change against the previous close" })
@@ -54,16 +60,16 @@ export class Quote {
   @Field(() => Float, { description: "Change in percent against the previous close" })
   dp: number;
 
-  @Field(() => Float, { description: "High of the day" })
+  @Field(() => Float, { description: "High of the day, in currency" })
   h: number;
 
-  @Field(() => Float, { description: "Low of the day" })
+  @Field(() => Float, { description: "Low of the day, in currency" })
   l: number;
 
-  @Field(() => Float, { description: "Open of the day" })
+  @Field(() => Float, { description: "Open of the day, in currency" })
   o: number;
 
-  @Field(() => Float, { description: "Previous close" })
+  @Field(() => Float, { description: "Close of the previous trading day, in currency" })
   pc: number;
 
   @Field(() => Int, { description: "Time of the quote, Unix seconds" })
@@ -81,7 +87,9 @@ export class Quote {
   @Field(() => String, { nullable: true, description: "Next earnings date, YYYY-MM-DD (stocks)" })
   earningsAnnouncement: string | null;
 
-  @Field(() => HistoricalPrice)
+  @Field(() => HistoricalPrice, {
+    description: "Latest close and its 50- and 200-day moving averages (REST: historical_price)",
+  })
   historicalPrice: HistoricalPrice;
 
   /** Internal: the security behind the listing, for field resolvers. */

@@ -8,46 +8,51 @@ export class SearchHit {
   })
   id: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "Symbol of the listing" })
   symbol: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "Name of the security (company, ETF, fund, crypto asset or currency pair)" })
   companyName: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: "ISIN of the security; null where it has none (crypto, forex) or it is unknown",
+  })
   isin: string | null;
 
-  @Field(() => SecurityTypeEnum)
+  @Field(() => SecurityTypeEnum, { description: "Kind of security" })
   type: SecurityTypeEnum;
 
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: "True when type is etf" })
   isEtf: boolean;
 
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: "True when type is fund" })
   isFund: boolean;
 
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: "True for an American depositary receipt" })
   isAdr: boolean;
 
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: "False when the security no longer trades (e.g. delisted)" })
   isActivelyTrading: boolean;
 
-  @Field(() => String)
+  @Field(() => String, { description: "ISO 4217 currency of the listing's prices" })
   currency: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "MIC-style code of the listing's exchange" })
   exchange: string;
 
   @Field(() => Float, { nullable: true, description: "In the security's own currency" })
   marketCapitalization: number | null;
 }
 
-@ObjectType()
+@ObjectType({ description: "Search results: one row per listing (REST: POST /v1/search)" })
 export class SearchResult {
   @Field(() => Int, { description: "Always 200; existing SDKs require it in the body" })
   statusCode: number;
 
-  @Field(() => [SearchHit])
+  @Field(() => [SearchHit], {
+    description: "One row per listing, best match first; the listings of a security in order, primary first",
+  })
   results: SearchHit[];
 }
 
@@ -58,16 +63,16 @@ export class GroupListing {
   })
   id: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "Symbol of the listing" })
   symbol: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "MIC-style code of the listing's exchange" })
   exchange: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "ISO 4217 currency of the listing's prices" })
   currency: string;
 
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: "True for the security's primary listing (the first one)" })
   isPrimary: boolean;
 }
 
@@ -79,40 +84,49 @@ export class SearchGroup {
   })
   id: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "Name of the security" })
   name: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: "ISIN of the security; null where it has none (crypto, forex) or it is unknown",
+  })
   isin: string | null;
 
-  @Field(() => SecurityTypeEnum)
+  @Field(() => SecurityTypeEnum, { description: "Kind of security" })
   type: SecurityTypeEnum;
 
   @Field(() => String, { description: "Symbol of the primary listing" })
   symbol: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "ISO 4217 currency of the primary listing" })
   currency: string;
 
-  @Field(() => Float, { nullable: true })
+  @Field(() => Float, {
+    nullable: true,
+    description: "In the security's own (reporting) currency; null where unknown or meaningless (forex)",
+  })
   marketCapitalization: number | null;
 
   @Field(() => String, { description: "How the group matched: exact, prefix or name" })
   match: string;
 
-  @Field(() => [GroupListing])
+  @Field(() => [GroupListing], { description: "Every listing of the security, primary first" })
   listings: GroupListing[];
 }
 
-@ObjectType()
+@ObjectType({
+  description:
+    "Search results grouped by security: one row per security with its listings (REST: /v1/search/aggregated)",
+})
 export class AggregatedSearchResult {
   @Field(() => Int, { description: "Always 200, as in the plain search" })
   statusCode: number;
 
-  @Field(() => String)
+  @Field(() => String, { description: "The query as it was searched for" })
   query: string;
 
-  @Field(() => [SearchGroup])
+  @Field(() => [SearchGroup], { description: "One group per matched security, best match first" })
   results: SearchGroup[];
 }
 

@@ -63,13 +63,19 @@ export class StockResolver {
   }
 
   @Authorized("dividend")
-  @FieldResolver(() => AnnualDividends, { nullable: true })
+  @FieldResolver(() => AnnualDividends, {
+    nullable: true,
+    description: "Dividends per calendar year with the forward dividend and yield (scope dividend)",
+  })
   annualDividends(@Root() stock: Stock, @Ctx() ctx: Context): Promise<AnnualDividends> {
     return annualDividendsOf(ctx, stock.row);
   }
 
   @Authorized("dividend")
-  @FieldResolver(() => DividendEstimate, { nullable: true })
+  @FieldResolver(() => DividendEstimate, {
+    nullable: true,
+    description: "Announced and estimated dividends of the next twelve months (scope dividend)",
+  })
   dividendEstimate(@Root() stock: Stock, @Ctx() ctx: Context): Promise<DividendEstimate> {
     return dividendEstimateOf(ctx, stock.row);
   }

@@ -3,13 +3,13 @@ import type { InstrumentRow } from "../../sources/data-source";
 
 @ObjectType({ description: "A stock (by one of its listings), with its financials, dividends and candles" })
 export class Stock {
-  @Field(() => String)
+  @Field(() => String, { description: "Symbol of the listing asked for (by ISIN: the primary listing)" })
   symbol: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "Name of the company" })
   name: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: "ISIN of the stock; null where unknown" })
   isin: string | null;
 
   @Field(() => String, { description: "MIC-style code of the listing's exchange" })
@@ -24,16 +24,28 @@ export class Stock {
   @Field(() => String, { nullable: true, description: "ISO 3166 alpha-2 of domicile" })
   country: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: "Sector (GICS-like, e.g. Information Technology); null where unknown",
+  })
   sector: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: "Industry within the sector, e.g. Semiconductors; null where unknown",
+  })
   industry: string | null;
 
-  @Field(() => Float, { nullable: true, description: "In the reporting currency" })
+  @Field(() => Float, {
+    nullable: true,
+    description: "Market capitalisation in the reporting currency; null where unknown",
+  })
   marketCapitalization: number | null;
 
-  @Field(() => Float, { nullable: true })
+  @Field(() => Float, {
+    nullable: true,
+    description: "Shares outstanding as of the latest reported quarter; null where unknown",
+  })
   sharesOutstanding: number | null;
 
   @Field(() => String, { nullable: true, description: "Next earnings date, YYYY-MM-DD" })
@@ -59,91 +71,93 @@ export class FinancialQuarter {
   @Field(() => String, { description: "Last day of the quarter, YYYY-MM-DD" })
   periodEnd: string;
 
-  @Field(() => Int)
+  @Field(() => Int, {
+    description: "Fiscal year the quarter belongs to (the company's, which may differ from the calendar year)",
+  })
   fiscalYear: number;
 
-  @Field(() => Int, { description: "1 to 4" })
+  @Field(() => Int, { description: "Fiscal quarter, 1 to 4" })
   fiscalQuarter: number;
 
   @Field(() => String, { description: "Day the quarter was reported, YYYY-MM-DD" })
   reportedDate: string;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Revenue of the quarter" })
   revenue: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Cost of revenue of the quarter" })
   costOfRevenue: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Revenue less cost of revenue" })
   grossProfit: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Operating income (EBIT) of the quarter" })
   operatingIncome: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Net income of the quarter; negative for a loss" })
   netIncome: number;
 
-  @Field(() => Float, { description: "Earnings per share" })
+  @Field(() => Float, { description: "Earnings per share of the quarter, in the reporting currency" })
   eps: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Cash flow from operations of the quarter" })
   operatingCashFlow: number;
 
   @Field(() => Float, { description: "Negative: cash spent" })
   capex: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Operating cash flow plus capex (capex is negative)" })
   freeCashFlow: number;
 
   @Field(() => Float, { description: "Negative: cash paid out" })
   dividendsPaid: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Total assets at the end of the quarter" })
   totalAssets: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Total liabilities at the end of the quarter" })
   totalLiabilities: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Shareholders' equity at the end of the quarter" })
   totalEquity: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Cash and equivalents at the end of the quarter" })
   cash: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Short- and long-term debt at the end of the quarter" })
   totalDebt: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Shares outstanding at the end of the quarter (a count, not money)" })
   sharesOutstanding: number;
 }
 
 @ObjectType({ description: "Flows summed over the four quarters" })
 export class TtmFlows {
-  @Field(() => Float)
+  @Field(() => Float, { description: "Revenue over the four quarters" })
   revenue: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Cost of revenue over the four quarters" })
   costOfRevenue: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Revenue less cost of revenue over the four quarters" })
   grossProfit: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Operating income (EBIT) over the four quarters" })
   operatingIncome: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Net income over the four quarters; negative for a loss" })
   netIncome: number;
 
   @Field(() => Float, { description: "Sum of the four quarterly EPS" })
   eps: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Cash flow from operations over the four quarters" })
   operatingCashFlow: number;
 
   @Field(() => Float, { description: "Negative: cash spent" })
   capex: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Operating cash flow plus capex over the four quarters" })
   freeCashFlow: number;
 
   @Field(() => Float, { description: "Negative: cash paid out" })
@@ -152,22 +166,22 @@ export class TtmFlows {
 
 @ObjectType({ description: "Balance-sheet items of the latest of the four quarters" })
 export class TtmBalanceSheet {
-  @Field(() => Float)
+  @Field(() => Float, { description: "Total assets at the end of the latest quarter" })
   totalAssets: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Total liabilities at the end of the latest quarter" })
   totalLiabilities: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Shareholders' equity at the end of the latest quarter" })
   totalEquity: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Cash and equivalents at the end of the latest quarter" })
   cash: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Short- and long-term debt at the end of the latest quarter" })
   totalDebt: number;
 
-  @Field(() => Float)
+  @Field(() => Float, { description: "Shares outstanding at the end of the latest quarter (a count, not money)" })
   sharesOutstanding: number;
 }
 
@@ -223,18 +237,19 @@ export class TtmPrice {
   })
   fxRate: number;
 
-  @Field(() => Float, { description: "c converted into the reporting currency" })
+  @Field(() => Float, { description: "The price c converted into the reporting currency" })
   inReportingCurrency: number;
 
   @Field(() => Float, {
-    description: "inReportingCurrency × shares outstanding of the latest quarter, in the reporting currency",
+    description:
+      "Price in the reporting currency × shares outstanding of the latest quarter, in the reporting currency",
   })
   marketCapitalization: number;
 }
 
 @ObjectType({ description: "Trailing-twelve-month financials from the last four reported quarters" })
 export class FinancialsTtm {
-  @Field(() => String)
+  @Field(() => String, { description: "Symbol of the listing asked for" })
   symbol: string;
 
   @Field(() => String, { description: "ISO 4217 currency of every money figure except price.c" })
@@ -246,15 +261,15 @@ export class FinancialsTtm {
   @Field(() => [FinancialQuarter], { description: "The four quarters used, oldest first" })
   quarters: FinancialQuarter[];
 
-  @Field(() => TtmFlows)
+  @Field(() => TtmFlows, { description: "Income and cash-flow items summed over the four quarters" })
   ttm: TtmFlows;
 
-  @Field(() => TtmBalanceSheet)
+  @Field(() => TtmBalanceSheet, { description: "Balance-sheet items of the latest quarter" })
   balanceSheet: TtmBalanceSheet;
 
-  @Field(() => TtmRatios)
+  @Field(() => TtmRatios, { description: "Margins, returns and valuation ratios" })
   ratios: TtmRatios;
 
-  @Field(() => TtmPrice)
+  @Field(() => TtmPrice, { description: "The latest price the valuation ratios use" })
   price: TtmPrice;
 }

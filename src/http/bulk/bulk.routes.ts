@@ -1,8 +1,8 @@
 import type { GraphQLSchema } from "graphql";
 import type { Logger } from "pino";
 import { z } from "zod";
-import { errorBodySchema } from "../rest/rest.response";
-import { VERSIONS, type HandlerRoute, type RouteEntry } from "../rest/rest.route";
+import { componentRef, errorBodySchema, responseOf } from "../rest/rest.response";
+import { VERSIONS, type ApiVersion, type HandlerRoute, type RouteEntry } from "../rest/rest.route";
 import { BulkService, type BulkRequest } from "./bulk.service";
 
 /**
@@ -24,24 +24,81 @@ export const bulkBody: z.ZodType<BulkRequest> = z.object({
     .transform((p) => p ?? {}),
 });
 
-/** The 200 body: one result per symbol, in request order. */
-export const bulkResponse = z.object({
-  endpoint: z.string().describe("The named endpoint's path, as the route table spells it (`etf/profile`)"),
-  results: z.array(
-    z.union([
+/** The endpoints bulk may name under a version, in route-table order. */
+export function bulkEndpoints(routes: readonly RouteEntry[], version: ApiVersion): [string, ...string[]] {
+  const paths = routes.filter((r) => r.singleSecurity && r.versions.includes(version)).map((r) => r.path);
+  if (paths.length === 0) throw new Error("bulk: the route table has no single-security endpoint");
+  return paths as [string, ...string[]];
+}
+
+/**
+ * The body as the OpenAPI document states it: what a client should send. The router takes more (`bulkBody`): the
+ * endpoint with a version prefix, slashes or capitals, and items that are not `{symbol}` (each its own 404).
+ */
+function documentedBulkBody(routes: readonly RouteEntry[], version: ApiVersion) {
+  return z.object({
+    endpoint: z
+      .enum(bulkEndpoints(routes, version))
+      .describe(
+        `A single-security endpoint of /${version}, as its path after /${version}/ ` +
+          `(the server also accepts it with the \`/${version}/\` prefix and surrounding slashes)`,
+      ),
+    symbols: z
+      .array(
+        z.object({ symbol: z.string().min(1).describe("A security, passed to the named endpoint as its `symbol`") }),
+      )
+      .min(1)
+      .describe("At most MDG_BULK_MAX_SYMBOLS items (100 by default); each is answered in its own result"),
+    params: z
+      .record(z.string(), z.unknown())
+      .nullish()
+      .describe(
+        "The named endpoint's other request fields (its `…Request` schema), the same for every item; " +
+          "each item's `symbol` overrides one given here",
+      ),
+  });
+}
+
+/** An item the named endpoint would have answered with an error (the same for every endpoint). */
+const failedItem = componentRef(
+  z
+    .object({
+      symbol: z.string().nullable().describe("The item's symbol as sent (null when it was not a string)"),
+      statusCode: z.union([z.literal(403), z.literal(404), z.literal(500)]),
+      // The error body the named endpoint would answer for this item.
+      error: componentRef(errorBodySchema, "ErrorBody"),
+    })
+    .describe("A bulk item the named endpoint answered with an error; the other items are unaffected"),
+  "BulkItemError",
+);
+
+/**
+ * The 200 body: one result per symbol, in request order, each `data` typed as the named endpoint's own 200 body under
+ * the call's version (the document refers to that endpoint's response schema): one variant per endpoint, told apart
+ * by `endpoint`.
+ */
+export function bulkResponse(routes: readonly RouteEntry[]): (version: ApiVersion) => z.ZodType {
+  return (version) => {
+    const variants = bulkEndpoints(routes, version).map((path) =>
       z.object({
-        symbol: z.string().nullable().describe("The item's symbol as sent (null when it was not a string)"),
-        statusCode: z.literal(200),
-        data: z.unknown().describe("What the named endpoint answers for `{...params, symbol}` under this version"),
+        endpoint: z.literal(path).describe("The named endpoint's path, as the route table spells it"),
+        results: z
+          .array(
+            z.union([
+              z.object({
+                symbol: z.string().nullable().describe("The item's symbol as sent"),
+                statusCode: z.literal(200),
+                data: responseOf(path, `What POST /${version}/${path} answers for \`{...params, symbol}\``),
+              }),
+              failedItem,
+            ]),
+          )
+          .describe("One result per item of `symbols`, in request order"),
       }),
-      z.object({
-        symbol: z.string().nullable(),
-        statusCode: z.union([z.literal(403), z.literal(404), z.literal(500)]),
-        error: errorBodySchema.describe("The error body the named endpoint would answer for this item"),
-      }),
-    ]),
-  ),
-});
+    );
+    return z.discriminatedUnion("endpoint", variants as [(typeof variants)[0], ...typeof variants]);
+  };
+}
 
 /**
  * `POST /v0/bulk` and `/v1/bulk`: the router's checks (key, `bulk` scope, body), then every item under the call's one
@@ -61,7 +118,8 @@ export function bulkRoute(
     versions: VERSIONS,
     scope: "bulk",
     body: bulkBody,
-    response: bulkResponse,
+    documentedBody: (version) => documentedBulkBody(routes, version),
+    response: bulkResponse(routes),
     run: (body, ctx, version) => (service ??= new BulkService(schema, routes, logger)).run(body, ctx, version),
   };
 }

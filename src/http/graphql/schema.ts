@@ -42,12 +42,19 @@ const authChecker: AuthCheckerFn<Context, Scope> = ({ context }, scopes) => {
 
 let cached: GraphQLSchema | undefined;
 
+const QUERY_DESCRIPTION =
+  "Market data: quotes, candles, ETFs, funds, stocks, dividends, search, lists and index constituents. " +
+  "Every field needs a valid x-api-key; data fields also need the key's scope for the security or data kind.";
+
 /** The one schema both doors execute against; built once per process. */
 export function getSchema(): GraphQLSchema {
-  cached ??= buildSchemaSync({
+  if (cached) return cached;
+  cached = buildSchemaSync({
     resolvers: RESOLVERS,
     authChecker,
     validate: false,
   });
+  // type-graphql has no option for the root type's description; the SDL and introspection show this one.
+  cached.getQueryType()!.description = QUERY_DESCRIPTION;
   return cached;
 }

@@ -2,7 +2,7 @@ import { isObjectType, type GraphQLSchema } from "graphql";
 import { z } from "zod";
 import type { Scope } from "../../platform/auth/auth.scopes";
 import { responseSchemaOf, VERSIONS, type ApiVersion, type ResponseSchema } from "../rest/rest.route";
-import { errorBodySchema } from "../rest/rest.response";
+import { COMPONENT_REF, errorBodySchema, RESPONSE_OF } from "../rest/rest.response";
 import { V0_DEPRECATION, V0_SUNSET } from "../rest/rest.versions";
 
 /**
@@ -21,6 +21,11 @@ export interface DocumentedRoute {
   versions: readonly ApiVersion[];
   scope: Scope | null;
   body: z.ZodType;
+  /**
+   * The request body as the document states it, where it is stricter than what `body` accepts (bulk: the endpoint
+   * names of the version, `{symbol}` items); `body` by default.
+   */
+  documentedBody?: (version: ApiVersion) => z.ZodType;
   response?: ResponseSchema;
   singleSecurity?: boolean;
   removedOn?: string;
@@ -86,12 +91,21 @@ function operationId(version: ApiVersion, path: string): string {
   return version + componentName(path);
 }
 
+/** Where a schema marked with `RESPONSE_OF` or `COMPONENT_REF` points: a `$ref` into the document. */
+type RefResolver = (marker: { responseOf?: string; component?: string; schema: Json }) => string;
+
 /**
  * A zod schema as a JSON Schema (2020-12, the dialect of OpenAPI 3.1), tidied
  * for readers: no `$schema` inside the document, no integer bounds that only
- * restate JavaScript's safe range, `type: [T, "null"]` for nullable scalars.
+ * restate JavaScript's safe range, `type: [T, "null"]` for nullable scalars,
+ * and a `$ref` wherever a schema is marked as another route's response or a component (bulk's items).
  */
-export function jsonSchemaOf(schema: z.ZodType, io: "input" | "output", graphqlSchema?: GraphQLSchema): Json {
+export function jsonSchemaOf(
+  schema: z.ZodType,
+  io: "input" | "output",
+  graphqlSchema?: GraphQLSchema,
+  refs?: RefResolver,
+): Json {
   const json = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as Json;
   delete json.$schema;
   const tidy = (node: unknown): void => {
@@ -101,11 +115,29 @@ export function jsonSchemaOf(schema: z.ZodType, io: "input" | "output", graphqlS
     if (n.minimum === Number.MIN_SAFE_INTEGER) delete n.minimum;
     if (n.maximum === Number.MAX_SAFE_INTEGER) delete n.maximum;
     Object.values(n).forEach(tidy);
+    if (typeof n[RESPONSE_OF] === "string" || typeof n[COMPONENT_REF] === "string") return replaceByRef(n, refs);
     collapseNullable(n);
     if (graphqlSchema) describeFromGraphql(n, graphqlSchema);
   };
   tidy(json);
   return json;
+}
+
+/** Turns a marked node into a `$ref` (a description may stay beside it: OpenAPI 3.1 allows that). */
+function replaceByRef(n: Json, refs: RefResolver | undefined): void {
+  const marker = {
+    responseOf: typeof n[RESPONSE_OF] === "string" ? n[RESPONSE_OF] : undefined,
+    component: typeof n[COMPONENT_REF] === "string" ? n[COMPONENT_REF] : undefined,
+  };
+  if (!refs) throw new Error(`OpenAPI: a schema refers to ${JSON.stringify(marker)} where no reference can be made`);
+  // A component keeps its own description; a stand-in for a response says, beside the $ref, whose response it is.
+  const description = marker.component === undefined ? n.description : undefined;
+  const schema: Json = { ...n };
+  delete schema[RESPONSE_OF];
+  delete schema[COMPONENT_REF];
+  for (const k of Object.keys(n)) delete n[k];
+  n.$ref = refs({ ...marker, schema });
+  if (description !== undefined) n.description = description;
 }
 
 function collapseNullable(n: Json): void {
@@ -317,11 +349,60 @@ function bodyDescription(route: DocumentedRoute, requestJson: Json): string {
 export function buildOpenApiDocument(routes: readonly DocumentedRoute[], opts: OpenApiOptions): OpenApiDocument {
   const schemas: Record<string, Json> = { ErrorBody: jsonSchemaOf(errorBodySchema, "output") };
   const paths: Record<string, Record<string, Json>> = {};
+  const byPath = new Map(routes.map((r) => [r.path, r]));
+
+  /** `$ref`s of one version: another route's response (bulk's items) or a component. */
+  const refsOf =
+    (version: ApiVersion): RefResolver =>
+    ({ responseOf, component, schema }) => {
+      if (component !== undefined) {
+        // The first reference adds the component; a second schema under the same name is a mistake.
+        schemas[component] ??= schema;
+        if (JSON.stringify(schemas[component]) !== JSON.stringify(schema))
+          throw new Error(`OpenAPI: two different schemas are named ${component}`);
+        return `#/components/schemas/${component}`;
+      }
+      const target = byPath.get(responseOf!);
+      const name = target && target.versions.includes(version) ? responseNameOf(target, version) : undefined;
+      if (!name) throw new Error(`OpenAPI: /${version}/${responseOf} has no documented response to refer to`);
+      return `#/components/schemas/${name}`;
+    };
+
+  /** One schema per version only where the versions differ (`EtfHoldingsResponseV0`, `…V1`). */
+  const versionedName = (
+    route: DocumentedRoute,
+    version: ApiVersion,
+    base: string,
+    jsonOf: (v: ApiVersion) => Json | undefined,
+  ): { name: string; json: Json } | undefined => {
+    const json = jsonOf(version);
+    if (!json) return undefined;
+    const other = VERSIONS.find((v) => v !== version && route.versions.includes(v));
+    const otherJson = other ? jsonOf(other) : undefined;
+    const differs = otherJson !== undefined && JSON.stringify(otherJson) !== JSON.stringify(json);
+    const name = differs ? `${base}${version.toUpperCase()}` : base;
+    schemas[name] ??= json;
+    return { name, json };
+  };
+
+  const responseNames = new Map<string, string | undefined>();
+  function responseNameOf(route: DocumentedRoute, version: ApiVersion): string | undefined {
+    const key = `${version} ${route.path}`;
+    if (!responseNames.has(key)) {
+      const jsonOf = (v: ApiVersion) => {
+        const schema = responseSchemaOf(route, v);
+        return schema && jsonSchemaOf(schema, "output", opts.graphqlSchema, refsOf(v));
+      };
+      responseNames.set(key, versionedName(route, version, `${componentName(route.path)}Response`, jsonOf)?.name);
+    }
+    return responseNames.get(key);
+  }
 
   for (const version of [...VERSIONS].reverse()) {
     for (const route of routes) {
-      const served = route.versions.includes(version);
-      if (!served && !route.removedOn) continue;
+      // A version that never had an endpoint leaves it out (it answers ENDPOINT_REMOVED there, as infoDescription
+      // says): an operation without a 200 would only list errors.
+      if (!route.versions.includes(version)) continue;
       const name = componentName(route.path);
       const path = `/${version}/${route.path}`;
       const successor = route.replacement ?? `/v1/${route.path}`;
@@ -331,48 +412,10 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], opts: O
           "from the next day on it answers `ENDPOINT_REMOVED` with `removedOn` and `replacement`."
         : "";
 
-      if (!served) {
-        // /v1 never had it: every call with a valid key is ENDPOINT_REMOVED.
-        paths[path] = {
-          post: {
-            operationId: operationId(version, route.path),
-            tags: [tagOf(route)],
-            summary: `Removed: ${route.summary}`,
-            description:
-              `Not part of /${version}: answers 404 \`ENDPOINT_REMOVED\` (removed on ${route.removedOn})` +
-              `${route.replacement ? `; call \`${route.replacement}\` instead` : ""}.`,
-            deprecated: true,
-            "x-removed-on": route.removedOn,
-            ...(route.replacement ? { "x-replacement": route.replacement } : {}),
-            responses: {
-              "401": errorResponseRef("401", version),
-              "404": errorResponse(
-                "404",
-                version,
-                " Here always `ENDPOINT_REMOVED` for a valid key.",
-                removedExample(path, route.removedOn!, route.replacement),
-              ),
-              "500": errorResponseRef("500", version),
-            },
-          },
-        };
-        continue;
-      }
-
-      const request = jsonSchemaOf(route.body, "input");
-      schemas[`${name}Request`] ??= request;
-      const response = responseSchemaOf(route, version);
-      let responseName: string | undefined;
-      if (response) {
-        const json = jsonSchemaOf(response, "output", opts.graphqlSchema);
-        const other = VERSIONS.find((v) => v !== version && route.versions.includes(v));
-        const otherSchema = other ? responseSchemaOf(route, other) : undefined;
-        const differs =
-          otherSchema !== undefined &&
-          JSON.stringify(jsonSchemaOf(otherSchema, "output", opts.graphqlSchema)) !== JSON.stringify(json);
-        responseName = differs ? `${name}Response${version.toUpperCase()}` : `${name}Response`;
-        schemas[responseName] ??= json;
-      }
+      const requestOf = (v: ApiVersion) => jsonSchemaOf(route.documentedBody?.(v) ?? route.body, "input");
+      const { name: requestName, json: request } = versionedName(route, version, `${name}Request`, requestOf)!;
+      const responseName = responseNameOf(route, version);
+      const response = responseName !== undefined;
 
       const description = [
         scopeText(route),
@@ -401,7 +444,7 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], opts: O
           requestBody: {
             required: bodyRequired(route, request),
             description: bodyDescription(route, request),
-            content: { "application/json": { schema: ref(`${name}Request`) } },
+            content: { "application/json": { schema: ref(requestName) } },
           },
           responses: {
             "200": {
@@ -439,9 +482,13 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], opts: O
       summary:
         "Quotes, candles, ETFs, funds, stock financials, dividends, search and lists over REST " +
         "(and GraphQL at /graphql)",
-      description: INFO_DESCRIPTION,
+      description: infoDescription(routes),
+      contact: CONTACT,
       license: { name: "MIT", identifier: "MIT" },
     },
+    // Relative: the paths are under whatever host (and mount path) served this document, which a self-hosted
+    // service cannot know when the document is generated.
+    servers: [{ url: "/", description: "This service: the host that served this document" }],
     tags: [
       ...TAGS.filter((t) => usedTags.has(t.name)).map(({ name, description }) => ({ name, description })),
       ...[...usedTags].filter((t) => !TAGS.some((k) => k.name === t)).map((name) => ({ name })),
@@ -513,8 +560,32 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], opts: O
   };
 }
 
+/**
+ * Who answers for the API. The project publishes no address of its own yet; an operator who exposes the service to
+ * others replaces this in their copy.
+ */
+const CONTACT = {
+  name: "market-data-gateway maintainers (see the project's README.md)",
+};
+
 /** The document's introduction (Markdown), one paragraph an entry. */
-const INFO_DESCRIPTION = [
+function infoDescription(routes: readonly DocumentedRoute[]): string {
+  const removed = routes.filter((r) => r.removedOn);
+  const paragraphs = [...INFO_PARAGRAPHS];
+  if (removed.length > 0) {
+    const list = removed.map((r) => `\`/${r.versions.join("|")}/${r.path}\` (removed on ${r.removedOn})`).join(", ");
+    paragraphs.splice(
+      paragraphs.length - 1,
+      0,
+      `**Removed endpoints.** ${list}: listed only under the versions that had them, marked deprecated with ` +
+        "`x-removed-on`. After the removal day, and under a version that never had the endpoint, the path answers a " +
+        "valid key 404 `ENDPOINT_REMOVED` with `removedOn` and `replacement` (the path to call instead, or null).",
+    );
+  }
+  return paragraphs.join("\n\n");
+}
+
+const INFO_PARAGRAPHS = [
   "Every endpoint answers `POST` with a JSON body, under `/v1/` (current) and `/v0/` (deprecated).",
   "**Keys.** Every call carries `x-api-key`. A key has scopes (`crypto`, `etf`, `fund`, `stock`, `dividend`, " +
     "`search`, `bulk`, or `*`), a rate limit and a daily quota.",
@@ -528,4 +599,4 @@ const INFO_DESCRIPTION = [
     "the indices constituents endpoint. Every `/v0` answer carries `Deprecation`, `Sunset` and `Link` headers.",
   "The same data is in GraphQL at [/graphql](/graphql) (GraphiQL in a browser). " +
     "This document: [/openapi.json](/openapi.json).",
-].join("\n\n");
+];

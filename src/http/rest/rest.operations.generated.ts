@@ -5,17 +5,24 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
-/** announced: declared by the issuer; estimated: projected from the payment frequency and recent history */
+/** Whether an expected dividend was declared by the issuer or is projected by the service */
 export type DividendStatus =
+  /** Declared by the issuer: amount and dates as announced */
   | 'announced'
+  /** Projected from the payment frequency and recent history; declarationDate is null */
   | 'estimated';
 
 /** What kind of security a listing belongs to */
 export type SecurityType =
+  /** A crypto pair such as BTC-USD */
   | 'crypto'
+  /** An exchange-traded fund */
   | 'etf'
+  /** A currency pair such as EURUSD */
   | 'forex'
+  /** A mutual fund, known by its ISIN */
   | 'fund'
+  /** A company's share (common stock or ADR) */
   | 'stock';
 
 export type CandleFieldsFragment = { symbol: string, s: string, t: Array<number>, o: Array<number>, h: Array<number>, l: Array<number>, c: Array<number>, v: Array<number>, from: number, to: number, resolution: string, currency: string };

@@ -51,6 +51,28 @@ export function gqlType<T extends z.ZodType>(schema: T, typeName: string): T {
   return schema.meta({ "x-graphql-type": typeName }) as T;
 }
 
+/**
+ * Marks where the 200 body of another route goes (bulk's `data`): the OpenAPI document writes a `$ref` to that
+ * route's response schema of the same version, so the document states each endpoint's shape once.
+ */
+export const RESPONSE_OF = "x-response-of";
+
+/**
+ * Marks a schema the document holds once, as a named component (`ErrorBody`): it writes a `$ref` to it, adding the
+ * component at the first reference.
+ */
+export const COMPONENT_REF = "x-component-ref";
+
+/** The 200 body of the route at `path` (route-table spelling), by reference in the document. */
+export function responseOf(path: string, description: string) {
+  return z.unknown().meta({ [RESPONSE_OF]: path, description });
+}
+
+/** `schema`, written in the document as a `$ref` to the component `name`. */
+export function componentRef<T extends z.ZodType>(schema: T, name: string): T {
+  return schema.meta({ [COMPONENT_REF]: name }) as T;
+}
+
 /** A `z.object` tagged with its GraphQL type: `gqlObject("EtfProfile", {...})`. */
 export function gqlObject<S extends z.ZodRawShape>(typeName: string, shape: S) {
   return gqlType(z.object(shape), typeName);

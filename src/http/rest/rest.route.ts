@@ -52,6 +52,8 @@ export interface HandlerRoute<TBody = unknown> extends Pick<
 > {
   /** Validates the parsed JSON body (a failure is the call's 404). */
   body: z.ZodType<TBody>;
+  /** The body as the OpenAPI document states it, where `body` accepts more than a client should send. */
+  documentedBody?: (version: ApiVersion) => z.ZodType;
   /** Answers the 200 body; a thrown typed error is the call's status. */
   run: (body: TBody, ctx: Context, version: ApiVersion) => Promise<unknown>;
 }

@@ -111,33 +111,33 @@ describe("OpenAPI document", () => {
     expect(JSON.stringify(served)).not.toContain(UNDOCUMENTED);
   });
 
-  it("documents every path of both versions the router serves, and the removed ones", () => {
+  it("documents every path of every version that has it, and leaves out the versions that never had it", () => {
     for (const route of documentedRoutes(getSchema())) {
       for (const version of VERSIONS) {
-        const served = route.versions.includes(version);
-        const op =
-          served || route.removedOn
-            ? (openApiDocument().paths[`/${version}/${route.path}`]?.post as Json | undefined)
-            : undefined;
-        if (served || route.removedOn)
-          expect({ path: `/${version}/${route.path}`, documented: op !== undefined }).toEqual({
-            path: `/${version}/${route.path}`,
-            documented: true,
-          });
-        else expect(openApiDocument().paths[`/${version}/${route.path}`]).toBeUndefined();
+        const path = `/${version}/${route.path}`;
+        const documented = served.paths[path]?.post !== undefined;
+        expect({ path, documented }).toEqual({ path, documented: route.versions.includes(version) });
       }
     }
     expect(Object.keys(served.paths).every((p) => /^\/v[01]\//.test(p))).toBe(true);
+    // Left out of /v1, which never had them; the introduction says what such a path answers.
+    expect(served.paths["/v1/stock/candle"]).toBeUndefined();
+    expect(served.paths["/v1/index/constituents"]).toBeUndefined();
+    expect((served.info as Json).description).toContain(
+      "`/v0/stock/candle` (removed on 2024-12-31), `/v0/index/constituents` (removed on 2024-05-01)",
+    );
   });
 
-  it("lists the five statuses on every operation (removed ones: 401, 404 and 500, all they can answer)", () => {
+  it("lists the five statuses, a 200 among them, on every operation", () => {
     for (const [path, item] of Object.entries(served.paths)) {
-      const op = item.post as Json;
-      const statuses = Object.keys(op.responses as Json).sort();
-      if (op.summary && String(op.summary).startsWith("Removed:"))
-        expect({ path, statuses }).toEqual({ path, statuses: ["401", "404", "500"] });
-      else expect({ path, statuses }).toEqual({ path, statuses: ["200", "401", "403", "404", "500"] });
+      const statuses = Object.keys((item.post as Json).responses as Json).sort();
+      expect({ path, statuses }).toEqual({ path, statuses: ["200", "401", "403", "404", "500"] });
     }
+  });
+
+  it("names the server (relative: whatever host served the document) and a contact", () => {
+    expect(served.servers).toEqual([{ url: "/", description: expect.any(String) }]);
+    expect((served.info as Json).contact).toEqual({ name: expect.stringMatching(/maintainers/) });
   });
 
   it("describes the error body once, and every error response uses it", () => {
@@ -199,11 +199,6 @@ describe("OpenAPI document", () => {
       "x-removed-on": "2024-12-31",
       "x-replacement": "/v1/candle",
     });
-    expect(served.paths["/v1/stock/candle"]!.post).toMatchObject({
-      deprecated: true,
-      "x-removed-on": "2024-12-31",
-      "x-replacement": "/v1/candle",
-    });
     expect(served.paths["/v0/index/constituents"]!.post).toMatchObject({
       deprecated: true,
       "x-removed-on": "2024-05-01",
@@ -227,6 +222,49 @@ describe("OpenAPI document", () => {
     expect(Object.keys(item("EtfHoldingsResponseV1").properties as Json)).not.toContain("cusip");
   });
 
+  it("types bulk per version: endpoint as an enum, {symbol} items, and each endpoint's own 200 body as data", () => {
+    const schemas = served.components.schemas as Record<string, Json>;
+    const routes = documentedRoutes(getSchema());
+    for (const version of VERSIONS) {
+      const V = version.toUpperCase();
+      const names = routes.filter((r) => r.singleSecurity && r.versions.includes(version)).map((r) => r.path);
+      const request = schemas[`BulkRequest${V}`]!.properties as Record<string, Json>;
+      expect(request.endpoint!.enum).toEqual(names);
+      expect((request.symbols!.items as Json).required).toEqual(["symbol"]);
+      const op = served.paths[`/${version}/bulk`]!.post as Json;
+      expect((op.requestBody as Json).content).toEqual({
+        "application/json": { schema: { $ref: `#/components/schemas/BulkRequest${V}` } },
+      });
+
+      const variants = schemas[`BulkResponse${V}`]!.oneOf as Json[];
+      const byEndpoint = Object.fromEntries(
+        variants.map((v) => {
+          const props = v.properties as Record<string, Json>;
+          const [ok, failed] = (props.results!.items as Json).anyOf as Json[] as [Json, Json];
+          expect(failed).toEqual({ $ref: "#/components/schemas/BulkItemError" });
+          return [props.endpoint!.const as string, ((ok.properties as Json).data as Json).$ref];
+        }),
+      );
+      // Each endpoint's data is a reference to the very schema its own path answers under this version.
+      expect(byEndpoint).toEqual(
+        Object.fromEntries(
+          names.map((path) => {
+            const direct = served.paths[`/${version}/${path}`]!.post as Json;
+            const content = ((direct.responses as Json)["200"] as Json).content as Json;
+            return [
+              path,
+              (content["application/json"] as Json).schema &&
+                ((content["application/json"] as Json).schema as Json).$ref,
+            ];
+          }),
+        ),
+      );
+      expect(byEndpoint["etf/holdings"]).toBe(`#/components/schemas/EtfHoldingsResponse${V}`);
+    }
+    expect((schemas.BulkRequestV0!.properties as Record<string, Json>).endpoint!.enum).toContain("stock/candle");
+    expect((schemas.BulkRequestV1!.properties as Record<string, Json>).endpoint!.enum).not.toContain("stock/candle");
+  });
+
   it("takes property descriptions from the GraphQL types the responses map onto", () => {
     const profile = ((served.components.schemas as Record<string, Json>).EtfProfileResponse!.properties as Json)
       .profile as Json;
@@ -239,14 +277,19 @@ describe("OpenAPI document", () => {
     );
   });
 
-  it("holds only well-formed JSON Schemas (ajv 2020-12, strict)", () => {
+  it("holds only well-formed JSON Schemas (ajv 2020-12, strict), every $ref among them resolving", () => {
     const ajv = new Ajv2020({ strict: true, allowUnionTypes: true });
     addFormats(ajv);
     ajv.addKeyword("x-graphql-type");
-    for (const [name, schema] of Object.entries(served.components.schemas as Record<string, Json>)) {
-      expect(() => ajv.compile(schema)).not.toThrow();
-      void name;
+    // One resource holding every component, so that the `$ref`s between them (bulk's items) resolve.
+    const defs = JSON.parse(
+      JSON.stringify(served.components.schemas).replaceAll("#/components/schemas/", "#/$defs/"),
+    ) as Record<string, Json>;
+    ajv.addSchema({ $id: "urn:mdg:schemas", $defs: defs });
+    for (const name of Object.keys(defs)) {
+      expect(() => ajv.compile({ $ref: `urn:mdg:schemas#/$defs/${name}` })).not.toThrow();
     }
+    expect(JSON.stringify(served)).not.toMatch(/x-response-of|x-component-ref/);
   });
 
   it("a route without a response schema is marked undocumented instead of guessed", () => {
@@ -306,6 +349,19 @@ describe("checking answers against the document", () => {
     expect(() =>
       assertMatchesOpenApi("post", "/v1/crypto/price", fakeAnswer(200, { ...cryptoPrice, t: "now" })),
     ).toThrow(/\/t must be integer/);
+  });
+
+  it("checks each bulk item's data against the named endpoint's own schema", () => {
+    const bulk = (endpoint: string, data: unknown) =>
+      fakeAnswer(200, { endpoint, results: [{ symbol: "BTC-USD", statusCode: 200, data }] });
+    expect(() => assertMatchesOpenApi("post", "/v1/bulk", bulk("crypto/price", cryptoPrice))).not.toThrow();
+    expect(() => assertMatchesOpenApi("post", "/v1/bulk", bulk("crypto/price", { ...cryptoPrice, t: "now" }))).toThrow(
+      /BulkResponseV1/,
+    );
+    // A crypto price is not an ETF profile: the endpoint decides which shape the data must have.
+    expect(() => assertMatchesOpenApi("post", "/v1/bulk", bulk("etf/profile", cryptoPrice))).toThrow(/BulkResponseV1/);
+    // /v1 has no stock candle endpoint, so no bulk answer names it.
+    expect(() => assertMatchesOpenApi("post", "/v1/bulk", bulk("stock/candle", {}))).toThrow(/BulkResponseV1/);
   });
 
   it("fails a /v0 answer without its deprecation headers", () => {
