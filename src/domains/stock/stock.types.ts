@@ -232,7 +232,11 @@ export class TtmPrice {
   marketCapitalization: number;
 }
 
-@ObjectType({ description: "Trailing-twelve-month financials from the last four reported quarters" })
+@ObjectType({
+  description:
+    "Trailing-twelve-month financials from the last four reported quarters; a stock with fewer has its quarters " +
+    "and null figures",
+})
 export class FinancialsTtm {
   @Field(() => String)
   symbol: string;
@@ -240,21 +244,29 @@ export class FinancialsTtm {
   @Field(() => String, { description: "ISO 4217 currency of every money figure except price.c" })
   currency: string;
 
-  @Field(() => String, { description: "Period end of the latest quarter used, YYYY-MM-DD" })
-  asOf: string;
+  @Field(() => String, {
+    nullable: true,
+    description: "Period end of the latest quarter used, YYYY-MM-DD; null when no quarter is reported",
+  })
+  asOf: string | null;
 
-  @Field(() => [FinancialQuarter], { description: "The four quarters used, oldest first" })
+  @Field(() => [FinancialQuarter], {
+    description: "The four quarters used, oldest first (those reported, when fewer than four)",
+  })
   quarters: FinancialQuarter[];
 
-  @Field(() => TtmFlows)
-  ttm: TtmFlows;
+  @Field(() => TtmFlows, { nullable: true, description: "Null with fewer than four reported quarters" })
+  ttm: TtmFlows | null;
 
-  @Field(() => TtmBalanceSheet)
-  balanceSheet: TtmBalanceSheet;
+  @Field(() => TtmBalanceSheet, { nullable: true, description: "Null with fewer than four reported quarters" })
+  balanceSheet: TtmBalanceSheet | null;
 
-  @Field(() => TtmRatios)
-  ratios: TtmRatios;
+  @Field(() => TtmRatios, { nullable: true, description: "Null with fewer than four reported quarters" })
+  ratios: TtmRatios | null;
 
-  @Field(() => TtmPrice)
-  price: TtmPrice;
+  @Field(() => TtmPrice, {
+    nullable: true,
+    description: "Null with fewer than four reported quarters, or when the listing has no price",
+  })
+  price: TtmPrice | null;
 }
