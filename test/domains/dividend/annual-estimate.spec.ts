@@ -4,7 +4,6 @@ import { expectErrorBody } from "../../helpers/expect";
 import {
   dayText,
   dividendPayer,
-  nonPayer,
   perUsd,
   storedDividends,
   type SampleListing,

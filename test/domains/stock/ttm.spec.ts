@@ -117,7 +117,7 @@ describe.each(["v0", "v1"])("POST /%s/stock/financials/ttm", (v) => {
     expectTtm(res.body, s);
   });
 
-  it("takes only quarters reported by the clock's day: fewer than four answer those quarters and null figures", async () => {
+  it("takes only quarters reported by the clock's day: fewer than four answer them with null figures", async () => {
     const s = stockWithQuarters(t.source.db, 4);
     const q = storedQuarters(s.securityId);
     // The day before the fourth quarter was reported, only three were.

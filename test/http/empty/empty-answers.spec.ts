@@ -62,13 +62,14 @@ beforeAll(async () => {
     kept[1]!.p,
   );
   twoQuarters = { securityId: second.securityId, symbol: second.symbol, periodEnds: kept.map((k) => k.p) };
-  etf = db
+  const paying = db
     .prepare(
       `SELECT l.symbol, l.currency, s.id FROM securities s JOIN listings l ON l.security_id = s.id AND l.is_primary = 1
        WHERE s.type = 'etf' AND EXISTS (SELECT 1 FROM dividends d WHERE d.security_id = s.id) ORDER BY s.rank LIMIT 1`,
     )
-    .get() as typeof etf & { id: number };
-  db.prepare(`DELETE FROM dividends WHERE security_id = ?`).run((etf as { id: number }).id);
+    .get() as { symbol: string; currency: string; id: number };
+  db.prepare(`DELETE FROM dividends WHERE security_id = ?`).run(paying.id);
+  etf = { symbol: paying.symbol, currency: paying.currency };
   db.close();
   t = await createTestApp({ storePath: copy });
 });
