@@ -46,7 +46,7 @@ const holding = {
 const holdingsResponse = (version: ApiVersion) =>
   z.object({
     symbol: z.string().describe("Symbol of the listing asked for"),
-    atDate: day.describe("Day the holdings were reported"),
+    atDate: day.nullable().describe("Day the holdings were reported; null (with no holdings) when none are"),
     holdings: z
       .array(
         version === "v0"
@@ -114,11 +114,11 @@ const metricsResponse = gqlObject("EtfMetrics", {
   resolution: stringOf(["D", "W", "M"]),
   from: unixSeconds,
   to: unixSeconds,
-  startDate: day,
-  endDate: day,
-  startValue: z.number(),
-  endValue: z.number(),
-  totalReturn: z.number(),
+  startDate: day.nullable().describe("Null when the range holds no close (then every figure is null)"),
+  endDate: day.nullable(),
+  startValue: z.number().nullable(),
+  endValue: z.number().nullable(),
+  totalReturn: z.number().nullable(),
   annualisedReturn: z.number().nullable(),
   annualisedVolatility: z.number().nullable(),
   sharpeRatio: z.number().nullable(),
@@ -128,7 +128,7 @@ const metricsResponse = gqlObject("EtfMetrics", {
     peakDate: day.nullable(),
     troughDate: day.nullable(),
     recoveryDate: day.nullable(),
-  }),
+  }).nullable(),
   bestPeriod: period.nullable(),
   worstPeriod: period.nullable(),
   periods: z.int(),

@@ -5,7 +5,7 @@ import type { CountryWeight, SectorWeight } from "../exposure/exposure.types";
 import { resolveInstrument, type SecurityRef } from "../instrument/instrument.service";
 import type { EtfProfileRow, HoldingRow, InstrumentRow } from "../../sources/data-source";
 import type { EtfMetricsArgs } from "./etf.args";
-import { nextTurn, offloadedMetrics, offloadPath, type OffloadedMetrics } from "./etf.metrics.jobs";
+import { NoClosesError, nextTurn, offloadedMetrics, offloadPath, type OffloadedMetrics } from "./etf.metrics.jobs";
 import {
   computeMetrics,
   convertCloses,
@@ -62,6 +62,12 @@ async function profileRow(ctx: Context, etf: Etf): Promise<EtfProfileRow> {
   return p;
 }
 
+/** A missing profile as null, for answers that are whole without one; anything else is rethrown. */
+const noProfile = (e: unknown): null => {
+  if (e instanceof NotFoundError) return null;
+  throw e;
+};
+
 export async function etfProfile(ctx: Context, etf: Etf): Promise<EtfProfile> {
   const p = await profileRow(ctx, etf);
   const s = etf.row.security;
@@ -85,7 +91,12 @@ export async function etfProfile(ctx: Context, etf: Etf): Promise<EtfProfile> {
 }
 
 export async function etfHoldings(ctx: Context, etf: Etf): Promise<EtfHoldings> {
-  const [p, rows] = await Promise.all([profileRow(ctx, etf), ctx.loaders.etfHoldings.load(etf.row.security.id)]);
+  const [p, rows] = await Promise.all([
+    profileRow(ctx, etf).catch(noProfile),
+    ctx.loaders.etfHoldings.load(etf.row.security.id),
+  ]);
+  // Without a reported portfolio a known ETF answers no holdings (docs/contract.md section 4).
+  if (!p || rows.length === 0) return { atDate: null, currency: p?.navCurrency ?? etf.currency, holdings: [] };
   return {
     atDate: p.holdingsDate,
     currency: p.navCurrency,
@@ -239,7 +250,11 @@ export async function etfMetrics(ctx: Context, etf: Etf, args: EtfMetricsArgs): 
     // Off the event loop: a worker reads the closes and does the maths (etf.metrics.worker.ts).
     const listingId = etf.row.listing.id;
     const item = { listingId, from, to, resolution, listingCurrency: etf.currency, currency, symbol: etf.symbol };
-    const m = await offloadedMetrics(ctx, dbPath, item);
+    const m = await offloadedMetrics(ctx, dbPath, item).catch((e: unknown) => {
+      if (e instanceof NoClosesError) return null;
+      throw e;
+    });
+    if (!m) return noMetrics(ctx, etf, { resolution, currency, from, to });
     await nextTurn(ctx);
     const notes: string[] = [];
     if (m.filledDays > 0) notes.push(fxNote(etf.currency, currency, m.filledDays, m.bars, m.firstFilledDay!));
@@ -253,9 +268,7 @@ export async function etfMetrics(ctx: Context, etf: Etf, args: EtfMetricsArgs): 
     return Object.defineProperties(Object.defineProperties(out, figures), { series }) as typeof out & Figures;
   }
   const bars = await ctx.loaders.dailyBars.load({ listingId: etf.row.listing.id, from, to });
-  if (bars.length === 0) {
-    throw new NotFoundError(`no daily closes of ${etf.symbol} between ${dayOf(from)} and ${dayOf(to)}`);
-  }
+  if (bars.length === 0) return noMetrics(ctx, etf, { resolution, currency, from, to });
   let conversion: Conversion;
   if (currency === etf.currency) {
     conversion = { points: bars.map((b) => ({ t: b.t, date: dayOf(b.t), value: b.c })), filledDays: [] };
@@ -284,6 +297,33 @@ export async function etfMetrics(ctx: Context, etf: Etf, args: EtfMetricsArgs): 
     periods: m.series.length - 1,
     fxFilledDays: conversion.filledDays.length,
     notes,
+  };
+}
+
+/** A known ETF without closes in the range: null figures and an empty series (docs/contract.md section 4). */
+function noMetrics(
+  ctx: Context,
+  etf: Etf,
+  range: { resolution: MetricResolution; currency: string; from: number; to: number },
+): EtfMetrics {
+  return {
+    ...range,
+    startDate: null,
+    endDate: null,
+    startValue: null,
+    endValue: null,
+    totalReturn: null,
+    annualisedReturn: null,
+    annualisedVolatility: null,
+    sharpeRatio: null,
+    riskFreeRate: ctx.config.riskFreeRatePercent,
+    maxDrawdown: null,
+    bestPeriod: null,
+    worstPeriod: null,
+    periods: 0,
+    series: [],
+    fxFilledDays: 0,
+    notes: [`no daily closes of ${etf.symbol} between ${dayOf(range.from)} and ${dayOf(range.to)}`],
   };
 }
 

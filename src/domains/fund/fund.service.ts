@@ -83,7 +83,12 @@ export async function fundProfile(ctx: Context, fund: Fund): Promise<FundProfile
 }
 
 export async function fundHoldings(ctx: Context, fund: Fund): Promise<FundHoldings> {
-  const [p, rows] = await Promise.all([profileRow(ctx, fund), ctx.loaders.fundHoldings.load(fund.row.security.id)]);
+  const [p, rows] = await Promise.all([
+    ctx.loaders.fundProfile.load(fund.row.security.id),
+    ctx.loaders.fundHoldings.load(fund.row.security.id),
+  ]);
+  // Without a reported portfolio a known fund answers no holdings (docs/contract.md section 4).
+  if (!p || rows.length === 0) return { atDate: null, currency: p?.navCurrency ?? fund.currency, holdings: [] };
   return {
     atDate: p.holdingsDate,
     currency: p.navCurrency,
@@ -110,10 +115,11 @@ export async function fundCountries(ctx: Context, fund: Fund): Promise<CountryWe
   return rows.map((r) => ({ country: r.name, exposure: r.weight }));
 }
 
-/** Equity, Bonds, Cash, Other in that order, a class the store lacks as 0; summing to 100. */
+/** Equity, Bonds, Cash, Other in that order, a class the store lacks as 0; summing to 100; empty when none reported. */
 export async function fundAllocation(ctx: Context, fund: Fund): Promise<AllocationWeight[]> {
   const rows = await ctx.loaders.fundAllocation.load(fund.row.security.id);
-  if (rows.length === 0) throw new NotFoundError(`no allocation exposure for ${fund.isin}`);
+  // No reported allocation: an empty list, as sector and country exposure answer (docs/contract.md section 4).
+  if (rows.length === 0) return [];
   const byClass = new Map(rows.map((r) => [r.name, r.weight]));
   const known: readonly string[] = ALLOCATION_CLASSES;
   const out: AllocationWeight[] = ALLOCATION_CLASSES.map((c) => ({

@@ -87,8 +87,11 @@ export class FundHolding {
 
 @ObjectType({ description: "The holdings of a fund at a date" })
 export class FundHoldings {
-  @Field(() => String, { description: "Day the holdings were reported, YYYY-MM-DD" })
-  atDate: string;
+  @Field(() => String, {
+    nullable: true,
+    description: "Day the holdings were reported, YYYY-MM-DD; null when none are reported",
+  })
+  atDate: string | null;
 
   @Field(() => String, { description: "ISO 4217 currency of the values (the NAV currency)" })
   currency: string;

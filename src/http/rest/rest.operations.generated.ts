@@ -103,7 +103,7 @@ export type EtfHoldingsQueryVariables = Exact<{
 }>;
 
 
-export type EtfHoldingsQuery = { etf: { symbol: string, holdings: { atDate: string, holdings: Array<{ symbol: string | null, name: string, isin: string | null, cusip: string | null, share: number | null, percent: number, value: number }> } } };
+export type EtfHoldingsQuery = { etf: { symbol: string, holdings: { atDate: string | null, holdings: Array<{ symbol: string | null, name: string, isin: string | null, cusip: string | null, share: number | null, percent: number, value: number }> } } };
 
 export type EtfSectorQueryVariables = Exact<{
   symbol: string | null | undefined;
@@ -139,7 +139,7 @@ export type EtfMetricsQueryVariables = Exact<{
 }>;
 
 
-export type EtfMetricsQuery = { etf: { symbol: string, metrics: { currency: string, resolution: string, from: number, to: number, startDate: string, endDate: string, startValue: number, endValue: number, totalReturn: number, annualisedReturn: number | null, annualisedVolatility: number | null, sharpeRatio: number | null, riskFreeRate: number, periods: number, fxFilledDays: number, notes: Array<string>, maxDrawdown: { value: number, peakDate: string | null, troughDate: string | null, recoveryDate: string | null }, bestPeriod: { date: string, periodReturn: number } | null, worstPeriod: { date: string, periodReturn: number } | null, series: Array<{ date: string, t: number, value: number, periodReturn: number | null, cumulativeReturn: number }> } } };
+export type EtfMetricsQuery = { etf: { symbol: string, metrics: { currency: string, resolution: string, from: number, to: number, startDate: string | null, endDate: string | null, startValue: number | null, endValue: number | null, totalReturn: number | null, annualisedReturn: number | null, annualisedVolatility: number | null, sharpeRatio: number | null, riskFreeRate: number, periods: number, fxFilledDays: number, notes: Array<string>, maxDrawdown: { value: number, peakDate: string | null, troughDate: string | null, recoveryDate: string | null } | null, bestPeriod: { date: string, periodReturn: number } | null, worstPeriod: { date: string, periodReturn: number } | null, series: Array<{ date: string, t: number, value: number, periodReturn: number | null, cumulativeReturn: number }> } } };
 
 export type FundProfileQueryVariables = Exact<{
   isin: string | null | undefined;
@@ -171,7 +171,7 @@ export type FundHoldingQueryVariables = Exact<{
 }>;
 
 
-export type FundHoldingQuery = { fund: { isin: string, symbol: string, holdings: { atDate: string, currency: string, holdings: Array<{ symbol: string | null, name: string, isin: string | null, assetClass: string | null, sector: string | null, country: string | null, percent: number, value: number }> } } };
+export type FundHoldingQuery = { fund: { isin: string, symbol: string, holdings: { atDate: string | null, currency: string, holdings: Array<{ symbol: string | null, name: string, isin: string | null, assetClass: string | null, sector: string | null, country: string | null, percent: number, value: number }> } } };
 
 export type FundAllocationExposureQueryVariables = Exact<{
   isin: string | null | undefined;

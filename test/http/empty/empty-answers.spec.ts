@@ -21,8 +21,10 @@ let t: TestApp;
 let bare: { securityId: number; symbol: string; isin: string; currency: string };
 /** A stock left with two reported quarters in the copy. */
 let twoQuarters: { securityId: number; symbol: string; periodEnds: string[] };
-/** An ETF stripped of its dividends in the copy. */
+/** An ETF stripped of its dividends, holdings and exposures in the copy. */
 let etf: { symbol: string; currency: string };
+/** A fund stripped of its holdings and exposures in the copy. */
+let fund: { isin: string; symbol: string; currency: string };
 
 const CANDLE_KEYS = ["symbol", "s", "t", "o", "h", "l", "c", "v", "from", "to", "resolution", "key", "currency"].sort();
 /** Long before any stored bar: no sample history reaches back to 1971. */
@@ -68,8 +70,18 @@ beforeAll(async () => {
        WHERE s.type = 'etf' AND EXISTS (SELECT 1 FROM dividends d WHERE d.security_id = s.id) ORDER BY s.rank LIMIT 1`,
     )
     .get() as { symbol: string; currency: string; id: number };
-  db.prepare(`DELETE FROM dividends WHERE security_id = ?`).run(paying.id);
+  for (const table of ["dividends", "etf_holdings", "etf_sector_exposure", "etf_country_exposure"])
+    db.prepare(`DELETE FROM ${table} WHERE ${table === "dividends" ? "security_id" : "etf_id"} = ?`).run(paying.id);
   etf = { symbol: paying.symbol, currency: paying.currency };
+  fund = db
+    .prepare(
+      `SELECT s.id, s.isin, l.symbol, l.currency FROM securities s JOIN listings l ON l.security_id = s.id
+       AND l.is_primary = 1 WHERE s.type = 'fund' AND s.isin IS NOT NULL
+       AND EXISTS (SELECT 1 FROM fund_allocation a WHERE a.fund_id = s.id) ORDER BY s.rank LIMIT 1`,
+    )
+    .get() as typeof fund & { id: number };
+  for (const table of ["fund_holdings", "fund_sector_exposure", "fund_country_exposure", "fund_allocation"])
+    db.prepare(`DELETE FROM ${table} WHERE fund_id = ?`).run((fund as unknown as { id: number }).id);
   db.close();
   t = await createTestApp({ storePath: copy });
 });
@@ -169,6 +181,53 @@ describe.each(["v0", "v1"])("a known security without data on /%s", (v) => {
     expect(res.status).toBe(200);
     expect(res.body.quarters.map((q: { periodEnd: string }) => q.periodEnd)).toEqual(twoQuarters.periodEnds);
     expect(res.body).toMatchObject({ asOf: twoQuarters.periodEnds[1], ttm: null, ratios: null, price: null });
+  });
+
+  it("etf/metrics of a range without closes: 200, null figures, an empty series", async () => {
+    const res = await t.post(`/${v}/etf/metrics`, { symbol: etf.symbol, ...OLD, resolution: "W" });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      symbol: etf.symbol,
+      currency: etf.currency,
+      resolution: "W",
+      from: OLD.from,
+      to: OLD.to,
+      startDate: null,
+      endDate: null,
+      startValue: null,
+      endValue: null,
+      totalReturn: null,
+      maxDrawdown: null,
+      periods: 0,
+      series: [],
+    });
+    expect(res.body.notes[0]).toContain("no daily closes");
+    expectErrorBody(await t.post(`/${v}/etf/metrics`, { symbol: "NOPE.NOPE", ...OLD }), 404, "NOT_FOUND");
+  });
+
+  it("ETF holdings, sector and country of an ETF that reports none: 200 with empty lists", async () => {
+    const holdings = await t.post(`/${v}/etf/holdings`, { symbol: etf.symbol });
+    expect(holdings.status).toBe(200);
+    expect(holdings.body).toEqual({ symbol: etf.symbol, atDate: null, holdings: [] });
+    const sector = await t.post(`/${v}/etf/sector`, { symbol: etf.symbol });
+    expect([sector.status, sector.body.sectorExposure]).toEqual([200, []]);
+    const country = await t.post(`/${v}/etf/country`, { symbol: etf.symbol });
+    expect([country.status, country.body.countryExposure]).toEqual([200, []]);
+  });
+
+  it("fund holding, sector, country and allocation of a fund that reports none: 200 with empty lists", async () => {
+    const holding = await t.post(`/${v}/fund/holding`, { isin: fund.isin });
+    expect(holding.status).toBe(200);
+    expect(holding.body).toMatchObject({ isin: fund.isin, atDate: null, holdings: [] });
+    for (const [path, key] of [
+      ["fund/sector", "sectorExposure"],
+      ["fund/country", "countryExposure"],
+      ["fund/allocation-exposure", "allocationExposure"],
+    ]) {
+      const res = await t.post(`/${v}/${path}`, { isin: fund.isin });
+      expect({ path, status: res.status, list: res.body[key!] }).toEqual({ path, status: 200, list: [] });
+    }
+    expectErrorBody(await t.post(`/${v}/fund/allocation-exposure`, { isin: "XS0000000009" }), 404, "NOT_FOUND");
   });
 
   it("quote of a stock whose EPS is unknown: metrics null, nothing null inside", async () => {
