@@ -29,7 +29,7 @@ export type EtfCardQueryVariables = Exact<{
 }>;
 
 
-export type EtfCardQuery = { etf: { symbol: string, profile: { name: string, isin: string | null, expenseRatio: number, aum: number, navCurrency: string }, holdings: { atDate: string | null, holdings: Array<{ symbol: string | null, name: string, percent: number }> }, sectorExposure: Array<{ sector: string, weightPercentage: number }> } };
+export type EtfCardQuery = { etf: { symbol: string, profile: { name: string, isin: string | null, expenseRatio: number, aum: number, navCurrency: string } | null, holdings: { atDate: string | null, holdings: Array<{ symbol: string | null, name: string, percent: number }> }, sectorExposure: Array<{ sector: string, weightPercentage: number }> } };
 
 export type SearchBoxQueryVariables = Exact<{
   query: string;

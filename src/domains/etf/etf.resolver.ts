@@ -22,8 +22,8 @@ export class EtfResolver {
     return ctx.answers.etf.getMany(ctx, args.symbols);
   }
 
-  @FieldResolver(() => EtfProfile)
-  profile(@Root() etf: Etf, @Ctx() ctx: Context): Promise<EtfProfile> {
+  @FieldResolver(() => EtfProfile, { nullable: true, description: "Null when the store holds no profile of the ETF" })
+  profile(@Root() etf: Etf, @Ctx() ctx: Context): Promise<EtfProfile | null> {
     return ctx.answers.etf.profile(ctx, etf);
   }
 
@@ -42,8 +42,11 @@ export class EtfResolver {
     return ctx.answers.etf.countryExposure(ctx, etf);
   }
 
-  @FieldResolver(() => EtfFundamentals)
-  fundamentals(@Root() etf: Etf, @Ctx() ctx: Context): Promise<EtfFundamentals> {
+  @FieldResolver(() => EtfFundamentals, {
+    nullable: true,
+    description: "Null when the store holds no profile of the ETF",
+  })
+  fundamentals(@Root() etf: Etf, @Ctx() ctx: Context): Promise<EtfFundamentals | null> {
     return ctx.answers.etf.fundamentals(ctx, etf);
   }
 

@@ -31,7 +31,9 @@ const profileResponse = z.object({
     navCurrency: z.string(),
     website: z.string().nullable(),
     holdingsCount: z.int(),
-  }),
+  })
+    .nullable()
+    .describe("Null when the store holds no profile of the ETF"),
 });
 
 const holding = {
@@ -103,7 +105,9 @@ const fundamentalsResponse = gqlObject("Etf", {
         unclassified: z.number(),
       }),
     }),
-  }),
+  })
+    .nullable()
+    .describe("Null when the store holds no profile of the ETF"),
 });
 
 const period = gqlObject("MetricsPeriod", { date: day, periodReturn: z.number() });

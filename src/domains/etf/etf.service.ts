@@ -68,8 +68,10 @@ const noProfile = (e: unknown): null => {
   throw e;
 };
 
-export async function etfProfile(ctx: Context, etf: Etf): Promise<EtfProfile> {
-  const p = await profileRow(ctx, etf);
+/** Null for a known ETF the store holds no profile of: an empty answer, not an error (docs/contract.md section 4). */
+export async function etfProfile(ctx: Context, etf: Etf): Promise<EtfProfile | null> {
+  const p = await profileRow(ctx, etf).catch(noProfile);
+  if (!p) return null;
   const s = etf.row.security;
   return {
     name: s.name,
@@ -183,8 +185,13 @@ async function etfValuation(ctx: Context, holdings: readonly HoldingRow[]): Prom
   };
 }
 
-export async function etfFundamentals(ctx: Context, etf: Etf): Promise<EtfFundamentals> {
-  const [p, holdings] = await Promise.all([profileRow(ctx, etf), ctx.loaders.etfHoldings.load(etf.row.security.id)]);
+/** Null for a known ETF the store holds no profile of (docs/contract.md section 4). */
+export async function etfFundamentals(ctx: Context, etf: Etf): Promise<EtfFundamentals | null> {
+  const [p, holdings] = await Promise.all([
+    profileRow(ctx, etf).catch(noProfile),
+    ctx.loaders.etfHoldings.load(etf.row.security.id),
+  ]);
+  if (!p) return null;
   return {
     assetClass: p.assetClass,
     expenseRatio: p.expenseRatio,

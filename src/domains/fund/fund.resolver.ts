@@ -22,8 +22,8 @@ export class FundResolver {
     return ctx.answers.fund.getMany(ctx, args.isins);
   }
 
-  @FieldResolver(() => FundProfile)
-  profile(@Root() fund: Fund, @Ctx() ctx: Context): Promise<FundProfile> {
+  @FieldResolver(() => FundProfile, { nullable: true, description: "Null when the store holds no profile of the fund" })
+  profile(@Root() fund: Fund, @Ctx() ctx: Context): Promise<FundProfile | null> {
     return ctx.answers.fund.profile(ctx, fund);
   }
 

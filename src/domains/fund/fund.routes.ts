@@ -34,7 +34,9 @@ const profileResponse = gqlObject("Fund", {
     minInvestment: z.number(),
     holdingsCount: z.int(),
     website: z.string().nullable(),
-  }),
+  })
+    .nullable()
+    .describe("Null when the store holds no profile of the fund"),
 });
 
 const sectorResponse = z.object({

@@ -1,9 +1,9 @@
-import { InvalidArgumentError, NotFoundError } from "../../platform/errors";
+import { InvalidArgumentError } from "../../platform/errors";
 import { isValidIsin } from "../instrument/instrument.identifiers";
 import type { Context } from "../../context";
 import type { AllocationWeight, CountryWeight, SectorWeight } from "../exposure/exposure.types";
 import { resolveInstrument } from "../instrument/instrument.service";
-import type { FundProfileRow, InstrumentRow } from "../../sources/data-source";
+import type { InstrumentRow } from "../../sources/data-source";
 import type { FundArgs } from "./fund.args";
 import { Fund, type FundHoldings, type FundProfile } from "./fund.types";
 
@@ -51,14 +51,10 @@ export async function getFunds(ctx: Context, isins: readonly string[]): Promise<
   });
 }
 
-async function profileRow(ctx: Context, fund: Fund): Promise<FundProfileRow> {
+/** Null for a known fund the store holds no profile of: an empty answer, not an error (docs/contract.md section 4). */
+export async function fundProfile(ctx: Context, fund: Fund): Promise<FundProfile | null> {
   const p = await ctx.loaders.fundProfile.load(fund.row.security.id);
-  if (!p) throw new NotFoundError(`no fund profile for ${fund.isin}`);
-  return p;
-}
-
-export async function fundProfile(ctx: Context, fund: Fund): Promise<FundProfile> {
-  const p = await profileRow(ctx, fund);
+  if (!p) return null;
   const s = fund.row.security;
   return {
     name: s.name,

@@ -95,7 +95,7 @@ export type EtfProfileQueryVariables = Exact<{
 }>;
 
 
-export type EtfProfileQuery = { etf: { symbol: string, profile: { name: string, isin: string | null, cusip: string | null, assetClass: string, aum: number, avgVolume: number | null, description: string | null, domicile: string, etfCompany: string, expenseRatio: number, inceptionDate: string, nav: number, navCurrency: string, website: string | null, holdingsCount: number } } };
+export type EtfProfileQuery = { etf: { symbol: string, profile: { name: string, isin: string | null, cusip: string | null, assetClass: string, aum: number, avgVolume: number | null, description: string | null, domicile: string, etfCompany: string, expenseRatio: number, inceptionDate: string, nav: number, navCurrency: string, website: string | null, holdingsCount: number } | null } };
 
 export type EtfHoldingsQueryVariables = Exact<{
   symbol: string | null | undefined;
@@ -127,7 +127,7 @@ export type EtfFundamentalsQueryVariables = Exact<{
 }>;
 
 
-export type EtfFundamentalsQuery = { etf: { symbol: string, isin: string | null, name: string, fundamentals: { assetClass: string, expenseRatio: number, aum: number, nav: number, navCurrency: string, holdingsCount: number, inceptionDate: string, domicile: string, issuer: string, replication: string, distributionPolicy: string, benchmark: string, valuation: { asOf: string, peRatio: number | null, pbRatio: number | null, dividendYield: number | null, coveredWeight: number, marketCapBreakdown: { large: number, mid: number, small: number, unclassified: number } } } } };
+export type EtfFundamentalsQuery = { etf: { symbol: string, isin: string | null, name: string, fundamentals: { assetClass: string, expenseRatio: number, aum: number, nav: number, navCurrency: string, holdingsCount: number, inceptionDate: string, domicile: string, issuer: string, replication: string, distributionPolicy: string, benchmark: string, valuation: { asOf: string, peRatio: number | null, pbRatio: number | null, dividendYield: number | null, coveredWeight: number, marketCapBreakdown: { large: number, mid: number, small: number, unclassified: number } } } | null } };
 
 export type EtfMetricsQueryVariables = Exact<{
   symbol: string | null | undefined;
@@ -147,7 +147,7 @@ export type FundProfileQueryVariables = Exact<{
 }>;
 
 
-export type FundProfileQuery = { fund: { isin: string, symbol: string, profile: { name: string, description: string | null, fundCompany: string, category: string, assetClass: string, aum: number, nav: number, navCurrency: string, ongoingCharge: number, entryCharge: number, inceptionDate: string, domicile: string, benchmark: string, riskClass: number, distributionPolicy: string, minInvestment: number, holdingsCount: number, website: string | null } } };
+export type FundProfileQuery = { fund: { isin: string, symbol: string, profile: { name: string, description: string | null, fundCompany: string, category: string, assetClass: string, aum: number, nav: number, navCurrency: string, ongoingCharge: number, entryCharge: number, inceptionDate: string, domicile: string, benchmark: string, riskClass: number, distributionPolicy: string, minInvestment: number, holdingsCount: number, website: string | null } | null } };
 
 export type FundSectorQueryVariables = Exact<{
   isin: string | null | undefined;

@@ -73,6 +73,7 @@ beforeAll(async () => {
   for (const table of ["dividends", "etf_holdings", "etf_sector_exposure", "etf_country_exposure"])
     db.prepare(`DELETE FROM ${table} WHERE ${table === "dividends" ? "security_id" : "etf_id"} = ?`).run(paying.id);
   etf = { symbol: paying.symbol, currency: paying.currency };
+  db.prepare(`DELETE FROM etf_profiles WHERE security_id = ?`).run(paying.id);
   fund = db
     .prepare(
       `SELECT s.id, s.isin, l.symbol, l.currency FROM securities s JOIN listings l ON l.security_id = s.id
@@ -80,6 +81,7 @@ beforeAll(async () => {
        AND EXISTS (SELECT 1 FROM fund_allocation a WHERE a.fund_id = s.id) ORDER BY s.rank LIMIT 1`,
     )
     .get() as typeof fund & { id: number };
+  db.prepare(`DELETE FROM fund_profiles WHERE security_id = ?`).run((fund as unknown as { id: number }).id);
   for (const table of ["fund_holdings", "fund_sector_exposure", "fund_country_exposure", "fund_allocation"])
     db.prepare(`DELETE FROM ${table} WHERE fund_id = ?`).run((fund as unknown as { id: number }).id);
   db.close();
@@ -215,6 +217,19 @@ describe.each(["v0", "v1"])("a known security without data on /%s", (v) => {
     expect([country.status, country.body.countryExposure]).toEqual([200, []]);
   });
 
+  it("ETF profile and fundamentals of an ETF the store has no profile of: 200 with null", async () => {
+    const profile = await t.post(`/${v}/etf/profile`, { symbol: etf.symbol });
+    expect([profile.status, profile.body]).toEqual([200, { symbol: etf.symbol, profile: null }]);
+    const fundamentals = await t.post(`/${v}/etf/fundamentals`, { symbol: etf.symbol });
+    expect(fundamentals.status).toBe(200);
+    expect(fundamentals.body).toMatchObject({ symbol: etf.symbol, fundamentals: null });
+  });
+
+  it("fund profile of a fund the store has no profile of: 200 with null", async () => {
+    const res = await t.post(`/${v}/fund/profile`, { isin: fund.isin });
+    expect([res.status, res.body]).toEqual([200, { isin: fund.isin, symbol: fund.symbol, profile: null }]);
+  });
+
   it("fund holding, sector, country and allocation of a fund that reports none: 200 with empty lists", async () => {
     const holding = await t.post(`/${v}/fund/holding`, { isin: fund.isin });
     expect(holding.status).toBe(200);
@@ -241,7 +256,7 @@ describe("a known security without data in GraphQL", () => {
   it("answers the empty shapes, not NOT_FOUND errors", async () => {
     const res = await gql(
       t,
-      `query ($s: String!, $from: Int!, $to: Int!) {
+      `query ($s: String!, $from: Int!, $to: Int!, $etf: String!, $fund: String!) {
         candle(symbol: $s, from: $from, to: $to) { s t c key }
         stock(symbol: $s) {
           candles(from: $from, to: $to, resolution: "M") { s t key }
@@ -253,8 +268,13 @@ describe("a known security without data in GraphQL", () => {
         annualDividends(symbol: $s) { frequency forwardAnnualDividend }
         dividendEstimate(symbol: $s) { total }
         quote(symbol: $s) { metrics { eps } }
+        etf(symbol: $etf) {
+          profile { name } fundamentals { aum } holdings { atDate holdings { name } } sectorExposure { sector }
+          metrics(from: $from, to: $to) { startDate totalReturn maxDrawdown { value } series { t } }
+        }
+        fund(isin: $fund) { profile { name } holdings { atDate holdings { name } } allocationExposure { assetClass } }
       }`,
-      { s: bare.symbol, ...OLD },
+      { s: bare.symbol, ...OLD, etf: etf.symbol, fund: fund.isin },
     );
     expect(res.body.errors).toBeUndefined();
     const key = (r: string) => `${bare.symbol}:${r}:${bare.currency}`;
@@ -270,6 +290,14 @@ describe("a known security without data in GraphQL", () => {
       annualDividends: { frequency: null, forwardAnnualDividend: 0 },
       dividendEstimate: { total: 0 },
       quote: { metrics: null },
+      etf: {
+        profile: null,
+        fundamentals: null,
+        holdings: { atDate: null, holdings: [] },
+        sectorExposure: [],
+        metrics: { startDate: null, totalReturn: null, maxDrawdown: null, series: [] },
+      },
+      fund: { profile: null, holdings: { atDate: null, holdings: [] }, allocationExposure: [] },
     });
   });
 
