@@ -149,8 +149,9 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
     const requestId = res.locals.requestId as string;
     try {
       // The key before "no such path", so paths cannot be probed without one (spec section 5, docs/contract.md
-      // section 2). The open paths (health, docs, GraphiQL) answered above; a CORS preflight carries no key.
-      if (req.method !== "OPTIONS") await apiKeys.authenticate(req.headers["x-api-key"]);
+      // section 2). The open paths (health, docs, GraphiQL) answered above; a CORS preflight carries no key, and
+      // /metrics keeps its own 404 (disabled, or a wrong scrape token: it does not say it exists).
+      if (req.method !== "OPTIONS" && req.path !== "/metrics") await apiKeys.authenticate(req.headers["x-api-key"]);
       throw new NotFoundError(`no route ${req.method} ${req.path}`);
     } catch (e) {
       const mapped = mapError(e, requestId);
