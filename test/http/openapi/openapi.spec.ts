@@ -242,6 +242,28 @@ describe("OpenAPI document", () => {
     );
   });
 
+  it("shows the empty answers of a known security without data, each valid against its 200 schema", () => {
+    const ajv = new Ajv2020({ strict: false, allowUnionTypes: true });
+    addFormats(ajv);
+    ajv.addSchema({ $id: "doc", components: served.components });
+    const empties: string[] = [];
+    for (const [path, item] of Object.entries(served.paths as Record<string, Json>)) {
+      const ok = ((item.post as Json | undefined)?.responses as Json | undefined)?.["200"] as Json | undefined;
+      const content = (ok?.content as Json | undefined)?.["application/json"] as Json | undefined;
+      const example = (content?.examples as Record<string, { value: unknown }> | undefined)?.empty;
+      if (!example) continue;
+      empties.push(path);
+      const validate = ajv.compile({ $ref: `doc${(content!.schema as { $ref: string }).$ref}` });
+      expect({ path, valid: validate(example.value), errors: validate.errors ?? null }).toEqual({
+        path,
+        valid: true,
+        errors: null,
+      });
+    }
+    for (const path of ["/v1/candle", "/v0/dividends/annual", "/v1/stock/financials/ttm", "/v1/etf/profile"])
+      expect(empties).toContain(path);
+  });
+
   it("holds only well-formed JSON Schemas (ajv 2020-12, strict)", () => {
     const ajv = new Ajv2020({ strict: true, allowUnionTypes: true });
     addFormats(ajv);
