@@ -252,6 +252,27 @@ describe.each(["v0", "v1"])("a known security without data on /%s", (v) => {
   });
 });
 
+describe("etf/metrics computed in process (a source the workers cannot read)", () => {
+  it("answers the same empty metrics as the worker path", async () => {
+    // Any source but SQLite computes metrics in process (etf.metrics.jobs.ts `offloadPath`).
+    const inProcess = await createTestApp({
+      storePath: t.deps.config.sqlitePath,
+      market: (source) =>
+        new Proxy(source, {
+          get: (target, p) => (p === "kind" ? "postgres" : (Reflect.get(target, p, target) as unknown)),
+        }),
+    });
+    try {
+      const body = { symbol: etf.symbol, ...OLD, resolution: "W" };
+      const res = await inProcess.post("/v1/etf/metrics", body);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual((await t.post("/v1/etf/metrics", body)).body);
+    } finally {
+      await inProcess.close();
+    }
+  });
+});
+
 describe("a known security without data in GraphQL", () => {
   it("answers the empty shapes, not NOT_FOUND errors", async () => {
     const res = await gql(
