@@ -163,9 +163,19 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
     express.json({ limit: deps.config.sizes.bodyBytes }),
     expressMiddleware(apollo, { context: async ({ req, res }) => context(req, res.locals.requestId as string) }),
   );
-  app.use((req: Request, res: Response) => {
+  app.use(async (req: Request, res: Response) => {
     const requestId = res.locals.requestId as string;
-    sendJson(res, 404, mapError(new NotFoundError(`no route ${req.method} ${req.path}`), requestId).body);
+    try {
+      // The key before "no such path", so paths cannot be probed without one (spec section 5, docs/contract.md
+      // section 2). The open paths (health, docs, GraphiQL) answered above; a CORS preflight carries no key, and
+      // /metrics keeps its own 404 (disabled, or a wrong scrape token: it does not say it exists).
+      if (req.method !== "OPTIONS" && req.path !== "/metrics") await apiKeys.authenticate(req.headers["x-api-key"]);
+      throw new NotFoundError(`no route ${req.method} ${req.path}`);
+    } catch (e) {
+      const mapped = mapError(e, requestId);
+      if (mapped.internal) logger.error({ err: mapped.internal, requestId }, "key check failed");
+      sendJson(res, mapped.status, mapped.body, mapped.headers);
+    }
   });
 
   // Last resort: errors raised by middleware before a handler took over (body parsing of /graphql).

@@ -24,9 +24,9 @@ async function main(): Promise<void> {
   const etfSymbol = searchAggregated.results.find((g) => g.type === "etf")?.symbol;
   if (etfSymbol) {
     const { etf } = await client.request(EtfCardDocument, { symbol: etfSymbol });
-    console.log(
-      `${etf.profile.name}: TER ${etf.profile.expenseRatio} %, top holding ${etf.holdings.holdings[0]?.name ?? "none"}`,
-    );
+    // A known ETF the store holds no profile of answers profile null (docs/contract.md section 4).
+    const ter = etf.profile ? `TER ${etf.profile.expenseRatio} %` : "no profile";
+    console.log(`${etf.profile?.name ?? etfSymbol}: ${ter}, top holding ${etf.holdings.holdings[0]?.name ?? "none"}`);
     const { candle } = await client.request(ChartDocument, { symbol: etfSymbol, resolution: "W" });
     console.log(`${candle.t.length} weekly candles, last close ${candle.c[candle.c.length - 1]} ${candle.currency}`);
   }

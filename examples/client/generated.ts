@@ -34,7 +34,7 @@ export type EtfCardQueryVariables = Exact<{
 }>;
 
 
-export type EtfCardQuery = { etf: { id: string, symbol: string, profile: { id: string, name: string, isin: string | null, expenseRatio: number, aum: number, navCurrency: string }, holdings: { id: string, atDate: string, holdings: Array<{ id: string, symbol: string | null, name: string, percent: number }> }, sectorExposure: Array<{ sector: string, weightPercentage: number }> } };
+export type EtfCardQuery = { etf: { id: string, symbol: string, profile: { id: string, name: string, isin: string | null, expenseRatio: number, aum: number, navCurrency: string } | null, holdings: { id: string, atDate: string | null, holdings: Array<{ id: string, symbol: string | null, name: string, percent: number }> }, sectorExposure: Array<{ sector: string, weightPercentage: number }> } };
 
 export type SearchBoxQueryVariables = Exact<{
   query: string;

@@ -5,10 +5,10 @@ import { CandleDocument, StockCandleDocument } from "../../http/rest/rest.operat
 import { route, VERSIONS, type RouteEntry } from "../../http/rest/rest.route";
 import { gqlObject, stringOf, unixSeconds } from "../../http/rest/rest.response";
 
-/** docs/contract.md section 4: parallel arrays, plus the currency of the prices. */
+/** docs/contract.md section 4: parallel arrays, the series' key, plus the currency of the prices. */
 const candlesResponse = gqlObject("Candles", {
   symbol: z.string(),
-  s: stringOf(["ok"]),
+  s: stringOf(["ok", "no_data"]).describe('"no_data" (with empty arrays) when the security has no bars in the range'),
   t: z.array(unixSeconds),
   o: z.array(z.number()),
   h: z.array(z.number()),
@@ -18,6 +18,7 @@ const candlesResponse = gqlObject("Candles", {
   from: unixSeconds,
   to: unixSeconds,
   resolution: stringOf(["1", "5", "15", "30", "60", "D", "W", "M"]),
+  key: z.string().describe("Names the series: SYMBOL:RESOLUTION:CURRENCY"),
   currency: z.string(),
 });
 

@@ -143,35 +143,11 @@ function rangeOf(ctx: Context, args: CandleRangeArgs, r: Resolution): { from: nu
   return { from, to };
 }
 
-const iso = (t: number) => new Date(t * 1000).toISOString().replace(".000Z", "Z");
-
-/** Why a range holds no bars, in words a client can act on. */
-async function noBars(ctx: Context, row: InstrumentRow, r: Resolution, from: number, to: number): Promise<never> {
-  const symbol = row.listing.symbol;
-  const cov = await ctx.loaders.barCoverage.load(row.listing.id);
-  if (isIntraday(r)) {
-    if (cov.intradayFrom == null || cov.intradayTo == null) {
-      throw new NotFoundError(
-        `no intraday bars for ${symbol}: the store keeps 5-minute bars for the last trading days of the largest ` +
-          "stocks and crypto pairs only; use resolution D, W or M",
-        [{ field: "resolution", issue: "no intraday data" }],
-      );
-    }
-    throw new NotFoundError(
-      `no ${r}-minute bars for ${symbol} between ${iso(from)} and ${iso(to)}; ` +
-        `intraday bars run from ${iso(cov.intradayFrom)} to ${iso(cov.intradayTo)}`,
-      [{ field: "from", issue: "no_data" }],
-    );
-  }
-  if (cov.dailyFrom == null || cov.dailyTo == null) {
-    throw new NotFoundError(`no price history for ${symbol}`, [{ field: "symbol", issue: "no_data" }]);
-  }
-  throw new NotFoundError(
-    `no bars for ${symbol} between ${dayOf(from)} and ${dayOf(to)}; ` +
-      `its daily history runs from ${dayOf(cov.dailyFrom)} to ${dayOf(cov.dailyTo)}`,
-    [{ field: "from", issue: "no_data" }],
-  );
-}
+/**
+ * The name of a series: the listing, the bar size and the currency of the prices, so a client caching answers can
+ * tell two series of one symbol apart (docs/contract.md section 4).
+ */
+export const seriesKey = (symbol: string, r: Resolution, currency: string) => `${symbol}:${r}:${currency}`;
 
 /**
  * Candles of a resolved listing. The range is moved out to whole periods of
@@ -184,7 +160,7 @@ export async function candlesOf(ctx: Context, row: InstrumentRow, args: CandleRa
   requireScope(ctx, SCOPE_OF_TYPE[row.security.type]);
   const r = parseResolution(args.resolution);
   const target = args.currency ? normalizeCurrency(args.currency) : row.listing.currency;
-  const range = rangeOf(ctx, args, r);
+  const asked = rangeOf(ctx, args, r);
   if (isIntraday(r) && Number(r) < STORED_INTRADAY_MINUTES) {
     throw new NotFoundError(
       `resolution ${r}: finer than the stored data (the finest bars kept are ${STORED_INTRADAY_MINUTES} minutes); ` +
@@ -192,11 +168,31 @@ export async function candlesOf(ctx: Context, row: InstrumentRow, args: CandleRa
       [{ field: "resolution", issue: "finer than stored data" }],
     );
   }
-  const from = periodStart(range.from, r);
-  const to = periodEnd(range.to, r);
-  const key = { listingId: row.listing.id, from, to };
-  const bars = isIntraday(r) ? await ctx.loaders.intradayBars.load(key) : await ctx.loaders.dailyBars.load(key);
-  if (bars.length === 0) return noBars(ctx, row, r, from, to);
+  const from = periodStart(asked.from, r);
+  const to = periodEnd(asked.to, r);
+  const range = { listingId: row.listing.id, from, to };
+  const bars = isIntraday(r) ? await ctx.loaders.intradayBars.load(range) : await ctx.loaders.dailyBars.load(range);
+  const symbol = row.listing.symbol;
+  const key = seriesKey(symbol, r, target);
+  if (bars.length === 0) {
+    // A known security without bars in the range is an empty answer, not an error (docs/contract.md section 2).
+    const none: number[] = [];
+    return {
+      symbol,
+      s: "no_data",
+      t: none,
+      o: none,
+      h: none,
+      l: none,
+      c: none,
+      v: none,
+      from,
+      to,
+      resolution: r,
+      key,
+      currency: target,
+    };
+  }
 
   let priced: readonly BarRow[] = bars;
   if (target !== row.listing.currency) {
@@ -214,7 +210,7 @@ export async function candlesOf(ctx: Context, row: InstrumentRow, args: CandleRa
   }
   const out = r === "D" || r === "5" ? priced : aggregateBars(priced, r);
   return {
-    symbol: row.listing.symbol,
+    symbol,
     s: "ok",
     t: out.map((b) => b.t),
     o: out.map((b) => b.o),
@@ -225,6 +221,7 @@ export async function candlesOf(ctx: Context, row: InstrumentRow, args: CandleRa
     from,
     to,
     resolution: r,
+    key,
     currency: target,
   };
 }

@@ -12,8 +12,8 @@ export class Candles {
 
   @Field(() => String, {
     description:
-      'Always "ok" in an answer; a range holding no bars is a NOT_FOUND error (REST 404), ' +
-      'never an empty "no_data" answer',
+      '"ok" with bars; "no_data" with empty arrays when the known security has no bars in the range ' +
+      "(an unknown symbol is NOT_FOUND)",
   })
   s: string;
 
@@ -47,6 +47,11 @@ export class Candles {
 
   @Field(() => String, { description: "1, 5, 15, 30, 60 (minutes), D, W or M" })
   resolution: string;
+
+  @Field(() => String, {
+    description: "Names the series: symbol, resolution and currency of the prices, as SYMBOL:RESOLUTION:CURRENCY",
+  })
+  key: string;
 
   @Field(() => String, { description: "ISO 4217 currency of the prices" })
   currency: string;

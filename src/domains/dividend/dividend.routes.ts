@@ -32,7 +32,7 @@ const annualResponse = gqlObject("AnnualDividends", {
   symbol: z.string(),
   isin: z.string().nullable(),
   currency: z.string(),
-  frequency: z.int().nullable(),
+  frequency: z.int().nullable().describe("Payments per year (1, 2, 4, 12); null (none) for a non-payer"),
   years: z.array(
     gqlObject("DividendYear", {
       year: z.int(),
@@ -55,7 +55,7 @@ export const dividendEstimateResponse = gqlObject("DividendEstimate", {
   symbol: z.string(),
   isin: z.string().nullable(),
   currency: z.string(),
-  frequency: z.int(),
+  frequency: z.int().nullable().describe("Payments per year the estimate assumes; null (none) for a non-payer"),
   from: day,
   to: day,
   total: z.number(),

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, NotFoundError } from "../../platform/errors";
+import { InvalidArgumentError } from "../../platform/errors";
 import type { Context } from "../../context";
 import { requireCapability } from "../../sources/source.capabilities";
 import { dayOf, fxConverter, unixOfDay } from "../fx/fx.service";
@@ -138,12 +138,11 @@ export async function getDividendCalendar(ctx: Context, args: DividendCalendarAr
 
 // ---- per security -----------------------------------------------------------------------------
 
+/** The dividends of a security known today, oldest first; empty for a security that pays none. */
 async function dividendHistory(ctx: Context, row: InstrumentRow): Promise<{ today: string; known: DividendRow[] }> {
   const today = todayOf(ctx);
   const all = await ctx.loaders.dividends.load(row.security.id);
-  const known = all.filter((d) => isKnownOn(d, today));
-  if (known.length === 0) throw new NotFoundError(`${row.listing.symbol} has no dividend history`);
-  return { today, known };
+  return { today, known: all.filter((d) => isKnownOn(d, today)) };
 }
 
 /** All stored dividends of a security known today (history and announced), optionally within ex-dates [from, to]. */
@@ -224,7 +223,23 @@ export function forwardAnnual(latest: DividendRow, today: string): number {
 
 export async function annualDividendsOf(ctx: Context, row: InstrumentRow): Promise<AnnualDividends> {
   const { today, known } = await dividendHistory(ctx, row);
-  const latest = known[known.length - 1]!;
+  const q = row.quote;
+  const latest = known[known.length - 1];
+  if (!latest) {
+    // A security that pays no dividends answers an empty table with zero totals (docs/contract.md section 4).
+    return {
+      symbol: row.listing.symbol,
+      isin: row.security.isin,
+      currency: row.listing.currency,
+      frequency: null,
+      years: [],
+      latestDividend: null,
+      forwardAnnualDividend: 0,
+      forwardYield: q && q.c > 0 ? 0 : null,
+      price: q ? q.c : null,
+      priceCurrency: row.listing.currency,
+    };
+  }
   const currency = latest.currency;
   const past = await inCurrency(
     ctx,
@@ -232,7 +247,6 @@ export async function annualDividendsOf(ctx: Context, row: InstrumentRow): Promi
     currency,
   );
   const forward = forwardAnnual(latest, today);
-  const q = row.quote;
   let forwardYield: number | null = null;
   if (q && q.c > 0) {
     const day = dayOf(q.t);
@@ -320,6 +334,20 @@ export function estimateDividends(known: readonly DividendRow[], today: string) 
 
 export async function dividendEstimateOf(ctx: Context, row: InstrumentRow): Promise<DividendEstimate> {
   const { today, known } = await dividendHistory(ctx, row);
+  if (known.length === 0) {
+    // Nothing paid and nothing announced: nothing to estimate, an empty answer (docs/contract.md section 4).
+    return {
+      symbol: row.listing.symbol,
+      isin: row.security.isin,
+      currency: row.listing.currency,
+      frequency: null,
+      from: addDays(today, 1),
+      to: addMonths(today, 12),
+      total: 0,
+      method: "no dividend known: the security has paid and announced none, so nothing is estimated",
+      dividends: [],
+    };
+  }
   const e = estimateDividends(known, today);
   return {
     symbol: row.listing.symbol,

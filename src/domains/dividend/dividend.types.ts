@@ -109,7 +109,10 @@ export class AnnualDividends {
   @Field(() => String, { description: "ISO 4217 currency of the dividend amounts" })
   currency: string;
 
-  @Field(() => Int, { nullable: true, description: "Payments per year of the latest dividend (1, 2, 4, 12)" })
+  @Field(() => Int, {
+    nullable: true,
+    description: "Payments per year of the latest dividend (1, 2, 4, 12); null (none) for a security that pays none",
+  })
   frequency: number | null;
 
   @Field(() => [DividendYear], { description: "Every calendar year from the first dividend to today, oldest first" })
@@ -208,8 +211,11 @@ export class DividendEstimate {
   @Field(() => String, { description: "ISO 4217 currency of the amounts" })
   currency: string;
 
-  @Field(() => Int, { description: "Payments per year the estimate assumes" })
-  frequency: number;
+  @Field(() => Int, {
+    nullable: true,
+    description: "Payments per year the estimate assumes; null (none) for a security that has paid and announced none",
+  })
+  frequency: number | null;
 
   @Field(() => String, { description: "First ex-date of the window (tomorrow), YYYY-MM-DD" })
   from: string;

@@ -25,11 +25,13 @@ export interface EtfAnswers {
   get(ctx: Context, ref: SecurityRef): Promise<Etf>;
   /** In request order, null where a symbol names no ETF. */
   getMany(ctx: Context, symbols: readonly string[]): Promise<(Etf | null)[]>;
-  profile(ctx: Context, etf: Etf): Promise<EtfProfile>;
+  /** Null when the source holds no profile of the ETF. */
+  profile(ctx: Context, etf: Etf): Promise<EtfProfile | null>;
   holdings(ctx: Context, etf: Etf): Promise<EtfHoldings>;
   sectorExposure(ctx: Context, etf: Etf): Promise<SectorWeight[]>;
   countryExposure(ctx: Context, etf: Etf): Promise<CountryWeight[]>;
-  fundamentals(ctx: Context, etf: Etf): Promise<EtfFundamentals>;
+  /** Null when the source holds no profile of the ETF. */
+  fundamentals(ctx: Context, etf: Etf): Promise<EtfFundamentals | null>;
   metrics(ctx: Context, etf: Etf, args: EtfMetricsArgs): Promise<EtfMetrics>;
 }
 

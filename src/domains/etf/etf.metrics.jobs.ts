@@ -15,6 +15,11 @@ export interface OffloadedMetrics extends MetricsScalars {
   firstFilledDay: string | null;
 }
 
+/** The range holds no close of the ETF: an empty answer, not an error (docs/contract.md section 4). */
+export class NoClosesError extends NotFoundError {
+  override name = "NoClosesError";
+}
+
 const WORKER = workerFile(__dirname, "etf.metrics.worker");
 
 const keyOf = (i: MetricsJobItem) => `${i.listingId}:${i.from}:${i.to}:${i.resolution}:${i.currency}`;
@@ -37,7 +42,13 @@ function loaderOf(ctx: Context, dbPath: string): DataLoader<MetricsJobItem, Offl
         const result = await runInWorker<MetricsJobResult>(WORKER, job, ctx.requestId);
         // The worker's statements are this request's store reads: tests and the bench count them.
         ctx.source.stats.queries += result.queries;
-        return result.answers.map((a) => (a.ok ? offloaded(a, result.packed) : new NotFoundError(a.notFound)));
+        return result.answers.map((a) =>
+          a.ok
+            ? offloaded(a, result.packed)
+            : a.noCloses
+              ? new NoClosesError(a.notFound)
+              : new NotFoundError(a.notFound),
+        );
       },
       { cacheKeyFn: keyOf },
     );

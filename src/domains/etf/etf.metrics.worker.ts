@@ -53,7 +53,7 @@ export type MetricsJobAnswer =
       filledDays: number;
       firstFilledDay: string | null;
     }
-  | { ok: false; notFound: string };
+  | { ok: false; notFound: string; noCloses?: true };
 
 export interface MetricsJobResult {
   answers: MetricsJobAnswer[];
@@ -157,7 +157,7 @@ export default function runMetricsJob(job: MetricsJob): unknown {
     const { t, c } = closes[i]!;
     if (t.length === 0) {
       const range = `between ${dayOfUnix(item.from)} and ${dayOfUnix(item.to)}`;
-      return { ok: false, notFound: `no daily closes of ${item.symbol} ${range}` };
+      return { ok: false, notFound: `no daily closes of ${item.symbol} ${range}`, noCloses: true };
     }
     try {
       let v = c;

@@ -31,8 +31,8 @@ export class EtfResolver {
     return listingId(etf);
   }
 
-  @FieldResolver(() => EtfProfile, { description: "Profile: issuer, costs, size, NAV and inception" })
-  profile(@Root() etf: Etf, @Ctx() ctx: Context): Promise<EtfProfile> {
+  @FieldResolver(() => EtfProfile, { nullable: true, description: "Null when the store holds no profile of the ETF" })
+  profile(@Root() etf: Etf, @Ctx() ctx: Context): Promise<EtfProfile | null> {
     return ctx.answers.etf.profile(ctx, etf);
   }
 
@@ -51,8 +51,11 @@ export class EtfResolver {
     return ctx.answers.etf.countryExposure(ctx, etf);
   }
 
-  @FieldResolver(() => EtfFundamentals, { description: "Fundamentals, with a valuation aggregated from the holdings" })
-  fundamentals(@Root() etf: Etf, @Ctx() ctx: Context): Promise<EtfFundamentals> {
+  @FieldResolver(() => EtfFundamentals, {
+    nullable: true,
+    description: "Null when the store holds no profile of the ETF",
+  })
+  fundamentals(@Root() etf: Etf, @Ctx() ctx: Context): Promise<EtfFundamentals | null> {
     return ctx.answers.etf.fundamentals(ctx, etf);
   }
 

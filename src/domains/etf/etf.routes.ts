@@ -31,7 +31,9 @@ const profileResponse = z.object({
     navCurrency: z.string(),
     website: z.string().nullable(),
     holdingsCount: z.int(),
-  }),
+  })
+    .nullable()
+    .describe("Null when the store holds no profile of the ETF"),
 });
 
 const holding = {
@@ -46,7 +48,7 @@ const holding = {
 const holdingsResponse = (version: ApiVersion) =>
   z.object({
     symbol: z.string().describe("Symbol of the listing asked for"),
-    atDate: day.describe("Day the holdings were reported"),
+    atDate: day.nullable().describe("Day the holdings were reported; null (with no holdings) when none are"),
     holdings: z
       .array(
         version === "v0"
@@ -103,7 +105,9 @@ const fundamentalsResponse = gqlObject("Etf", {
         unclassified: z.number(),
       }),
     }),
-  }),
+  })
+    .nullable()
+    .describe("Null when the store holds no profile of the ETF"),
 });
 
 const period = gqlObject("MetricsPeriod", { date: day, periodReturn: z.number() });
@@ -114,11 +118,11 @@ const metricsResponse = gqlObject("EtfMetrics", {
   resolution: stringOf(["D", "W", "M"]),
   from: unixSeconds,
   to: unixSeconds,
-  startDate: day,
-  endDate: day,
-  startValue: z.number(),
-  endValue: z.number(),
-  totalReturn: z.number(),
+  startDate: day.nullable().describe("Null when the range holds no close (then every figure is null)"),
+  endDate: day.nullable(),
+  startValue: z.number().nullable(),
+  endValue: z.number().nullable(),
+  totalReturn: z.number().nullable(),
   annualisedReturn: z.number().nullable(),
   annualisedVolatility: z.number().nullable(),
   sharpeRatio: z.number().nullable(),
@@ -128,7 +132,7 @@ const metricsResponse = gqlObject("EtfMetrics", {
     peakDate: day.nullable(),
     troughDate: day.nullable(),
     recoveryDate: day.nullable(),
-  }),
+  }).nullable(),
   bestPeriod: period.nullable(),
   worstPeriod: period.nullable(),
   periods: z.int(),

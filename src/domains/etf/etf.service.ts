@@ -5,7 +5,7 @@ import type { CountryWeight, SectorWeight } from "../exposure/exposure.types";
 import { resolveInstrument, type SecurityRef } from "../instrument/instrument.service";
 import type { EtfProfileRow, HoldingRow, InstrumentRow } from "../../sources/data-source";
 import type { EtfMetricsArgs } from "./etf.args";
-import { nextTurn, offloadedMetrics, offloadPath, type OffloadedMetrics } from "./etf.metrics.jobs";
+import { NoClosesError, nextTurn, offloadedMetrics, offloadPath, type OffloadedMetrics } from "./etf.metrics.jobs";
 import {
   computeMetrics,
   convertCloses,
@@ -63,8 +63,16 @@ async function profileRow(ctx: Context, etf: Etf): Promise<EtfProfileRow> {
   return p;
 }
 
-export async function etfProfile(ctx: Context, etf: Etf): Promise<EtfProfile> {
-  const p = await profileRow(ctx, etf);
+/** A missing profile as null, for answers that are whole without one; anything else is rethrown. */
+const noProfile = (e: unknown): null => {
+  if (e instanceof NotFoundError) return null;
+  throw e;
+};
+
+/** Null for a known ETF the store holds no profile of: an empty answer, not an error (docs/contract.md section 4). */
+export async function etfProfile(ctx: Context, etf: Etf): Promise<EtfProfile | null> {
+  const p = await profileRow(ctx, etf).catch(noProfile);
+  if (!p) return null;
   const s = etf.row.security;
   return {
     id: securityId(s, etf.row.listing),
@@ -87,8 +95,13 @@ export async function etfProfile(ctx: Context, etf: Etf): Promise<EtfProfile> {
 }
 
 export async function etfHoldings(ctx: Context, etf: Etf): Promise<EtfHoldings> {
-  const [p, rows] = await Promise.all([profileRow(ctx, etf), ctx.loaders.etfHoldings.load(etf.row.security.id)]);
-  const id = holdingsId(securityId(etf.row.security, etf.row.listing), p.holdingsDate);
+  const [p, rows] = await Promise.all([
+    profileRow(ctx, etf).catch(noProfile),
+    ctx.loaders.etfHoldings.load(etf.row.security.id),
+  ]);
+  const id = holdingsId(securityId(etf.row.security, etf.row.listing), p?.holdingsDate ?? null);
+  // Without a reported portfolio a known ETF answers no holdings (docs/contract.md section 4).
+  if (!p || rows.length === 0) return { id, atDate: null, currency: p?.navCurrency ?? etf.currency, holdings: [] };
   return {
     id,
     atDate: p.holdingsDate,
@@ -179,8 +192,13 @@ async function etfValuation(ctx: Context, holdings: readonly HoldingRow[]): Prom
   };
 }
 
-export async function etfFundamentals(ctx: Context, etf: Etf): Promise<EtfFundamentals> {
-  const [p, holdings] = await Promise.all([profileRow(ctx, etf), ctx.loaders.etfHoldings.load(etf.row.security.id)]);
+/** Null for a known ETF the store holds no profile of (docs/contract.md section 4). */
+export async function etfFundamentals(ctx: Context, etf: Etf): Promise<EtfFundamentals | null> {
+  const [p, holdings] = await Promise.all([
+    profileRow(ctx, etf).catch(noProfile),
+    ctx.loaders.etfHoldings.load(etf.row.security.id),
+  ]);
+  if (!p) return null;
   return {
     assetClass: p.assetClass,
     expenseRatio: p.expenseRatio,
@@ -246,7 +264,11 @@ export async function etfMetrics(ctx: Context, etf: Etf, args: EtfMetricsArgs): 
     // Off the event loop: a worker reads the closes and does the maths (etf.metrics.worker.ts).
     const listingId = etf.row.listing.id;
     const item = { listingId, from, to, resolution, listingCurrency: etf.currency, currency, symbol: etf.symbol };
-    const m = await offloadedMetrics(ctx, dbPath, item);
+    const m = await offloadedMetrics(ctx, dbPath, item).catch((e: unknown) => {
+      if (e instanceof NoClosesError) return null;
+      throw e;
+    });
+    if (!m) return noMetrics(ctx, etf, { resolution, currency, from, to });
     await nextTurn(ctx);
     const notes: string[] = [];
     if (m.filledDays > 0) notes.push(fxNote(etf.currency, currency, m.filledDays, m.bars, m.firstFilledDay!));
@@ -260,9 +282,7 @@ export async function etfMetrics(ctx: Context, etf: Etf, args: EtfMetricsArgs): 
     return Object.defineProperties(Object.defineProperties(out, figures), { series }) as typeof out & Figures;
   }
   const bars = await ctx.loaders.dailyBars.load({ listingId: etf.row.listing.id, from, to });
-  if (bars.length === 0) {
-    throw new NotFoundError(`no daily closes of ${etf.symbol} between ${dayOf(from)} and ${dayOf(to)}`);
-  }
+  if (bars.length === 0) return noMetrics(ctx, etf, { resolution, currency, from, to });
   let conversion: Conversion;
   if (currency === etf.currency) {
     conversion = { points: bars.map((b) => ({ t: b.t, date: dayOf(b.t), value: b.c })), filledDays: [] };
@@ -291,6 +311,33 @@ export async function etfMetrics(ctx: Context, etf: Etf, args: EtfMetricsArgs): 
     periods: m.series.length - 1,
     fxFilledDays: conversion.filledDays.length,
     notes,
+  };
+}
+
+/** A known ETF without closes in the range: null figures and an empty series (docs/contract.md section 4). */
+function noMetrics(
+  ctx: Context,
+  etf: Etf,
+  range: { resolution: MetricResolution; currency: string; from: number; to: number },
+): EtfMetrics {
+  return {
+    ...range,
+    startDate: null,
+    endDate: null,
+    startValue: null,
+    endValue: null,
+    totalReturn: null,
+    annualisedReturn: null,
+    annualisedVolatility: null,
+    sharpeRatio: null,
+    riskFreeRate: ctx.config.riskFreeRatePercent,
+    maxDrawdown: null,
+    bestPeriod: null,
+    worstPeriod: null,
+    periods: 0,
+    series: [],
+    fxFilledDays: 0,
+    notes: [`no daily closes of ${etf.symbol} between ${dayOf(range.from)} and ${dayOf(range.to)}`],
   };
 }
 

@@ -110,8 +110,11 @@ export class EtfHoldings {
   })
   id: string;
 
-  @Field(() => String, { description: "Day the holdings were reported, YYYY-MM-DD" })
-  atDate: string;
+  @Field(() => String, {
+    nullable: true,
+    description: "Day the holdings were reported, YYYY-MM-DD; null when none are reported",
+  })
+  atDate: string | null;
 
   @Field(() => String, { description: "ISO 4217 currency of the holdings' values (the NAV currency)" })
   currency: string;
@@ -250,7 +253,11 @@ export class MetricsPoint {
   cumulativeReturn: number;
 }
 
-@ObjectType({ description: "Performance of an ETF over a range, in one currency" })
+@ObjectType({
+  description:
+    "Performance of an ETF over a range, in one currency; a range without closes answers null figures and an " +
+    "empty series",
+})
 export class EtfMetrics {
   @Field(() => String, { description: "ISO 4217 currency of every value" })
   currency: string;
@@ -264,20 +271,35 @@ export class EtfMetrics {
   @Field(() => Int, { description: "End of the requested range, Unix seconds" })
   to: number;
 
-  @Field(() => String, { description: "Day of the first close in the range" })
-  startDate: string;
+  @Field(() => String, {
+    nullable: true,
+    description: "Day of the first close in the range; null when the range holds none",
+  })
+  startDate: string | null;
 
-  @Field(() => String, { description: "Day of the last close in the range" })
-  endDate: string;
+  @Field(() => String, {
+    nullable: true,
+    description: "Day of the last close in the range; null when the range holds none",
+  })
+  endDate: string | null;
 
-  @Field(() => Float, { description: "Close on startDate, in currency" })
-  startValue: number;
+  @Field(() => Float, {
+    nullable: true,
+    description: "Close on startDate, in currency; null when the range holds no close",
+  })
+  startValue: number | null;
 
-  @Field(() => Float, { description: "Close on endDate, in currency" })
-  endValue: number;
+  @Field(() => Float, {
+    nullable: true,
+    description: "Close on endDate, in currency; null when the range holds no close",
+  })
+  endValue: number | null;
 
-  @Field(() => Float, { description: "Return over the range: endValue / startValue - 1, percent" })
-  totalReturn: number;
+  @Field(() => Float, {
+    nullable: true,
+    description: "Return over the range: endValue / startValue - 1, percent; null when the range holds no close",
+  })
+  totalReturn: number | null;
 
   @Field(() => Float, {
     nullable: true,
@@ -301,8 +323,11 @@ export class EtfMetrics {
   @Field(() => Float, { description: "Annual risk-free rate used by sharpeRatio, percent (MDG_RISK_FREE_RATE)" })
   riskFreeRate: number;
 
-  @Field(() => MetricsDrawdown, { description: "Largest fall from a running peak within the range" })
-  maxDrawdown: MetricsDrawdown;
+  @Field(() => MetricsDrawdown, {
+    nullable: true,
+    description: "Largest fall from a running peak within the range; null when the range holds no close",
+  })
+  maxDrawdown: MetricsDrawdown | null;
 
   @Field(() => MetricsPeriod, {
     nullable: true,

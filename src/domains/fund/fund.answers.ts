@@ -17,7 +17,8 @@ export interface FundAnswers {
   get(ctx: Context, args: FundArgs): Promise<Fund>;
   /** In request order, null where an ISIN names no fund. */
   getMany(ctx: Context, isins: readonly string[]): Promise<(Fund | null)[]>;
-  profile(ctx: Context, fund: Fund): Promise<FundProfile>;
+  /** Null when the source holds no profile of the fund. */
+  profile(ctx: Context, fund: Fund): Promise<FundProfile | null>;
   sectors(ctx: Context, fund: Fund): Promise<SectorWeight[]>;
   countries(ctx: Context, fund: Fund): Promise<CountryWeight[]>;
   holdings(ctx: Context, fund: Fund): Promise<FundHoldings>;

@@ -31,8 +31,8 @@ export class FundResolver {
     return listingId(fund.row.listing);
   }
 
-  @FieldResolver(() => FundProfile, { description: "Profile: fund company, category, charges, size and NAV" })
-  profile(@Root() fund: Fund, @Ctx() ctx: Context): Promise<FundProfile> {
+  @FieldResolver(() => FundProfile, { nullable: true, description: "Null when the store holds no profile of the fund" })
+  profile(@Root() fund: Fund, @Ctx() ctx: Context): Promise<FundProfile | null> {
     return ctx.answers.fund.profile(ctx, fund);
   }
 

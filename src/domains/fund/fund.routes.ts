@@ -34,7 +34,9 @@ const profileResponse = gqlObject("Fund", {
     minInvestment: z.number(),
     holdingsCount: z.int(),
     website: z.string().nullable(),
-  }),
+  })
+    .nullable()
+    .describe("Null when the store holds no profile of the fund"),
 });
 
 const sectorResponse = z.object({
@@ -53,7 +55,7 @@ const countryResponse = z.object({
 
 const holdingResponse = gqlObject("FundHoldings", {
   ...fundRef,
-  atDate: day,
+  atDate: day.nullable().describe("Day the holdings were reported; null (with no holdings) when none are"),
   currency: z.string(),
   holdings: z.array(
     gqlObject("FundHolding", {
@@ -73,7 +75,7 @@ const allocationResponse = gqlObject("Fund", {
   ...fundRef,
   allocationExposure: z
     .array(gqlObject("AllocationWeight", { assetClass: z.string(), weightPercentage: z.number() }))
-    .describe("Always Equity, Bonds, Cash and Other, in this order, summing to 100"),
+    .describe("Equity, Bonds, Cash and Other, in this order, summing to 100; empty when the fund reports none"),
 });
 
 /** `{isin}` (the spec's body); `{symbol}` is accepted too, as wherever one security is meant. */

@@ -1,9 +1,9 @@
-import { InvalidArgumentError, NotFoundError } from "../../platform/errors";
+import { InvalidArgumentError } from "../../platform/errors";
 import { isValidIsin } from "../instrument/instrument.identifiers";
 import type { Context } from "../../context";
 import type { AllocationWeight, CountryWeight, SectorWeight } from "../exposure/exposure.types";
 import { resolveInstrument } from "../instrument/instrument.service";
-import type { FundProfileRow, InstrumentRow } from "../../sources/data-source";
+import type { InstrumentRow } from "../../sources/data-source";
 import type { FundArgs } from "./fund.args";
 import { Fund, type FundHoldings, type FundProfile } from "./fund.types";
 import { assignHoldingIds, holdingsId, securityId } from "../instrument/instrument.ids";
@@ -52,14 +52,10 @@ export async function getFunds(ctx: Context, isins: readonly string[]): Promise<
   });
 }
 
-async function profileRow(ctx: Context, fund: Fund): Promise<FundProfileRow> {
+/** Null for a known fund the store holds no profile of: an empty answer, not an error (docs/contract.md section 4). */
+export async function fundProfile(ctx: Context, fund: Fund): Promise<FundProfile | null> {
   const p = await ctx.loaders.fundProfile.load(fund.row.security.id);
-  if (!p) throw new NotFoundError(`no fund profile for ${fund.isin}`);
-  return p;
-}
-
-export async function fundProfile(ctx: Context, fund: Fund): Promise<FundProfile> {
-  const p = await profileRow(ctx, fund);
+  if (!p) return null;
   const s = fund.row.security;
   return {
     id: securityId(s, fund.row.listing),
@@ -85,8 +81,13 @@ export async function fundProfile(ctx: Context, fund: Fund): Promise<FundProfile
 }
 
 export async function fundHoldings(ctx: Context, fund: Fund): Promise<FundHoldings> {
-  const [p, rows] = await Promise.all([profileRow(ctx, fund), ctx.loaders.fundHoldings.load(fund.row.security.id)]);
-  const id = holdingsId(securityId(fund.row.security, fund.row.listing), p.holdingsDate);
+  const [p, rows] = await Promise.all([
+    ctx.loaders.fundProfile.load(fund.row.security.id),
+    ctx.loaders.fundHoldings.load(fund.row.security.id),
+  ]);
+  const id = holdingsId(securityId(fund.row.security, fund.row.listing), p?.holdingsDate ?? null);
+  // Without a reported portfolio a known fund answers no holdings (docs/contract.md section 4).
+  if (!p || rows.length === 0) return { id, atDate: null, currency: p?.navCurrency ?? fund.currency, holdings: [] };
   return {
     id,
     atDate: p.holdingsDate,
@@ -117,10 +118,11 @@ export async function fundCountries(ctx: Context, fund: Fund): Promise<CountryWe
   return rows.map((r) => ({ country: r.name, exposure: r.weight }));
 }
 
-/** Equity, Bonds, Cash, Other in that order, a class the store lacks as 0; summing to 100. */
+/** Equity, Bonds, Cash, Other in that order, a class the store lacks as 0; summing to 100; empty when none reported. */
 export async function fundAllocation(ctx: Context, fund: Fund): Promise<AllocationWeight[]> {
   const rows = await ctx.loaders.fundAllocation.load(fund.row.security.id);
-  if (rows.length === 0) throw new NotFoundError(`no allocation exposure for ${fund.isin}`);
+  // No reported allocation: an empty list, as sector and country exposure answer (docs/contract.md section 4).
+  if (rows.length === 0) return [];
   const byClass = new Map(rows.map((r) => [r.name, r.weight]));
   const known: readonly string[] = ALLOCATION_CLASSES;
   const out: AllocationWeight[] = ALLOCATION_CLASSES.map((c) => ({

@@ -116,8 +116,11 @@ export class FundHoldings {
   })
   id: string;
 
-  @Field(() => String, { description: "Day the holdings were reported, YYYY-MM-DD" })
-  atDate: string;
+  @Field(() => String, {
+    nullable: true,
+    description: "Day the holdings were reported, YYYY-MM-DD; null when none are reported",
+  })
+  atDate: string | null;
 
   @Field(() => String, { description: "ISO 4217 currency of the values (the NAV currency)" })
   currency: string;

@@ -24,8 +24,9 @@ export function quoteId(quote: { exchange: string; symbol: string; currency: str
 }
 
 /** The holdings of a fund or ETF at a date: the security and the day the holdings were reported. */
-export function holdingsId(ownerId: string, atDate: string): string {
-  return `${ownerId}@${atDate}`;
+export function holdingsId(ownerId: string, atDate: string | null): string {
+  // Holdings without a reported date (an empty answer) are one object per owner.
+  return `${ownerId}@${atDate ?? "none"}`;
 }
 
 /**

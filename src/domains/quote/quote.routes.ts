@@ -27,15 +27,21 @@ const quoteResponse = gqlObject("Quote", {
     })
     .describe("GraphQL: historicalPrice { day fiftyDays twoHundredDays }"),
   metrics: z
-    .object({
-      marketCapitalization: z.number().nullable(),
-      avgVolume: z.number().nullable(),
-      eps: z.number().nullable(),
-      "pe/ratio": z.number().nullable().describe("Price over trailing EPS (GraphQL: peRatio)"),
-      sharesOutstanding: z.number().nullable(),
+    .strictObject({
+      marketCapitalization: z.number(),
+      avgVolume: z.number(),
+      eps: z.number().describe("Trailing twelve months"),
+      "pe/ratio": z
+        .number()
+        .optional()
+        .describe("Price over trailing EPS (GraphQL: peRatio); left out when TTM earnings are not positive"),
+      sharesOutstanding: z.number(),
     })
     .nullable()
-    .describe("Stocks, ETFs and funds; null for crypto and forex, where these have no meaning"),
+    .describe(
+      "Stocks; null where a required figure does not exist for the security (no EPS for ETFs and funds, " +
+        "none of them for crypto and forex) or is not known. Never null inside.",
+    ),
 });
 
 /** The contract's quote shape (docs/contract.md section 4), whose keys GraphQL names cannot spell. */
@@ -64,7 +70,8 @@ function quoteShape(data: QuoteQuery) {
       marketCapitalization: q.metrics.marketCapitalization,
       avgVolume: q.metrics.avgVolume,
       eps: q.metrics.eps,
-      "pe/ratio": q.metrics.peRatio,
+      // Client models take a missing `pe/ratio` but refuse a null one (docs/contract.md section 4).
+      ...(q.metrics.peRatio == null ? {} : { "pe/ratio": q.metrics.peRatio }),
       sharesOutstanding: q.metrics.sharesOutstanding,
     },
   };

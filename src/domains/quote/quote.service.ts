@@ -95,22 +95,25 @@ export async function getQuotes(
   );
 }
 
+/**
+ * The quote's company metrics (docs/contract.md section 4). Client models require market cap, average volume, EPS
+ * and shares outstanding as numbers, so metrics are null wherever one of them does not exist for the security (EPS
+ * of an ETF or a fund, any of them for crypto and forex) or is not known; P/E alone may be missing (not positive
+ * earnings).
+ */
 export function metricsOf(quote: Quote): QuoteMetrics | null {
-  if (quote.securityType === SecurityTypeEnum.crypto || quote.securityType === SecurityTypeEnum.forex) return null;
-  let eps: number | null = null;
-  let pe: number | null = null;
-  if (quote.securityType === SecurityTypeEnum.stock) {
-    // Trailing figures stored with the security (sums of the latest four quarters): no second query on the hot path.
-    const netIncome = quote.netIncomeTtm;
-    // Market cap over TTM net income is P/E without converting the listing's price into the reporting currency.
-    if (netIncome != null && netIncome > 0 && quote.marketCap != null) pe = round(quote.marketCap / netIncome, 4);
-    if (quote.epsTtm != null) eps = round(quote.epsTtm, 4);
-  }
+  if (quote.securityType !== SecurityTypeEnum.stock) return null;
+  const { marketCap, avgVolume, epsTtm, sharesOutstanding } = quote;
+  if (marketCap == null || avgVolume == null || epsTtm == null || sharesOutstanding == null) return null;
+  // Trailing figures stored with the security (sums of the latest four quarters): no second query on the hot path.
+  const netIncome = quote.netIncomeTtm;
+  // Market cap over TTM net income is P/E without converting the listing's price into the reporting currency.
+  const pe = netIncome != null && netIncome > 0 ? round(marketCap / netIncome, 4) : null;
   return {
-    marketCapitalization: quote.marketCap,
-    avgVolume: quote.avgVolume,
-    eps,
+    marketCapitalization: marketCap,
+    avgVolume,
+    eps: round(epsTtm, 4),
     peRatio: pe,
-    sharesOutstanding: quote.sharesOutstanding,
+    sharesOutstanding,
   };
 }

@@ -13,25 +13,29 @@ export class HistoricalPrice {
   twoHundredDays: number | null;
 }
 
-@ObjectType({ description: "Company metrics; null for crypto and forex where they have no meaning" })
+@ObjectType({
+  description:
+    "Company metrics of a stock; null where one of the required figures does not exist for the security " +
+    "(ETFs and funds have no EPS; crypto and forex none of them) or is not known",
+})
 export class QuoteMetrics {
-  @Field(() => Float, { nullable: true, description: "In the security's reporting currency" })
-  marketCapitalization: number | null;
+  @Field(() => Float, { description: "In the security's reporting currency" })
+  marketCapitalization: number;
 
-  @Field(() => Float, { nullable: true, description: "Average daily volume of the last 30 trading days" })
-  avgVolume: number | null;
+  @Field(() => Float, { description: "Average daily volume of the last 30 trading days" })
+  avgVolume: number;
 
-  @Field(() => Float, { nullable: true, description: "Earnings per share, trailing twelve months" })
-  eps: number | null;
-
-  @Field(() => Float, { nullable: true, description: "Price / earnings, trailing twelve months" })
-  peRatio: number | null;
+  @Field(() => Float, { description: "Earnings per share, trailing twelve months" })
+  eps: number;
 
   @Field(() => Float, {
     nullable: true,
-    description: "Shares outstanding as of the latest reported quarter (stocks); units for ETFs and funds where known",
+    description: "Price / earnings, trailing twelve months; null when TTM earnings are not positive (REST omits it)",
   })
-  sharesOutstanding: number | null;
+  peRatio: number | null;
+
+  @Field(() => Float, { description: "Shares outstanding as of the latest reported quarter" })
+  sharesOutstanding: number;
 }
 
 @ObjectType({ description: "Latest quote of a listing" })

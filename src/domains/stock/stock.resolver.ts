@@ -33,7 +33,8 @@ export class StockResolver {
   @Authorized("stock")
   @FieldResolver(() => FinancialsTtm, {
     nullable: true,
-    description: "Trailing-twelve-month financials; NOT_FOUND with fewer than four reported quarters",
+    description:
+      "Trailing-twelve-month financials; with fewer than four reported quarters, those quarters and null figures",
   })
   financialsTtm(@Root() stock: Stock, @Ctx() ctx: Context): Promise<FinancialsTtm> {
     return financialsTtmOf(ctx, stock.row);

@@ -28,11 +28,14 @@ const balanceSheet = {
   sharesOutstanding: z.number(),
 };
 
-/** docs/api-stock-dividend.md: the last four quarters reported on or before today. */
+/**
+ * docs/api-stock-dividend.md: the last four quarters reported on or before today; with fewer, the quarters there are
+ * and null figures (docs/contract.md section 4).
+ */
 const financialsTtmResponse = gqlObject("FinancialsTtm", {
   symbol: z.string(),
   currency: z.string(),
-  asOf: day,
+  asOf: day.nullable().describe("Null when no quarter is reported"),
   quarters: z.array(
     gqlObject("FinancialQuarter", {
       periodEnd: day,
@@ -43,8 +46,10 @@ const financialsTtmResponse = gqlObject("FinancialsTtm", {
       ...balanceSheet,
     }),
   ),
-  ttm: gqlObject("TtmFlows", flows),
-  balanceSheet: gqlObject("TtmBalanceSheet", balanceSheet),
+  ttm: gqlObject("TtmFlows", flows).nullable().describe("Null with fewer than four reported quarters"),
+  balanceSheet: gqlObject("TtmBalanceSheet", balanceSheet)
+    .nullable()
+    .describe("Null with fewer than four reported quarters"),
   ratios: gqlObject("TtmRatios", {
     grossMargin: z.number().nullable(),
     operatingMargin: z.number().nullable(),
@@ -54,7 +59,9 @@ const financialsTtmResponse = gqlObject("FinancialsTtm", {
     debtToEquity: z.number().nullable(),
     peRatio: z.number().nullable(),
     psRatio: z.number().nullable(),
-  }),
+  })
+    .nullable()
+    .describe("Null with fewer than four reported quarters"),
   price: gqlObject("TtmPrice", {
     c: z.number(),
     currency: z.string(),
@@ -62,7 +69,9 @@ const financialsTtmResponse = gqlObject("FinancialsTtm", {
     fxRate: z.number(),
     inReportingCurrency: z.number(),
     marketCapitalization: z.number(),
-  }),
+  })
+    .nullable()
+    .describe("Null with fewer than four reported quarters, or when the listing has no price"),
 });
 
 const stockRefBody = securityRefBody.transform((b) => ({ symbol: b.symbol ?? null, isin: b.isin ?? null }));

@@ -1,4 +1,3 @@
-import { NotFoundError } from "../../platform/errors";
 import type { Context } from "../../context";
 import { dayOf, fxConverter } from "../fx/fx.service";
 import { resolveInstrument, type SecurityRef } from "../instrument/instrument.service";
@@ -64,9 +63,10 @@ export async function getStock(ctx: Context, ref: SecurityRef): Promise<Stock> {
 /**
  * Pure TTM arithmetic over the last four quarters (oldest first): flows
  * summed, balance-sheet items from the latest quarter, ratios of both. The
- * price must already be in the reporting currency.
+ * price must already be in the reporting currency; without one, the ratios of
+ * the price are null.
  */
-export function computeTtm(quarters: readonly QuarterlyFinancialsRow[], priceInReportingCurrency: number) {
+export function computeTtm(quarters: readonly QuarterlyFinancialsRow[], priceInReportingCurrency: number | null) {
   const used = quarters.slice(-TTM_QUARTERS);
   const latest = used[used.length - 1]!;
   const ttm = {} as TtmFlows;
@@ -77,7 +77,8 @@ export function computeTtm(quarters: readonly QuarterlyFinancialsRow[], priceInR
     );
   const balanceSheet = {} as TtmBalanceSheet;
   for (const f of BALANCE_FIELDS) balanceSheet[f] = latest[f];
-  const marketCapitalization = round(priceInReportingCurrency * latest.sharesOutstanding, 2);
+  const marketCapitalization =
+    priceInReportingCurrency == null ? null : round(priceInReportingCurrency * latest.sharesOutstanding, 2);
   const ratios: TtmRatios = {
     grossMargin: ratio(ttm.grossProfit, ttm.revenue, 100),
     operatingMargin: ratio(ttm.operatingIncome, ttm.revenue, 100),
@@ -85,8 +86,8 @@ export function computeTtm(quarters: readonly QuarterlyFinancialsRow[], priceInR
     returnOnEquity: ratio(ttm.netIncome, latest.totalEquity, 100),
     returnOnAssets: ratio(ttm.netIncome, latest.totalAssets, 100),
     debtToEquity: ratio(latest.totalDebt, latest.totalEquity),
-    peRatio: ratio(priceInReportingCurrency, ttm.eps),
-    psRatio: ratio(marketCapitalization, ttm.revenue),
+    peRatio: priceInReportingCurrency == null ? null : ratio(priceInReportingCurrency, ttm.eps),
+    psRatio: marketCapitalization == null ? null : ratio(marketCapitalization, ttm.revenue),
   };
   return { used, latest, ttm, balanceSheet, ratios, marketCapitalization };
 }
@@ -94,28 +95,40 @@ export function computeTtm(quarters: readonly QuarterlyFinancialsRow[], priceInR
 /**
  * TTM financials of a stock as of the clock's day: the last four quarters
  * reported on or before today. The price is the listing's latest, converted
- * into the reporting currency at the FX rate of the price's day.
+ * into the reporting currency at the FX rate of the price's day. A known
+ * stock with fewer than four reported quarters answers the quarters it has
+ * and null figures; one without a price, null price and price ratios
+ * (docs/contract.md section 4).
  */
 export async function financialsTtmOf(ctx: Context, row: InstrumentRow): Promise<FinancialsTtm> {
   const today = dayOf(Math.floor(ctx.clock.now().getTime() / 1000));
   const all = await ctx.loaders.financials.load(row.security.id);
   const reported = all.filter((q) => q.reportedDate <= today);
+  const latest = reported[reported.length - 1];
+  const reporting = latest?.currency ?? row.security.currency;
   if (reported.length < TTM_QUARTERS) {
-    throw new NotFoundError(
-      `${row.listing.symbol} has ${reported.length} reported quarter${reported.length === 1 ? "" : "s"}; ` +
-        `trailing-twelve-month figures need ${TTM_QUARTERS}`,
-    );
+    return {
+      symbol: row.listing.symbol,
+      currency: reporting,
+      asOf: latest?.periodEnd ?? null,
+      quarters: reported.map((x) => ({ ...x })),
+      ttm: null,
+      balanceSheet: null,
+      ratios: null,
+      price: null,
+    };
   }
   const q = row.quote;
-  if (!q) throw new NotFoundError(`no price for ${row.listing.symbol}`);
-  const reporting = reported[reported.length - 1]!.currency;
-  const priceDay = dayOf(q.t);
-  const fxRate =
-    reporting === row.listing.currency
-      ? 1
-      : (await fxConverter(ctx, row.listing.currency, reporting, priceDay, priceDay))(priceDay);
-  const inReporting = round(q.c * fxRate, 6);
-  const r = computeTtm(reported, inReporting);
+  let price: { fxRate: number; inReporting: number } | null = null;
+  if (q) {
+    const priceDay = dayOf(q.t);
+    const fxRate =
+      reporting === row.listing.currency
+        ? 1
+        : (await fxConverter(ctx, row.listing.currency, reporting, priceDay, priceDay))(priceDay);
+    price = { fxRate, inReporting: round(q.c * fxRate, 6) };
+  }
+  const r = computeTtm(reported, price?.inReporting ?? null);
   return {
     symbol: row.listing.symbol,
     currency: reporting,
@@ -124,13 +137,16 @@ export async function financialsTtmOf(ctx: Context, row: InstrumentRow): Promise
     ttm: r.ttm,
     balanceSheet: r.balanceSheet,
     ratios: r.ratios,
-    price: {
-      c: q.c,
-      currency: row.listing.currency,
-      t: q.t,
-      fxRate: round(fxRate, 8),
-      inReportingCurrency: inReporting,
-      marketCapitalization: r.marketCapitalization,
-    },
+    price:
+      q && price && r.marketCapitalization != null
+        ? {
+            c: q.c,
+            currency: row.listing.currency,
+            t: q.t,
+            fxRate: round(price.fxRate, 8),
+            inReportingCurrency: price.inReporting,
+            marketCapitalization: r.marketCapitalization,
+          }
+        : null,
   };
 }

@@ -247,7 +247,11 @@ export class TtmPrice {
   marketCapitalization: number;
 }
 
-@ObjectType({ description: "Trailing-twelve-month financials from the last four reported quarters" })
+@ObjectType({
+  description:
+    "Trailing-twelve-month financials from the last four reported quarters; a stock with fewer has its quarters " +
+    "and null figures",
+})
 export class FinancialsTtm {
   @Field(() => String, { description: "Symbol of the listing asked for" })
   symbol: string;
@@ -255,21 +259,40 @@ export class FinancialsTtm {
   @Field(() => String, { description: "ISO 4217 currency of every money figure except price.c" })
   currency: string;
 
-  @Field(() => String, { description: "Period end of the latest quarter used, YYYY-MM-DD" })
-  asOf: string;
+  @Field(() => String, {
+    nullable: true,
+    description: "Period end of the latest quarter used, YYYY-MM-DD; null when no quarter is reported",
+  })
+  asOf: string | null;
 
-  @Field(() => [FinancialQuarter], { description: "The four quarters used, oldest first" })
+  @Field(() => [FinancialQuarter], {
+    description: "The four quarters used, oldest first (those reported, when fewer than four)",
+  })
   quarters: FinancialQuarter[];
 
-  @Field(() => TtmFlows, { description: "Income and cash-flow items summed over the four quarters" })
-  ttm: TtmFlows;
+  @Field(() => TtmFlows, {
+    nullable: true,
+    description:
+      "Income and cash-flow items summed over the four quarters; null with fewer than four reported quarters",
+  })
+  ttm: TtmFlows | null;
 
-  @Field(() => TtmBalanceSheet, { description: "Balance-sheet items of the latest quarter" })
-  balanceSheet: TtmBalanceSheet;
+  @Field(() => TtmBalanceSheet, {
+    nullable: true,
+    description: "Balance-sheet items of the latest quarter; null with fewer than four reported quarters",
+  })
+  balanceSheet: TtmBalanceSheet | null;
 
-  @Field(() => TtmRatios, { description: "Margins, returns and valuation ratios" })
-  ratios: TtmRatios;
+  @Field(() => TtmRatios, {
+    nullable: true,
+    description: "Margins, returns and valuation ratios; null with fewer than four reported quarters",
+  })
+  ratios: TtmRatios | null;
 
-  @Field(() => TtmPrice, { description: "The latest price the valuation ratios use" })
-  price: TtmPrice;
+  @Field(() => TtmPrice, {
+    nullable: true,
+    description:
+      "The latest price the valuation ratios use; null with fewer than four reported quarters, or without a price",
+  })
+  price: TtmPrice | null;
 }

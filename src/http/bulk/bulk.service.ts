@@ -98,7 +98,9 @@ export class BulkService {
       );
     }
     if (isRemoved(entry.removedOn, version, now)) {
-      throw new EndpointRemovedError(`/${version}/${path}`, entry.removedOn!, entry.replacement ?? null);
+      // Named as the client wrote it: "/v1/stock/candle" would name a path the client never sent.
+      const named = `endpoint ${JSON.stringify(endpoint.trim())}`;
+      throw new EndpointRemovedError(named, entry.removedOn!, entry.replacement ?? null);
     }
     return entry;
   }

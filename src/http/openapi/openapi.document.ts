@@ -212,7 +212,8 @@ const ERROR_TEXT: Record<ErrorStatus, string> = {
     "The key lacks the scope (`FORBIDDEN`), or its rate limit or daily quota is spent " +
     "(`QUOTA_EXCEEDED`, with `Retry-After`).",
   "404":
-    "Unknown symbol or ISIN, or no data (`NOT_FOUND`); a missing, ill-typed or malformed field, unparseable JSON " +
+    "Unknown symbol or ISIN (`NOT_FOUND`; a known security without data answers 200 with an empty answer); " +
+    "a missing, ill-typed or malformed field, unparseable JSON " +
     "or a body over the size limit (`INVALID_ARGUMENT`, `details` names the field); " +
     "data the configured source does not serve at all (`NOT_AVAILABLE`).",
   "500": "A fault of the service (`INTERNAL`), never caused by the request; the body holds no internal detail.",
@@ -222,6 +223,57 @@ const ERROR_TEXT: Record<ErrorStatus, string> = {
 const RATE_LIMIT_HEADERS = { "ratelimit-policy": headerRef("RateLimit-Policy"), ratelimit: headerRef("RateLimit") };
 
 const REQUEST_ID_EXAMPLE = "b7f0c6de-3f0d-44d0-a5bb-7e3e6a7d36d7";
+
+const NO_BARS = { t: [], o: [], h: [], l: [], c: [], v: [] };
+const NO_DATA_CANDLE = {
+  summary: "A known security without bars in the range (docs/contract.md section 4)",
+  value: { symbol: "AAPL", s: "no_data", ...NO_BARS, from: 31_536_000, to: 36_719_999, resolution: "D" },
+};
+
+/** The empty answers of a known security without data (docs/contract.md section 4), by route path. */
+const EMPTY_EXAMPLES: Record<string, { summary: string; value: Json }> = {
+  candle: {
+    ...NO_DATA_CANDLE,
+    value: { ...NO_DATA_CANDLE.value, key: "AAPL:D:USD", currency: "USD" },
+  },
+  "stock/candle": {
+    ...NO_DATA_CANDLE,
+    value: { ...NO_DATA_CANDLE.value, key: "AAPL:D:USD", currency: "USD" },
+  },
+  "dividends/annual": {
+    summary: "A known security that pays no dividends",
+    value: {
+      symbol: "AMZN",
+      isin: "US0231351067",
+      currency: "USD",
+      frequency: null,
+      years: [],
+      latestDividend: null,
+      forwardAnnualDividend: 0,
+      forwardYield: 0,
+      price: 212.5,
+      priceCurrency: "USD",
+    },
+  },
+  "stock/financials/ttm": {
+    summary: "A known stock with fewer than four reported quarters (here none)",
+    value: {
+      symbol: "NEWCO",
+      currency: "USD",
+      asOf: null,
+      quarters: [],
+      ttm: null,
+      balanceSheet: null,
+      ratios: null,
+      price: null,
+    },
+  },
+  "etf/holdings": {
+    summary: "A known ETF that reports no holdings",
+    value: { symbol: "XYZ", atDate: null, holdings: [] },
+  },
+  "etf/profile": { summary: "A known ETF the store holds no profile of", value: { symbol: "XYZ", profile: null } },
+};
 
 /** What each error status looks like, as the service words it (shown by the docs page). */
 const ERROR_EXAMPLES: Record<ErrorStatus, Record<string, Json>> = {
@@ -453,6 +505,9 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], opts: O
               content: {
                 "application/json": {
                   schema: responseName ? ref(responseName) : { description: "Not documented yet" },
+                  ...(EMPTY_EXAMPLES[route.path] && responseName
+                    ? { examples: { empty: EMPTY_EXAMPLES[route.path] } }
+                    : {}),
                 },
               },
             },

@@ -28,9 +28,10 @@ export interface RestDeps {
 
 /**
  * `POST /v0/<path>` and `/v1/<path>` for every entry of the route table.
- * Order of checks: the path exists, the method is POST, the key is valid
- * (401 before anything about the body), the endpoint is not removed, the key
- * has the scope, then the body; then one GraphQL operation runs.
+ * Order of checks: the key is valid (401 before anything about the path or
+ * the body; OPTIONS excepted), the path exists, the method is POST, the
+ * endpoint is not removed, the key has the scope, then the body; then one
+ * GraphQL operation runs.
  */
 export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: RestDeps): RestDoor {
   assertOperationsValid(schema, routes);
@@ -53,11 +54,13 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
     const headers = versionHeaders(version, path, entry?.replacement);
     let charged: { decision: LimitDecision; units: number } | undefined;
     try {
+      // The key first, even for a path that does not exist, so paths cannot be probed without one (spec section 5).
+      // A CORS preflight carries no key by design: it is answered without one.
+      const principal = req.method === "OPTIONS" ? null : await apiKeys.authenticate(req.headers["x-api-key"]);
       if (!entry || (!entry.versions.includes(version) && !entry.removedOn)) {
         throw new NotFoundError(`no endpoint POST /${version}/${path}`);
       }
-      if (req.method !== "POST") throw new NotFoundError(`/${version}/${path} answers POST only`);
-      const principal = await apiKeys.authenticate(req.headers["x-api-key"]);
+      if (req.method !== "POST" || !principal) throw new NotFoundError(`/${version}/${path} answers POST only`);
       if (isRemoved(entry.removedOn, version, deps.clock.now())) {
         throw new EndpointRemovedError(`/${version}/${path}`, entry.removedOn!, entry.replacement ?? null);
       }

@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const CANDLE_KEYS = ["symbol", "s", "t", "o", "h", "l", "c", "v", "from", "to", "resolution", "currency"].sort();
+const CANDLE_KEYS = ["symbol", "s", "t", "o", "h", "l", "c", "v", "from", "to", "resolution", "key", "currency"].sort();
 const DAY = 86_400;
 
 /**
@@ -68,6 +68,7 @@ describe.each(["v0", "v1"])("POST /%s/candle", (v) => {
         symbol: s.symbol,
         s: "ok",
         resolution: "D",
+        key: `${s.symbol}:D:${s.currency}`,
         currency: s.currency,
         from,
         to: unix(TEST_ANCHOR) + DAY - 1,
@@ -246,16 +247,53 @@ describe.each(["v0", "v1"])("POST /%s/candle", (v) => {
       expect(res.body.message).toContain("NOPE.NOPE");
     });
 
-    it("answers 404 NOT_FOUND for a range that holds no bars (a weekend), saying where the history is", async () => {
+    it("answers 200 no_data with every key and empty arrays for a range that holds no bars (a weekend)", async () => {
       // 2026-11-14/15 is a Saturday and Sunday: stocks have no bars.
+      const s = stock();
       const res = await t.post(`/${v}/candle`, {
-        symbol: stock().symbol,
+        symbol: s.symbol,
         from: "2026-11-14",
         to: unix("2026-11-15T12:00:00Z"),
       });
-      expectErrorBody(res, 404, "NOT_FOUND");
-      expect(res.body.message).toContain("daily history runs from");
-      expect(res.body.details[0]).toEqual({ field: "from", issue: "no_data" });
+      expect(res.status).toBe(200);
+      expect(Object.keys(res.body).sort()).toEqual(CANDLE_KEYS);
+      expect(res.body).toEqual({
+        symbol: s.symbol,
+        s: "no_data",
+        ...{ t: [], o: [], h: [], l: [], c: [], v: [] },
+        from: unix("2026-11-14"),
+        to: unix("2026-11-16") - 1,
+        resolution: "D",
+        key: `${s.symbol}:D:${s.currency}`,
+        currency: s.currency,
+      });
+    });
+
+    it("answers 200 no_data for a range long before the listing's first bar, in any resolution", async () => {
+      const s = withDailyBars(t.source.db, "stock");
+      for (const resolution of ["D", "W", "M"]) {
+        const res = await t.post(`/${v}/candle`, {
+          symbol: s.symbol,
+          from: "1971-01-04",
+          to: "1971-03-01",
+          resolution,
+        });
+        expect({ resolution, status: res.status, s: res.body.s, c: res.body.c, key: res.body.key }).toEqual({
+          resolution,
+          status: 200,
+          s: "no_data",
+          c: [],
+          key: `${s.symbol}:${resolution}:${s.currency}`,
+        });
+      }
+      // Converted or not, the empty answer names the currency asked for.
+      const eur = await t.post(`/${v}/candle`, {
+        symbol: s.symbol,
+        from: "1971-01-04",
+        to: "1971-03-01",
+        currency: "EUR",
+      });
+      expect(eur.body).toMatchObject({ s: "no_data", currency: "EUR", key: `${s.symbol}:D:EUR` });
     });
 
     it("answers 404 NOT_FOUND for resolution 1, finer than the stored 5-minute bars", async () => {
@@ -267,13 +305,11 @@ describe.each(["v0", "v1"])("POST /%s/candle", (v) => {
       expect(res.body.message).toContain("finer than the stored data");
     });
 
-    it("answers 404 NOT_FOUND for intraday bars of a listing that has none", async () => {
-      const res = await t.post(`/${v}/candle`, {
-        symbol: withoutIntradayBars(t.source.db, "etf").symbol,
-        resolution: "60",
-      });
-      expectErrorBody(res, 404, "NOT_FOUND");
-      expect(res.body.message).toContain("no intraday bars");
+    it("answers 200 no_data for intraday bars of a listing that has none", async () => {
+      const s = withoutIntradayBars(t.source.db, "etf");
+      const res = await t.post(`/${v}/candle`, { symbol: s.symbol, resolution: "60" });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ symbol: s.symbol, s: "no_data", t: [], c: [], resolution: "60" });
     });
 
     it("needs the scope of the security's type", async () => {

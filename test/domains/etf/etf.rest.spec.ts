@@ -497,10 +497,11 @@ describe.each(["v0", "v1"])("ETF endpoints on /%s hold the five-status rule", (v
     expect(res.body.details[0].field).toBe(field);
   });
 
-  it("etf/metrics answers 404 NOT_FOUND for a range with no data", async () => {
+  it("etf/metrics answers 200 with null figures and an empty series for a range with no data", async () => {
     const etf = sampleEtf();
     const res = await t.post(`/${v}/etf/metrics`, { symbol: etf.symbol, from: 0, to: 86_400 * 365 });
-    expectErrorBody(res, 404, "NOT_FOUND");
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ symbol: etf.symbol, startDate: null, totalReturn: null, periods: 0, series: [] });
   });
 
   it("ETF paths answer 404 for GET", async () => {

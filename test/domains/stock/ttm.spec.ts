@@ -117,7 +117,7 @@ describe.each(["v0", "v1"])("POST /%s/stock/financials/ttm", (v) => {
     expectTtm(res.body, s);
   });
 
-  it("takes only quarters reported by the clock's day: fewer than four answer 404 NOT_FOUND saying so", async () => {
+  it("takes only quarters reported by the clock's day: fewer than four answer them with null figures", async () => {
     const s = stockWithQuarters(t.source.db, 4);
     const q = storedQuarters(s.securityId);
     // The day before the fourth quarter was reported, only three were.
@@ -125,25 +125,17 @@ describe.each(["v0", "v1"])("POST /%s/stock/financials/ttm", (v) => {
     const early = await createTestApp({ clock: fixedClock(before) });
     try {
       const res = await early.post(`/${v}/stock/financials/ttm`, { symbol: s.symbol });
-      expectErrorBody(res, 404, "NOT_FOUND");
-      expect(res.body.message).toContain("3 reported quarters");
-      expect(res.body.message).toContain("need 4");
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ symbol: s.symbol, ttm: null, balanceSheet: null, ratios: null, price: null });
+      const three = q.slice(0, 3);
+      expect(res.body.quarters.map((x: { periodEnd: string }) => x.periodEnd)).toEqual(three.map((x) => x.periodEnd));
+      expect(res.body.asOf).toBe(three[2]!.periodEnd);
     } finally {
       await early.close();
     }
   });
 
-  it("answers 404 NOT_FOUND for a stock without financials, an ETF, and an unknown symbol", async () => {
-    const none = t.source.db
-      .prepare(
-        `SELECT l.symbol FROM securities s JOIN listings l ON l.security_id = s.id AND l.is_primary = 1
-         WHERE s.type = 'stock' AND NOT EXISTS (SELECT 1 FROM quarterly_financials f WHERE f.security_id = s.id)
-           LIMIT 1`,
-      )
-      .get() as { symbol: string };
-    const res = await t.post(`/${v}/stock/financials/ttm`, { symbol: none.symbol });
-    expectErrorBody(res, 404, "NOT_FOUND");
-    expect(res.body.message).toContain("0 reported quarters");
+  it("answers 404 NOT_FOUND for an ETF and an unknown symbol", async () => {
     const etf = t.source.db
       .prepare(`SELECT l.symbol FROM securities s JOIN listings l ON l.security_id = s.id WHERE s.type = 'etf' LIMIT 1`)
       .get() as {
