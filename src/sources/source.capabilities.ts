@@ -47,6 +47,10 @@ export interface InstrumentsCapability {
   getInstrumentsBySymbols(symbols: readonly string[]): Promise<(InstrumentRow | null)[]>;
   /** The primary listing of the security with each ISIN. */
   getInstrumentsByIsins(isins: readonly string[]): Promise<(InstrumentRow | null)[]>;
+  /** The primary listing of the security with each CUSIP (upper case, check digit valid). */
+  getInstrumentsByCusips(cusips: readonly string[]): Promise<(InstrumentRow | null)[]>;
+  /** The primary listing of the security with each WKN (German securities: `DE` ISINs carry it, isin.slice(5, 11)). */
+  getInstrumentsByWkns(wkns: readonly string[]): Promise<(InstrumentRow | null)[]>;
   getSecuritiesByIds(ids: readonly number[]): Promise<(SecurityRow | null)[]>;
   /** Every listing of each security, primary first. */
   getListingsBySecurityIds(securityIds: readonly number[]): Promise<ListingRow[][]>;
@@ -147,6 +151,8 @@ export const CAPABILITY_METHODS: { readonly [K in CapabilityName]: readonly (key
   instruments: [
     "getInstrumentsBySymbols",
     "getInstrumentsByIsins",
+    "getInstrumentsByCusips",
+    "getInstrumentsByWkns",
     "getSecuritiesByIds",
     "getListingsBySecurityIds",
     "getQuotes",

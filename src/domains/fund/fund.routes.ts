@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isinField, symbolField } from "../../http/rest/rest.body";
+import { securityRefBody, securityVariables } from "../../http/rest/rest.body";
 import {
   FundAllocationExposureDocument,
   FundCountryDocument,
@@ -76,11 +76,8 @@ const allocationResponse = gqlObject("Fund", {
     .describe("Always Equity, Bonds, Cash and Other, in this order, summing to 100"),
 });
 
-/** `{isin}` (the spec's body); `{symbol}` is accepted too, as wherever one security is meant. */
-const fundBody = z
-  .object({ isin: isinField.optional(), symbol: symbolField.optional() })
-  .refine((b) => b.isin !== undefined || b.symbol !== undefined, { error: "required", path: ["isin"] })
-  .transform((b) => ({ isin: b.isin ?? null, symbol: b.symbol ?? null }));
+/** `{isin}` (the spec's body); `{symbol}`, `{cusip}` or `{wkn}` instead, as wherever one security is meant. */
+const fundBody = securityRefBody.transform(securityVariables);
 
 export const FUND_ROUTES: readonly RouteEntry[] = [
   route({

@@ -16,13 +16,22 @@ export const bulkBody: z.ZodType<BulkRequest> = z.object({
     .trim()
     .min(1, { error: "expected a non-empty string naming a single-security endpoint, e.g. etf/profile" }),
   symbols: z
-    .array(z.unknown(), { error: "expected an array of {symbol}" })
-    .min(1, { error: "expected at least one {symbol}" }),
+    .array(z.unknown(), { error: "expected an array of {symbol} (or {isin}, {cusip}, {wkn})" })
+    .min(1, { error: "expected at least one {symbol}" })
+    .describe("One item per security, each named by exactly one of symbol, isin, cusip or wkn"),
   params: z
     .record(z.string(), z.unknown(), { error: "expected an object of the named endpoint's fields" })
     .nullish()
     .transform((p) => p ?? {}),
 });
+
+/** How an item named its security, echoed in its result. */
+const itemEcho = {
+  symbol: z.string().nullable().describe("The item's symbol as sent (null when it was not a string or not sent)"),
+  isin: z.string().optional().describe("The item's isin, when it named its security by one"),
+  cusip: z.string().optional().describe("The item's cusip, when it named its security by one"),
+  wkn: z.string().optional().describe("The item's wkn, when it named its security by one"),
+};
 
 /** The 200 body: one result per symbol, in request order. */
 export const bulkResponse = z.object({
@@ -30,12 +39,12 @@ export const bulkResponse = z.object({
   results: z.array(
     z.union([
       z.object({
-        symbol: z.string().nullable().describe("The item's symbol as sent (null when it was not a string)"),
+        ...itemEcho,
         statusCode: z.literal(200),
         data: z.unknown().describe("What the named endpoint answers for `{...params, symbol}` under this version"),
       }),
       z.object({
-        symbol: z.string().nullable(),
+        ...itemEcho,
         statusCode: z.union([z.literal(403), z.literal(404), z.literal(500)]),
         error: errorBodySchema.describe("The error body the named endpoint would answer for this item"),
       }),

@@ -356,6 +356,28 @@ export class SqliteSource implements RowStore {
     return oneByKey(rows, isins.length, toInstrument);
   }
 
+  /** A code two securities share (real CUSIPs can) answers the one of lowest id: rows come highest first, the last wins. */
+  async getInstrumentsByCusips(cusips: readonly string[]): Promise<(InstrumentRow | null)[]> {
+    return this.byCode(cusips, "cusip");
+  }
+
+  async getInstrumentsByWkns(wkns: readonly string[]): Promise<(InstrumentRow | null)[]> {
+    return this.byCode(wkns, "wkn");
+  }
+
+  /** Lookups by a code column indexed in migration 3 (`cusip`, and `wkn` derived from `DE` ISINs). */
+  private byCode(codes: readonly string[], column: "cusip" | "wkn"): (InstrumentRow | null)[] {
+    const rows = this.batch(
+      codes,
+      `SELECT k.key AS k, ${LISTING_COLUMNS}, ${SECURITY_COLUMNS}, ${QUOTE_COLUMNS}, ${ETF_PROFILE_COLUMNS}
+       FROM json_each(?) k JOIN securities s ON s.${column} = k.value
+       JOIN listings l ON l.security_id = s.id AND l.is_primary = 1
+       LEFT JOIN quotes q ON q.listing_id = l.id LEFT JOIN etf_profiles p ON p.security_id = s.id
+       ORDER BY k.key, s.id DESC`,
+    );
+    return oneByKey(rows, codes.length, toInstrument);
+  }
+
   async getSecuritiesByIds(ids: readonly number[]): Promise<(SecurityRow | null)[]> {
     const rows = this.batch(
       ids,
