@@ -1,6 +1,7 @@
 import { NotAvailableError } from "../platform/errors";
 import type {
   BarCoverageRow,
+  LatestBarRow,
   BarRangeKey,
   BarRow,
   DividendCalendarParams,
@@ -64,6 +65,8 @@ export interface BarsCapability {
   getIntradayBars(keys: readonly BarRangeKey[]): Promise<BarRow[][]>;
   /** First and last stored bar of each listing, daily and intraday: tells "no bars here" from "no bars at all". */
   getBarCoverage(listingIds: readonly number[]): Promise<BarCoverageRow[]>;
+  /** The latest bar of each kind of security that has listings (`GET /v1/status`): a whole-store read, cached. */
+  getLatestBars(): Promise<LatestBarRow[]>;
 }
 
 /** Daily exchange rates against the US dollar. */
@@ -157,7 +160,7 @@ export const CAPABILITY_METHODS: { readonly [K in CapabilityName]: readonly (key
     "getListingsBySecurityIds",
     "getQuotes",
   ],
-  bars: ["getDailyBars", "getIntradayBars", "getBarCoverage"],
+  bars: ["getDailyBars", "getIntradayBars", "getBarCoverage", "getLatestBars"],
   fx: ["getFxRates"],
   etfReference: ["getEtfProfiles", "getEtfHoldings", "getEtfSectorExposure", "getEtfCountryExposure"],
   fundReference: [

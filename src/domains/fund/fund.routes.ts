@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { securityRefBody, securityVariables } from "../../http/rest/rest.body";
+import { securityRefWith, securityVariables } from "../../http/rest/rest.body";
 import {
   FundAllocationExposureDocument,
   FundCountryDocument,
@@ -77,7 +77,7 @@ const allocationResponse = gqlObject("Fund", {
 });
 
 /** `{isin}` (the spec's body); `{symbol}`, `{cusip}` or `{wkn}` instead, as wherever one security is meant. */
-const fundBody = securityRefBody.transform(securityVariables);
+const fundBody = securityRefWith({}, { field: "isin", message: "required" }).transform(securityVariables);
 
 export const FUND_ROUTES: readonly RouteEntry[] = [
   route({

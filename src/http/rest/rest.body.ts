@@ -54,7 +54,13 @@ export const cursorField = z
  * malformed. (One object, not an intersection with `.and`: zod checks an intersection twice and merges the results,
  * measurably on the hot path.)
  */
-export function securityRefWith<S extends z.ZodRawShape>(shape: S) {
+export function securityRefWith<S extends z.ZodRawShape>(
+  shape: S,
+  missing: { field: "symbol" | "isin"; message: string } = {
+    field: "symbol",
+    message: "expected a non-empty string (or isin, cusip or wkn)",
+  },
+) {
   return z
     .object({
       symbol: symbolField.optional(),
@@ -66,7 +72,7 @@ export function securityRefWith<S extends z.ZodRawShape>(shape: S) {
     .superRefine((b, ctx) => {
       const named = SECURITY_IDENTIFIERS.filter((k) => (b as SecurityIds)[k] !== undefined);
       if (named.length === 0) {
-        ctx.addIssue({ code: "custom", message: "expected a non-empty string (or isin, cusip or wkn)", path: ["symbol"] });
+        ctx.addIssue({ code: "custom", message: missing.message, path: [missing.field] });
       } else if (named.length > 1) {
         ctx.addIssue({
           code: "custom",
