@@ -20,7 +20,7 @@ import { parseArgs } from "node:util";
 import { type Clock, systemClock } from "../clock";
 import { isAppError } from "../errors";
 import { type Config, loadConfig } from "../config";
-import { API_KEY_PREFIX, describeArgument } from "./auth.keys";
+import { API_KEY_PREFIX, describeArgument, KEYS_COMMAND } from "./auth.keys";
 import { parseScopes, type Scope, SCOPES } from "./auth.scopes";
 import { ApiKeyService, DEFAULT_CACHE_TTL_MS, DEFAULT_DAILY_QUOTA, DEFAULT_RATE_PER_MINUTE } from "./auth.service";
 import type { ApiKeyInfo, ApiKeyStore } from "./auth.types";
@@ -32,11 +32,7 @@ export const EXIT_USAGE = 2;
 
 /** Prefix of its messages. */
 const PROGRAM = "keys";
-/**
- * How a reader runs it, in every hint it prints: the npm script works in a checkout with no global install (the
- * package's `mdg-keys` bin is on the PATH only once installed or linked).
- */
-export const COMMAND = "npm run keys --";
+const COMMAND = KEYS_COMMAND;
 
 /** Where the CLI writes; `console` fits. */
 export interface CliOutput {
