@@ -315,7 +315,10 @@ function bodyRequired(route: DocumentedRoute, requestJson: Json): boolean {
 function bodyDescription(route: DocumentedRoute, requestJson: Json): string {
   const parts = ["Read as JSON whatever the `Content-Type`; fields beyond those listed are ignored."];
   if (namesSecurity(route, requestJson))
-    parts.unshift("Name the security by `symbol` or by `isin` (one of them is required).");
+    parts.unshift(
+      "Name the security by exactly one of `symbol`, `isin`, `cusip` or `wkn` (one is required; two at once are " +
+        "refused with 404 `INVALID_ARGUMENT`).",
+    );
   if (!bodyRequired(route, requestJson)) parts.push("May be empty or absent.");
   return parts.join(" ");
 }
