@@ -130,6 +130,21 @@ describe.each(["v0", "v1"])("/%s: a security named by cusip or wkn", (v) => {
     expect(new Set(cal.body.dividends.map((d: { symbol: string }) => d.symbol))).toEqual(new Set([payer.symbol]));
   });
 
+  it("lookups by cusip and wkn are kept by the instrument cache like those by symbol", async () => {
+    const us = sample("stock", "US");
+    const de = sample("stock", "DE");
+    for (const body of [{ symbol: us.symbol }, { cusip: us.cusip }, { wkn: wknOf(de.isin) }]) {
+      t.instrumentCache.clear();
+      // Kept from its second miss on (src/sources/source.cache.ts): the third call reads no instrument.
+      const first = await t.countQueries(() => t.post(`/${v}/quote`, body), { keepCache: true });
+      await t.post(`/${v}/quote`, body);
+      const third = await t.countQueries(() => t.post(`/${v}/quote`, body), { keepCache: true });
+      expect({ body, status: third.result.status }).toEqual({ body, status: 200 });
+      expect(first.queries).toBeGreaterThan(0);
+      expect(third.queries).toBe(0);
+    }
+  });
+
   it("a malformed code is 404 INVALID_ARGUMENT naming the field; an unknown valid one 404 NOT_FOUND", async () => {
     const bad = await t.post(`/${v}/quote`, { cusip: "037833101" });
     expectErrorBody(bad, 404, "INVALID_ARGUMENT");
