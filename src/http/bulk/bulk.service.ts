@@ -14,12 +14,12 @@ import { isRemoved } from "../rest/rest.versions";
 /** The bulk body after validation (docs/contract.md section 6). */
 export interface BulkRequest {
   endpoint: string;
-  /** Each item should be `{symbol}` (or `{isin}`, `{cusip}`, `{wkn}`); an item that is not is answered with its own 404. */
+  /** Each item should be `{symbol}` (or `{isin}`, `{cusip}`, `{wkn}`); one that is not is answered with its own 404. */
   symbols: unknown[];
   params: Record<string, unknown>;
 }
 
-/** How an item named its security, echoed in its result: `symbol` always (null when not a string), the others as sent. */
+/** How an item named its security, echoed in its result: `symbol` always (null when not a string), others as sent. */
 export interface ItemEcho {
   symbol: string | null;
   isin?: string;
