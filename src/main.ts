@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { createApp } from "./app";
+import { ensureDevKey } from "./platform/auth/auth.dev-key";
 import { ApiKeyService } from "./platform/auth/auth.service";
 import { systemClock } from "./platform/clock";
 import { type Config, loadConfig } from "./platform/config";
@@ -53,6 +54,8 @@ async function openService(config: Config, logger: Logger, early: EarlyServer, s
 
     const deps = { config, source, clock: systemClock, searchIndex };
     const apiKeys = new ApiKeyService(sources.keys, systemClock, { bootstrapKey: config.bootstrapApiKey });
+    // A first start with no key at all gets a local development key in data/dev-key (never in production).
+    await ensureDevKey(config, apiKeys, logger);
     const { app, apollo } = await createApp(deps, apiKeys, logger);
     if (signal.aborted) {
       await apollo.stop();

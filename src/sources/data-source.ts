@@ -99,6 +99,15 @@ export interface BarCoverageRow {
   intradayTo: number | null;
 }
 
+/** The latest stored bar of any listing of one kind of security (`GET /v1/status`). */
+export interface LatestBarRow {
+  type: SecurityType;
+  /** Unix seconds of the latest daily bar (its day's 00:00 UTC); null when none of its listings has one. */
+  dailyTo: number | null;
+  /** Unix seconds of the latest intraday bar; null when none. */
+  intradayTo: number | null;
+}
+
 export interface FxRangeKey {
   currency: string;
   /** Inclusive days `YYYY-MM-DD`. */

@@ -59,7 +59,7 @@ function freeze(row: InstrumentRow): InstrumentRow {
 }
 
 /**
- * The data source with its instrument lookups (by symbol and by ISIN) cached
+ * The data source with its instrument lookups (by symbol, ISIN, CUSIP and WKN) cached
  * across requests, up to `maxBytes` of estimated heap (`entryBytes`), least
  * recently used dropped first.
  *
@@ -167,5 +167,7 @@ export function cacheInstruments<T extends MarketDataSource>(source: T, maxBytes
   const wrapped = Object.create(source) as T;
   Object.defineProperty(wrapped, "getInstrumentsBySymbols", { value: cached("s:", source.getInstrumentsBySymbols) });
   Object.defineProperty(wrapped, "getInstrumentsByIsins", { value: cached("i:", source.getInstrumentsByIsins) });
+  Object.defineProperty(wrapped, "getInstrumentsByCusips", { value: cached("c:", source.getInstrumentsByCusips) });
+  Object.defineProperty(wrapped, "getInstrumentsByWkns", { value: cached("w:", source.getInstrumentsByWkns) });
   return { source: wrapped, stats, clear };
 }

@@ -1,6 +1,7 @@
 import { NotAvailableError } from "../platform/errors";
 import type {
   BarCoverageRow,
+  LatestBarRow,
   BarRangeKey,
   BarRow,
   DividendCalendarParams,
@@ -47,6 +48,10 @@ export interface InstrumentsCapability {
   getInstrumentsBySymbols(symbols: readonly string[]): Promise<(InstrumentRow | null)[]>;
   /** The primary listing of the security with each ISIN. */
   getInstrumentsByIsins(isins: readonly string[]): Promise<(InstrumentRow | null)[]>;
+  /** The primary listing of the security with each CUSIP (upper case, check digit valid). */
+  getInstrumentsByCusips(cusips: readonly string[]): Promise<(InstrumentRow | null)[]>;
+  /** The primary listing of the security with each WKN (German securities: `DE` ISINs carry it, isin.slice(5, 11)). */
+  getInstrumentsByWkns(wkns: readonly string[]): Promise<(InstrumentRow | null)[]>;
   getSecuritiesByIds(ids: readonly number[]): Promise<(SecurityRow | null)[]>;
   /** Every listing of each security, primary first. */
   getListingsBySecurityIds(securityIds: readonly number[]): Promise<ListingRow[][]>;
@@ -60,6 +65,8 @@ export interface BarsCapability {
   getIntradayBars(keys: readonly BarRangeKey[]): Promise<BarRow[][]>;
   /** First and last stored bar of each listing, daily and intraday: tells "no bars here" from "no bars at all". */
   getBarCoverage(listingIds: readonly number[]): Promise<BarCoverageRow[]>;
+  /** The latest bar of each kind of security that has listings (`GET /v1/status`): a whole-store read, cached. */
+  getLatestBars(): Promise<LatestBarRow[]>;
 }
 
 /** Daily exchange rates against the US dollar. */
@@ -147,11 +154,13 @@ export const CAPABILITY_METHODS: { readonly [K in CapabilityName]: readonly (key
   instruments: [
     "getInstrumentsBySymbols",
     "getInstrumentsByIsins",
+    "getInstrumentsByCusips",
+    "getInstrumentsByWkns",
     "getSecuritiesByIds",
     "getListingsBySecurityIds",
     "getQuotes",
   ],
-  bars: ["getDailyBars", "getIntradayBars", "getBarCoverage"],
+  bars: ["getDailyBars", "getIntradayBars", "getBarCoverage", "getLatestBars"],
   fx: ["getFxRates"],
   etfReference: ["getEtfProfiles", "getEtfHoldings", "getEtfSectorExposure", "getEtfCountryExposure"],
   fundReference: [

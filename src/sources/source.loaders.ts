@@ -89,6 +89,14 @@ const LOADERS = {
     "instruments",
     (source, o) => new DataLoader<string, InstrumentRow | null>((isins) => source.getInstrumentsByIsins(isins), o),
   ),
+  instrumentByCusip: spec(
+    "instruments",
+    (source, o) => new DataLoader<string, InstrumentRow | null>((cusips) => source.getInstrumentsByCusips(cusips), o),
+  ),
+  instrumentByWkn: spec(
+    "instruments",
+    (source, o) => new DataLoader<string, InstrumentRow | null>((wkns) => source.getInstrumentsByWkns(wkns), o),
+  ),
   security: spec(
     "instruments",
     (source, o) => new DataLoader<number, SecurityRow | null>((ids) => source.getSecuritiesByIds(ids), o),

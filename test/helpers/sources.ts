@@ -21,6 +21,9 @@ export function withoutCapabilities<T extends MarketDataSource>(source: T, dropp
     const stripped = (read: typeof bySymbols) => async (keys: readonly string[]) => strip(await read(keys));
     Object.defineProperty(out, "getInstrumentsBySymbols", { value: stripped(bySymbols) });
     Object.defineProperty(out, "getInstrumentsByIsins", { value: stripped(byIsins) });
+    for (const name of ["getInstrumentsByCusips", "getInstrumentsByWkns"] as const) {
+      Object.defineProperty(out, name, { value: stripped(source[name]!.bind(source)) });
+    }
   }
   return out;
 }

@@ -138,6 +138,21 @@ describe.each(RUNNABLE.map((a) => [a.name, a] as const))("%s adapter", (_name, a
       for (const r of [rows[0]!, rows[2]!]) expect(r.listing.isPrimary).toBe(true);
     });
 
+    it("by CUSIP and by WKN: the primary listing, in order, null for unknown", async () => {
+      if (!has("instruments")) return;
+      const inst = source("instruments");
+      const stocks = await some("stock", 200);
+      const [a, b] = stocks.filter((x) => x.cusip);
+      const byCusip = await inst.getInstrumentsByCusips([b!.cusip!, "037833100", a!.cusip!]);
+      expect(byCusip.map((r) => r?.security.id ?? null)).toEqual([b!.id, null, a!.id]);
+      const [de] = stocks.filter((x) => x.isin?.startsWith("DE"));
+      const wkn = de!.isin!.slice(5, 11);
+      const byWkn = await inst.getInstrumentsByWkns(["ZZZZZZ", wkn]);
+      expect(byWkn.map((r) => r?.security.id ?? null)).toEqual([null, de!.id]);
+      for (const r of [byCusip[0]!, byCusip[2]!, byWkn[1]!]) expect(r.listing.isPrimary).toBe(true);
+      expect(await inst.getInstrumentsByCusips([])).toEqual([]);
+    });
+
     it("securities, listings (primary first) and quotes by id: in order, null or empty for unknown", async () => {
       if (!has("instruments")) return;
       const [a, b] = await some("stock", 2);
@@ -159,6 +174,17 @@ describe.each(RUNNABLE.map((a) => [a.name, a] as const))("%s adapter", (_name, a
   });
 
   describe("bars", () => {
+    it("latest bars: one row per kind of security, matching the coverage of its listings", async () => {
+      if (!has("bars") || !has("instruments")) return;
+      const rows = await source("bars").getLatestBars();
+      expect(rows.map((r) => r.type)).toEqual([...new Set(rows.map((r) => r.type))]);
+      const crypto = rows.find((r) => r.type === "crypto");
+      expect(crypto?.dailyTo).toEqual(expect.any(Number));
+      const [btc] = await source("instruments").getInstrumentsBySymbols(["BTC-USD"]);
+      const [coverage] = await source("bars").getBarCoverage([btc!.listing.id]);
+      expect(crypto!.dailyTo).toBeGreaterThanOrEqual(coverage!.dailyTo!);
+    });
+
     it("within the range, oldest first, in key order, empty for unknown listings", async () => {
       if (!has("bars") || !has("instruments")) return;
       // The first of the listed ETFs with stored daily bars (the sample stores bars for a few of each type).

@@ -70,7 +70,7 @@ describe("the service refuses to start without its source", () => {
       timeout: 60_000,
     });
     expect(run.status).toBe(1);
-    expect(run.stderr.trim()).toBe(`mdg-keys: failed: ${REFUSAL.postgres}`);
+    expect(run.stderr.trim()).toBe(`keys: failed: ${REFUSAL.postgres}`);
   });
 });
 

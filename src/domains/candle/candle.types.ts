@@ -1,3 +1,4 @@
+import { CUSIP_ARG, WKN_ARG } from "../instrument/instrument.types";
 import { ArgsType, Field, Float, Int, ObjectType } from "type-graphql";
 
 /**
@@ -86,4 +87,10 @@ export class CandleArgs extends CandleRangeArgs {
 
   @Field(() => String, { nullable: true, description: "ISIN; resolves to the primary listing" })
   isin?: string | null;
+
+  @Field(() => String, { nullable: true, description: CUSIP_ARG })
+  cusip?: string | null;
+
+  @Field(() => String, { nullable: true, description: WKN_ARG })
+  wkn?: string | null;
 }

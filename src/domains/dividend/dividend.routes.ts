@@ -1,5 +1,15 @@
 import { z } from "zod";
-import { cursorField, dayField, isinField, limitField, securityRefBody, symbolField } from "../../http/rest/rest.body";
+import {
+  cursorField,
+  cusipField,
+  dayField,
+  isinField,
+  limitField,
+  securityRefBody,
+  securityVariables,
+  symbolField,
+  wknField,
+} from "../../http/rest/rest.body";
 import {
   AnnualDividendsDocument,
   DividendCalendarDocument,
@@ -69,11 +79,13 @@ const calendarBody = z.object({
   to: optionalNullable(dayField),
   symbol: optionalNullable(symbolField),
   isin: optionalNullable(isinField),
+  cusip: optionalNullable(cusipField),
+  wkn: optionalNullable(wknField),
   limit: optionalNullable(limitField),
   cursor: optionalNullable(cursorField),
 });
 
-const dividendRefBody = securityRefBody.transform((b) => ({ symbol: b.symbol ?? null, isin: b.isin ?? null }));
+const dividendRefBody = securityRefBody.transform(securityVariables);
 
 export const DIVIDEND_ROUTES: readonly RouteEntry[] = [
   route({

@@ -2,7 +2,7 @@ import { InvalidArgumentError } from "../../platform/errors";
 import type { Context } from "../../context";
 import { requireCapability } from "../../sources/source.capabilities";
 import { dayOf, fxConverter, unixOfDay } from "../fx/fx.service";
-import { resolveInstrument, type SecurityRef } from "../instrument/instrument.service";
+import { namedIdentifiers, resolveInstrument, type SecurityRef } from "../instrument/instrument.service";
 import type { DividendRow, InstrumentRow, SecurityType } from "../../sources/data-source";
 import {
   DividendStatus,
@@ -107,9 +107,10 @@ export async function getDividendCalendar(ctx: Context, args: DividendCalendarAr
     ]);
   }
   let securityIds: number[] | undefined;
-  if ((args.symbol != null && args.symbol !== "") || (args.isin != null && args.isin !== "")) {
+  if (namedIdentifiers(args).length > 0) {
     // Named explicitly, a fund is answered too; the unfiltered calendar is stocks and ETFs (spec section 4, row 11).
-    const row = await resolveInstrument(ctx, { symbol: args.symbol, isin: args.isin }, DIVIDEND_TYPES);
+    const { symbol, isin, cusip, wkn } = args;
+    const row = await resolveInstrument(ctx, { symbol, isin, cusip, wkn }, DIVIDEND_TYPES);
     securityIds = [row.security.id];
   }
   // Keyset pages with the source's own opaque cursors.

@@ -1,3 +1,4 @@
+import { CUSIP_ARG, WKN_ARG } from "../instrument/instrument.types";
 import { ArgsType, Field, Float, Int, ObjectType, registerEnumType } from "type-graphql";
 
 /** The contract's dividend row (docs/contract.md section 4); `date` is the ex-date. */
@@ -59,6 +60,12 @@ export class DividendCalendarArgs {
 
   @Field(() => String, { nullable: true, description: "Only this stock, ETF or fund, by ISIN" })
   isin?: string | null;
+
+  @Field(() => String, { nullable: true, description: CUSIP_ARG })
+  cusip?: string | null;
+
+  @Field(() => String, { nullable: true, description: WKN_ARG })
+  wkn?: string | null;
 
   @Field(() => Int, {
     nullable: true,
@@ -151,6 +158,12 @@ export class DividendSecurityArgs {
 
   @Field(() => String, { nullable: true, description: "ISIN (funds are known by ISIN)" })
   isin?: string | null;
+
+  @Field(() => String, { nullable: true, description: CUSIP_ARG })
+  cusip?: string | null;
+
+  @Field(() => String, { nullable: true, description: WKN_ARG })
+  wkn?: string | null;
 }
 
 export enum DividendStatus {

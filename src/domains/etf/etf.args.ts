@@ -1,3 +1,4 @@
+import { CUSIP_ARG, WKN_ARG } from "../instrument/instrument.types";
 import { ArgsType, Field, Int } from "type-graphql";
 
 @ArgsType()
@@ -7,6 +8,12 @@ export class EtfArgs {
 
   @Field(() => String, { nullable: true, description: "ISIN; resolves to the primary listing" })
   isin?: string | null;
+
+  @Field(() => String, { nullable: true, description: CUSIP_ARG })
+  cusip?: string | null;
+
+  @Field(() => String, { nullable: true, description: WKN_ARG })
+  wkn?: string | null;
 }
 
 @ArgsType()

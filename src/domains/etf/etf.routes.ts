@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { securityRangeBody, securityRefBody } from "../../http/rest/rest.body";
+import { securityRangeBody, securityRefBody, securityVariables } from "../../http/rest/rest.body";
 import {
   EtfCountryDocument,
   EtfFundamentalsDocument,
@@ -149,7 +149,7 @@ const metricsResponse = gqlObject("EtfMetrics", {
   notes: z.array(z.string()),
 });
 
-const refVariables = securityRefBody.transform((b) => ({ symbol: b.symbol ?? null, isin: b.isin ?? null }));
+const refVariables = securityRefBody.transform(securityVariables);
 
 const resolutionField = z
   .string({ error: "expected a string: D, W or M" })

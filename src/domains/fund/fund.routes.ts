@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isinField, symbolField } from "../../http/rest/rest.body";
+import { securityRefWith, securityVariables } from "../../http/rest/rest.body";
 import {
   FundAllocationExposureDocument,
   FundCountryDocument,
@@ -78,11 +78,8 @@ const allocationResponse = gqlObject("Fund", {
     .describe("Equity, Bonds, Cash and Other, in this order, summing to 100; empty when the fund reports none"),
 });
 
-/** `{isin}` (the spec's body); `{symbol}` is accepted too, as wherever one security is meant. */
-const fundBody = z
-  .object({ isin: isinField.optional(), symbol: symbolField.optional() })
-  .refine((b) => b.isin !== undefined || b.symbol !== undefined, { error: "required", path: ["isin"] })
-  .transform((b) => ({ isin: b.isin ?? null, symbol: b.symbol ?? null }));
+/** `{isin}` (the spec's body); `{symbol}`, `{cusip}` or `{wkn}` instead, as wherever one security is meant. */
+const fundBody = securityRefWith({}, { field: "isin", message: "required" }).transform(securityVariables);
 
 export const FUND_ROUTES: readonly RouteEntry[] = [
   route({

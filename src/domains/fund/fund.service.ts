@@ -2,7 +2,7 @@ import { InvalidArgumentError } from "../../platform/errors";
 import { isValidIsin } from "../instrument/instrument.identifiers";
 import type { Context } from "../../context";
 import type { AllocationWeight, CountryWeight, SectorWeight } from "../exposure/exposure.types";
-import { resolveInstrument } from "../instrument/instrument.service";
+import { namedIdentifiers, resolveInstrument } from "../instrument/instrument.service";
 import type { InstrumentRow } from "../../sources/data-source";
 import type { FundArgs } from "./fund.args";
 import { Fund, type FundHoldings, type FundProfile } from "./fund.types";
@@ -22,14 +22,14 @@ export function toFund(row: InstrumentRow): Fund {
 }
 
 /**
- * The fund a client named, by ISIN (preferred) or symbol. A malformed ISIN is
- * INVALID_ARGUMENT, an unknown one (or one of a non-fund) NOT_FOUND.
+ * The fund a client named, by exactly one of ISIN, symbol, CUSIP or WKN. A malformed code is INVALID_ARGUMENT, an
+ * unknown one (or one of a non-fund) NOT_FOUND.
  */
 export async function getFund(ctx: Context, args: FundArgs): Promise<Fund> {
-  if (args.isin != null && args.isin !== "") return toFund(await resolveInstrument(ctx, { isin: args.isin }, ["fund"]));
-  if (args.symbol != null && args.symbol !== "")
-    return toFund(await resolveInstrument(ctx, { symbol: args.symbol }, ["fund"]));
-  throw new InvalidArgumentError("isin: required", [{ field: "isin", issue: "required" }]);
+  if (namedIdentifiers(args).length === 0) {
+    throw new InvalidArgumentError("isin: required (or symbol, cusip or wkn)", [{ field: "isin", issue: "required" }]);
+  }
+  return toFund(await resolveInstrument(ctx, args, ["fund"]));
 }
 
 /** Funds by ISIN in request order, null where an ISIN names no fund; one batched lookup. */

@@ -1,43 +1,72 @@
 import { InvalidArgumentError, SymbolNotFoundError } from "../../platform/errors";
-import { isValidIsin } from "./instrument.identifiers";
+import { isValidCusip, isValidIsin, isValidWkn, SECURITY_IDENTIFIERS } from "./instrument.identifiers";
 import type { Context } from "../../context";
 import type { InstrumentRow, SecurityType } from "../../sources/data-source";
 
+/** One security as a client names it: by exactly one of these (docs/contract.md section 1). */
 export interface SecurityRef {
   symbol?: string | null;
   isin?: string | null;
+  cusip?: string | null;
+  wkn?: string | null;
+}
+
+const CODES = {
+  isin: { valid: isValidIsin, what: "ISIN (12 characters with a correct check digit)" },
+  cusip: { valid: isValidCusip, what: "CUSIP (9 characters with a correct check digit)" },
+  wkn: { valid: isValidWkn, what: "WKN (6 letters or digits, no I or O)" },
+} as const;
+
+/** The identifiers `ref` names, in the contract's order; empty strings name nothing. */
+export function namedIdentifiers(ref: SecurityRef): (keyof SecurityRef)[] {
+  return SECURITY_IDENTIFIERS.filter((k) => ref[k] != null && ref[k] !== "");
 }
 
 /**
- * Resolves what a client named (a symbol or an ISIN) to a listing. Unknown
- * identifiers are NOT_FOUND; a malformed ISIN is INVALID_ARGUMENT, so a
- * client can tell a typo from a security we do not carry.
+ * Resolves what a client named (a symbol, ISIN, CUSIP or WKN) to a listing: a
+ * code names the security's primary listing. Unknown identifiers are NOT_FOUND;
+ * a malformed code, or more than one identifier at once, is INVALID_ARGUMENT,
+ * so a client can tell a typo from a security we do not carry.
  */
 export async function resolveInstrument(
   ctx: Context,
   ref: SecurityRef,
   expected?: readonly SecurityType[],
 ): Promise<InstrumentRow> {
-  let row: InstrumentRow | null;
-  let named: string;
-  if (ref.symbol != null && ref.symbol !== "") {
-    named = ref.symbol;
-    row = await ctx.loaders.instrumentBySymbol.load(ref.symbol);
-  } else if (ref.isin != null && ref.isin !== "") {
-    named = ref.isin.trim().toUpperCase();
-    if (!isValidIsin(named)) {
-      throw new InvalidArgumentError(
-        `isin: ${JSON.stringify(ref.isin)} is not a valid ISIN (12 characters with a correct check digit)`,
-        [{ field: "isin", issue: "malformed" }],
-      );
-    }
-    row = await ctx.loaders.instrumentByIsin.load(named);
-  } else {
-    throw new InvalidArgumentError("symbol or isin is required", [{ field: "symbol", issue: "required" }]);
+  const named = namedIdentifiers(ref);
+  if (named.length === 0) {
+    throw new InvalidArgumentError("symbol, isin, cusip or wkn is required", [{ field: "symbol", issue: "required" }]);
   }
-  if (!row) throw new SymbolNotFoundError(named);
+  if (named.length > 1) {
+    throw new InvalidArgumentError(
+      `name the security by exactly one of symbol, isin, cusip or wkn (got ${named.join(" and ")})`,
+      named.slice(1).map((field) => ({ field, issue: "more than one identifier" })),
+    );
+  }
+  const kind = named[0]!;
+  let row: InstrumentRow | null;
+  let text: string;
+  if (kind === "symbol") {
+    text = ref.symbol!;
+    row = await ctx.loaders.instrumentBySymbol.load(text);
+  } else {
+    text = ref[kind]!.trim().toUpperCase();
+    if (!CODES[kind].valid(text)) {
+      throw new InvalidArgumentError(`${kind}: ${JSON.stringify(ref[kind])} is not a valid ${CODES[kind].what}`, [
+        { field: kind, issue: "malformed" },
+      ]);
+    }
+    const loader =
+      kind === "isin"
+        ? ctx.loaders.instrumentByIsin
+        : kind === "cusip"
+          ? ctx.loaders.instrumentByCusip
+          : ctx.loaders.instrumentByWkn;
+    row = await loader.load(text);
+  }
+  if (!row) throw new SymbolNotFoundError(text);
   if (expected && !expected.includes(row.security.type)) {
-    throw new SymbolNotFoundError(named, expected.join(" or "));
+    throw new SymbolNotFoundError(text, expected.join(" or "));
   }
   return row;
 }

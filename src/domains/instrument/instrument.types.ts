@@ -21,3 +21,7 @@ registerEnumType(SecurityTypeEnum, {
     forex: { description: "A currency pair such as EURUSD" },
   },
 });
+
+/** Descriptions of the `cusip` and `wkn` arguments, the same wherever one security is named. */
+export const CUSIP_ARG = "CUSIP (9 characters with a correct check digit); resolves to the primary listing";
+export const WKN_ARG = "WKN (6 letters or digits, no I or O; German securities); resolves to the primary listing";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { currencyField, securityRefWith } from "../../http/rest/rest.body";
+import { currencyField, securityRefWith, securityVariables } from "../../http/rest/rest.body";
 import { QuoteDocument, type QuoteQuery } from "../../http/rest/rest.operations.generated";
 import { route, VERSIONS, type RouteEntry } from "../../http/rest/rest.route";
 import { day, gqlObject, unixSeconds } from "../../http/rest/rest.response";
@@ -84,8 +84,7 @@ export const QUOTE_ROUTES: readonly RouteEntry[] = [
     versions: VERSIONS,
     scope: null,
     body: securityRefWith({ currency: currencyField.optional() }).transform((b) => ({
-      symbol: b.symbol ?? null,
-      isin: b.isin ?? null,
+      ...securityVariables(b),
       currency: b.currency ?? null,
     })),
     operation: QuoteDocument,

@@ -1,3 +1,4 @@
+import { CUSIP_ARG, WKN_ARG } from "../instrument/instrument.types";
 import { ArgsType, Field, Float, Int, ObjectType } from "type-graphql";
 import { SecurityTypeEnum } from "../instrument/instrument.types";
 
@@ -117,6 +118,12 @@ export class QuoteArgs {
 
   @Field(() => String, { nullable: true, description: "ISIN; resolves to the primary listing" })
   isin?: string | null;
+
+  @Field(() => String, { nullable: true, description: CUSIP_ARG })
+  cusip?: string | null;
+
+  @Field(() => String, { nullable: true, description: WKN_ARG })
+  wkn?: string | null;
 
   @Field(() => String, {
     nullable: true,

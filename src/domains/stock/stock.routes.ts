@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { InternalError } from "../../platform/errors";
-import { securityRefBody } from "../../http/rest/rest.body";
+import { securityRefBody, securityVariables } from "../../http/rest/rest.body";
 import { FinancialsTtmDocument, StockDividendEstimateDocument } from "../../http/rest/rest.operations.generated";
 import { route, VERSIONS, type RouteEntry } from "../../http/rest/rest.route";
 import { day, gqlObject, unixSeconds } from "../../http/rest/rest.response";
@@ -74,7 +74,7 @@ const financialsTtmResponse = gqlObject("FinancialsTtm", {
     .describe("Null with fewer than four reported quarters, or when the listing has no price"),
 });
 
-const stockRefBody = securityRefBody.transform((b) => ({ symbol: b.symbol ?? null, isin: b.isin ?? null }));
+const stockRefBody = securityRefBody.transform(securityVariables);
 
 /** A nullable field of the stock is only null after an error, which execution has already thrown. */
 function present<T>(value: T | null, what: string): T {

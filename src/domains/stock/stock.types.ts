@@ -1,3 +1,4 @@
+import { CUSIP_ARG, WKN_ARG } from "../instrument/instrument.types";
 import { ArgsType, Field, Float, Int, ObjectType } from "type-graphql";
 import type { InstrumentRow } from "../../sources/data-source";
 
@@ -62,6 +63,12 @@ export class StockArgs {
 
   @Field(() => String, { nullable: true, description: "ISIN; resolves to the primary listing" })
   isin?: string | null;
+
+  @Field(() => String, { nullable: true, description: CUSIP_ARG })
+  cusip?: string | null;
+
+  @Field(() => String, { nullable: true, description: WKN_ARG })
+  wkn?: string | null;
 }
 
 @ObjectType({

@@ -16,8 +16,9 @@ export const bulkBody: z.ZodType<BulkRequest> = z.object({
     .trim()
     .min(1, { error: "expected a non-empty string naming a single-security endpoint, e.g. etf/profile" }),
   symbols: z
-    .array(z.unknown(), { error: "expected an array of {symbol}" })
-    .min(1, { error: "expected at least one {symbol}" }),
+    .array(z.unknown(), { error: "expected an array of {symbol} (or {isin}, {cusip}, {wkn})" })
+    .min(1, { error: "expected at least one {symbol}" })
+    .describe("One item per security, each named by exactly one of symbol, isin, cusip or wkn"),
   params: z
     .record(z.string(), z.unknown(), { error: "expected an object of the named endpoint's fields" })
     .nullish()
@@ -45,7 +46,14 @@ function documentedBulkBody(routes: readonly RouteEntry[], version: ApiVersion) 
       ),
     symbols: z
       .array(
-        z.object({ symbol: z.string().min(1).describe("A security, passed to the named endpoint as its `symbol`") }),
+        z
+          .object({
+            symbol: z.string().min(1).optional().describe("A security, passed to the named endpoint as its `symbol`"),
+            isin: z.string().min(1).optional().describe("Or its ISIN"),
+            cusip: z.string().min(1).optional().describe("Or its CUSIP"),
+            wkn: z.string().min(1).optional().describe("Or its WKN"),
+          })
+          .describe("Exactly one of symbol, isin, cusip or wkn"),
       )
       .min(1)
       .describe("At most MDG_BULK_MAX_SYMBOLS items (100 by default); each is answered in its own result"),
@@ -59,11 +67,19 @@ function documentedBulkBody(routes: readonly RouteEntry[], version: ApiVersion) 
   });
 }
 
+/** How an item named its security, echoed in its result. */
+const itemEcho = {
+  symbol: z.string().nullable().describe("The item's symbol as sent (null when it was not a string or not sent)"),
+  isin: z.string().optional().describe("The item's isin, when it named its security by one"),
+  cusip: z.string().optional().describe("The item's cusip, when it named its security by one"),
+  wkn: z.string().optional().describe("The item's wkn, when it named its security by one"),
+};
+
 /** An item the named endpoint would have answered with an error (the same for every endpoint). */
 const failedItem = componentRef(
   z
     .object({
-      symbol: z.string().nullable().describe("The item's symbol as sent (null when it was not a string)"),
+      ...itemEcho,
       statusCode: z.union([z.literal(403), z.literal(404), z.literal(500)]),
       // The error body the named endpoint would answer for this item.
       error: componentRef(errorBodySchema, "ErrorBody"),
@@ -86,7 +102,7 @@ export function bulkResponse(routes: readonly RouteEntry[]): (version: ApiVersio
           .array(
             z.union([
               z.object({
-                symbol: z.string().nullable().describe("The item's symbol as sent"),
+                ...itemEcho,
                 statusCode: z.literal(200),
                 data: responseOf(path, `What POST /${version}/${path} answers for \`{...params, symbol}\``),
               }),

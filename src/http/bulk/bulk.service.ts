@@ -1,5 +1,6 @@
 import type { GraphQLSchema } from "graphql";
 import type { Logger } from "pino";
+import { SECURITY_IDENTIFIERS } from "../../domains/instrument/instrument.identifiers";
 import { requireScope } from "../../platform/auth/auth.scope-of";
 import { EndpointRemovedError, InvalidArgumentError } from "../../platform/errors";
 import type { Context } from "../../context";
@@ -13,14 +14,22 @@ import { isRemoved } from "../rest/rest.versions";
 /** The bulk body after validation (docs/contract.md section 6). */
 export interface BulkRequest {
   endpoint: string;
-  /** Each item should be `{symbol}`; an item that is not is answered with its own 404. */
+  /** Each item should be `{symbol}` (or `{isin}`, `{cusip}`, `{wkn}`); one that is not is answered with its own 404. */
   symbols: unknown[];
   params: Record<string, unknown>;
 }
 
+/** How an item named its security, echoed in its result: `symbol` always (null when not a string), others as sent. */
+export interface ItemEcho {
+  symbol: string | null;
+  isin?: string;
+  cusip?: string;
+  wkn?: string;
+}
+
 export type BulkItem =
-  | { symbol: string | null; statusCode: 200; data: unknown }
-  | { symbol: string | null; statusCode: Exclude<RestStatus, 200>; error: ErrorBody };
+  | (ItemEcho & { statusCode: 200; data: unknown })
+  | (ItemEcho & { statusCode: Exclude<RestStatus, 200>; error: ErrorBody });
 
 export interface BulkResponse {
   /** The named endpoint's path as the route table spells it (`etf/profile`). */
@@ -41,14 +50,27 @@ export function normalizeEndpoint(raw: string): string {
 /** An item whose body passed the entry's schema, waiting for its execution. */
 interface Pending {
   index: number;
-  symbol: string | null;
+  echo: ItemEcho;
   variables: Record<string, unknown>;
 }
 
-const symbolOf = (item: unknown): string | null => {
-  const s = item !== null && typeof item === "object" ? (item as { symbol?: unknown }).symbol : undefined;
-  return typeof s === "string" ? s : null;
-};
+/** The identifiers an item names its security by (`{symbol}`, `{isin}`, `{cusip}` or `{wkn}`), as sent. */
+function identifiersOf(item: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = { symbol: undefined };
+  if (item === null || typeof item !== "object") return out;
+  for (const k of SECURITY_IDENTIFIERS) {
+    const v = (item as Record<string, unknown>)[k];
+    if (v !== undefined) out[k] = v;
+  }
+  return out;
+}
+
+function echoOf(item: unknown): ItemEcho {
+  const ids = identifiersOf(item);
+  const echo: ItemEcho = { symbol: typeof ids.symbol === "string" ? ids.symbol : null };
+  for (const k of ["isin", "cusip", "wkn"] as const) if (typeof ids[k] === "string") echo[k] = ids[k];
+  return echo;
+}
 
 /**
  * Answers bulk calls: every item as the named entry would answer
@@ -118,16 +140,14 @@ export class BulkService {
     const results: BulkItem[] = new Array(request.symbols.length);
     const pending: Pending[] = [];
     request.symbols.forEach((item, index) => {
-      const symbol = symbolOf(item);
+      const echo = echoOf(item);
       try {
-        // Exactly the body a direct call would get; an item that fails it gets its own 404.
-        const variables = parseBody(entry.body, {
-          ...request.params,
-          symbol: (item as { symbol?: unknown } | null)?.symbol,
-        });
-        pending.push({ index, symbol, variables });
+        // Exactly the body a direct call would get, the item naming the security by its symbol, isin, cusip or wkn;
+        // an item that fails it gets its own 404.
+        const variables = parseBody(entry.body, { ...request.params, ...identifiersOf(item) });
+        pending.push({ index, echo, variables });
       } catch (e) {
-        results[index] = this.failed(symbol, e, ctx);
+        results[index] = this.failed(echo, e, ctx);
       }
     });
 
@@ -160,15 +180,15 @@ export class BulkService {
       const p = pending[k]!;
       results[p.index] =
         answer.status === "fulfilled"
-          ? { symbol: p.symbol, statusCode: 200, data: answer.value }
-          : this.failed(p.symbol, answer.reason, ctx);
+          ? { ...p.echo, statusCode: 200, data: answer.value }
+          : this.failed(p.echo, answer.reason, ctx);
     });
   }
 
-  private failed(symbol: string | null, e: unknown, ctx: Context): BulkItem {
+  private failed(echo: ItemEcho, e: unknown, ctx: Context): BulkItem {
     const mapped = mapError(e, ctx.requestId);
     if (mapped.internal)
-      this.logger.error({ err: mapped.internal, requestId: ctx.requestId, symbol }, "bulk item failed");
-    return { symbol, statusCode: mapped.status as Exclude<RestStatus, 200>, error: mapped.body };
+      this.logger.error({ err: mapped.internal, requestId: ctx.requestId, ...echo }, "bulk item failed");
+    return { ...echo, statusCode: mapped.status as Exclude<RestStatus, 200>, error: mapped.body };
   }
 }

@@ -102,7 +102,8 @@ const DEFAULT_QUERY = `# market-data-gateway GraphQL explorer
 #
 # then re-fetch the schema (the circular-arrows button on the left, or
 # Shift+Ctrl+R) so that autocompletion and the documentation work.
-# Keys are made with the key tool: mdg-keys create --name NAME --scopes etf,stock
+# Keys are made with the key tool: npm run keys -- create --name NAME --scopes etf,stock
+# (a first local start with no key writes one to data/dev-key: see the README)
 #
 # Run a query with Ctrl+Enter.
 

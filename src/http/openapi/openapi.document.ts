@@ -30,6 +30,10 @@ export interface DocumentedRoute {
   singleSecurity?: boolean;
   removedOn?: string;
   replacement?: string;
+  /** Replaces the scope's sentence (routes about the service and the key, not a security). */
+  description?: string;
+  /** POST when absent; a GET beside it is documented alike, without a body. */
+  methods?: readonly ("GET" | "POST")[];
 }
 
 export interface OpenApiOptions {
@@ -68,6 +72,11 @@ const TAGS: readonly { name: string; description: string; prefixes: readonly str
   { name: "Search", description: "Search over every security, plain or grouped by security", prefixes: ["search"] },
   { name: "Lists", description: "Keyset-paginated lists of stocks, ETFs, funds and crypto", prefixes: ["list"] },
   { name: "Bulk", description: "One single-security endpoint for many symbols in one call", prefixes: ["bulk"] },
+  {
+    name: "Service",
+    description: "The service's status and the calling key's limits (GET or POST, no body)",
+    prefixes: ["status", "quota"],
+  },
   { name: "Indices", description: "Index constituents (removed 2024-05-01)", prefixes: ["index"] },
 ];
 
@@ -173,6 +182,7 @@ function describeFromGraphql(n: Json, schema: GraphQLSchema): void {
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 function scopeText(route: DocumentedRoute): string {
+  if (route.description) return route.description;
   if (route.scope === null) {
     return "Needs the scope of the security's type: `stock` (stocks and forex), `etf`, `fund` or `crypto` (or `*`).";
   }
@@ -389,7 +399,10 @@ function bodyRequired(route: DocumentedRoute, requestJson: Json): boolean {
 function bodyDescription(route: DocumentedRoute, requestJson: Json): string {
   const parts = ["Read as JSON whatever the `Content-Type`; fields beyond those listed are ignored."];
   if (namesSecurity(route, requestJson))
-    parts.unshift("Name the security by `symbol` or by `isin` (one of them is required).");
+    parts.unshift(
+      "Name the security by exactly one of `symbol`, `isin`, `cusip` or `wkn` (one is required; two at once are " +
+        "refused with 404 `INVALID_ARGUMENT`).",
+    );
   if (!bodyRequired(route, requestJson)) parts.push("May be empty or absent.");
   return parts.join(" ");
 }
@@ -525,6 +538,10 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], opts: O
           },
         },
       };
+      if (route.methods?.includes("GET")) {
+        const { requestBody: _body, ...post } = paths[path].post!;
+        paths[path].get = { ...post, operationId: `${operationId(version, route.path)}Get` };
+      }
     }
   }
 

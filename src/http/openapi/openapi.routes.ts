@@ -2,14 +2,15 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { GraphQLSchema } from "graphql";
 import pino from "pino";
+import { SERVICE_ROUTES } from "../../domains/status/status.routes";
 import { bulkRoute } from "../bulk/bulk.routes";
 import type { RouteEntry } from "../rest/rest.route";
 import { ROUTES } from "../rest/rest.routes";
 import { buildOpenApiDocument, type DocumentedRoute, type OpenApiDocument } from "./openapi.document";
 
-/** Every REST endpoint the router serves: the route table, then bulk (which the router adds beside it). */
+/** Every REST endpoint the router serves: the route table, then bulk, status and quota (added beside it). */
 export function documentedRoutes(schema: GraphQLSchema, routes: readonly RouteEntry[] = ROUTES): DocumentedRoute[] {
-  return [...routes, bulkRoute(schema, routes, pino({ level: "silent" }))];
+  return [...routes, bulkRoute(schema, routes, pino({ level: "silent" })), ...SERVICE_ROUTES];
 }
 
 /** The service's version, from package.json (beside both src/ and dist/). */

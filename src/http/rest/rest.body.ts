@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SECURITY_IDENTIFIERS } from "../../domains/instrument/instrument.identifiers";
 import { InvalidArgumentError, type ErrorDetail } from "../../platform/errors";
 
 /** Reusable field schemas with messages a client can act on. */
@@ -15,6 +16,20 @@ export const isinField = z
   .min(1, { error: "expected a non-empty string" })
   .max(64, { error: "at most 64 characters" })
   .describe("ISIN (12 characters with a valid check digit); names the primary listing");
+
+export const cusipField = z
+  .string({ error: "expected a string" })
+  .trim()
+  .min(1, { error: "expected a non-empty string" })
+  .max(64, { error: "at most 64 characters" })
+  .describe("CUSIP (9 characters with a valid check digit); names the primary listing");
+
+export const wknField = z
+  .string({ error: "expected a string" })
+  .trim()
+  .min(1, { error: "expected a non-empty string" })
+  .max(64, { error: "at most 64 characters" })
+  .describe("WKN (6 letters or digits, no I or O); names the primary listing");
 
 export const currencyField = z
   .string({ error: "expected a string" })
@@ -34,22 +49,55 @@ export const cursorField = z
   .describe("`nextCursor` of the previous page");
 
 /**
- * `{symbol}` or `{isin}` plus the endpoint's own fields, as one object: a
- * security may be named either way wherever one is meant. (One object, not an
- * intersection with `.and`: zod checks an intersection twice and merges the
- * results, measurably on the hot path.)
+ * Exactly one of `{symbol}`, `{isin}`, `{cusip}` or `{wkn}` plus the endpoint's own fields, as one object: a
+ * security may be named any of these ways wherever one is meant (docs/contract.md section 1); two at once is
+ * malformed. (One object, not an intersection with `.and`: zod checks an intersection twice and merges the results,
+ * measurably on the hot path.)
  */
-export function securityRefWith<S extends z.ZodRawShape>(shape: S) {
+export function securityRefWith<S extends z.ZodRawShape>(
+  shape: S,
+  missing: { field: "symbol" | "isin"; message: string } = {
+    field: "symbol",
+    message: "expected a non-empty string (or isin, cusip or wkn)",
+  },
+) {
   return z
-    .object({ symbol: symbolField.optional(), isin: isinField.optional(), ...shape })
-    .refine((b) => namesASecurity(b as { symbol?: string; isin?: string }), {
-      error: "expected a non-empty string (or isin)",
-      path: ["symbol"],
+    .object({
+      symbol: symbolField.optional(),
+      isin: isinField.optional(),
+      cusip: cusipField.optional(),
+      wkn: wknField.optional(),
+      ...shape,
+    })
+    .superRefine((b, ctx) => {
+      const named = SECURITY_IDENTIFIERS.filter((k) => (b as SecurityIds)[k] !== undefined);
+      if (named.length === 0) {
+        ctx.addIssue({ code: "custom", message: missing.message, path: [missing.field] });
+      } else if (named.length > 1) {
+        ctx.addIssue({
+          code: "custom",
+          message: `name the security by exactly one of symbol, isin, cusip or wkn, not ${named.join(" and ")}`,
+          path: [named[1]!],
+        });
+      }
     });
 }
 
-function namesASecurity(b: { symbol?: string; isin?: string }): boolean {
-  return b.symbol !== undefined || b.isin !== undefined;
+interface SecurityIds {
+  symbol?: string;
+  isin?: string;
+  cusip?: string;
+  wkn?: string;
+}
+
+/** The operation variables naming a security: each identifier, null when not sent. */
+export function securityVariables(b: SecurityIds): {
+  symbol: string | null;
+  isin: string | null;
+  cusip: string | null;
+  wkn: string | null;
+} {
+  return { symbol: b.symbol ?? null, isin: b.isin ?? null, cusip: b.cusip ?? null, wkn: b.wkn ?? null };
 }
 
 export const securityRefBody = securityRefWith({});
@@ -127,8 +175,7 @@ export function securityRangeBody<R extends z.ZodType<string>>(resolution: R) {
     resolution: resolution.optional(),
     currency: currencyField.optional(),
   }).transform((b) => ({
-    symbol: b.symbol ?? null,
-    isin: b.isin ?? null,
+    ...securityVariables(b),
     from: b.from ?? null,
     to: b.to ?? null,
     resolution: (b.resolution as string | undefined) ?? null,

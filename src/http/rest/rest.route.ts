@@ -2,6 +2,7 @@ import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
 import type { z } from "zod";
 import type { Scope } from "../../platform/auth/auth.scopes";
 import type { Context } from "../../context";
+import type { LimitDecision } from "../../platform/quotas/quota.types";
 
 export type ApiVersion = "v0" | "v1";
 export const VERSIONS: readonly ApiVersion[] = ["v0", "v1"];
@@ -54,8 +55,28 @@ export interface HandlerRoute<TBody = unknown> extends Pick<
   body: z.ZodType<TBody>;
   /** The body as the OpenAPI document states it, where `body` accepts more than a client should send. */
   documentedBody?: (version: ApiVersion) => z.ZodType;
+  /** What the OpenAPI document says of its key and cost, in place of the scope's sentence. */
+  description?: string;
+  /** The methods it answers; POST when absent (status and quota answer GET too). */
+  methods?: readonly HttpMethod[];
+  /**
+   * False: a call costs no unit of the key's rate or quota (quota, which must not spend what it reports); its answer
+   * still carries the RateLimit fields as they stand. Counted like any call when absent.
+   */
+  counted?: boolean;
   /** Answers the 200 body; a thrown typed error is the call's status. */
-  run: (body: TBody, ctx: Context, version: ApiVersion) => Promise<unknown>;
+  run: (body: TBody, ctx: Context, version: ApiVersion, call: CallLimits) => Promise<unknown>;
+}
+
+export type HttpMethod = "GET" | "POST";
+
+/** What the router knows of a call's rate and quota when the handler runs. */
+export interface CallLimits {
+  /**
+   * The key's limits after this call was counted (or, for an uncounted route, as they stand): the same decision the
+   * RateLimit header fields of the answer are written from. Null when the app has no limiter.
+   */
+  limits: LimitDecision | null;
 }
 
 /** A route's 200 body schema: one for every version, or one per version. */

@@ -14,7 +14,9 @@ import { parseBody } from "./rest.body";
 import { jsonBodyReader } from "./rest.body-reader";
 import { mapError } from "./rest.errors";
 import { assertOperationsValid, executeRoute } from "./rest.execute";
-import type { ApiVersion, HandlerRoute, RouteEntry } from "./rest.route";
+import { rateLimitHeaders } from "../../platform/quotas/quota.headers";
+import type { ApiVersion, HandlerRoute, HttpMethod, RouteEntry } from "./rest.route";
+import { SERVICE_ROUTES } from "../../domains/status/status.routes";
 import { ROUTES } from "./rest.routes";
 import { isRemoved, versionHeaders } from "./rest.versions";
 
@@ -40,6 +42,8 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
   const bulk = bulkRoute(schema, routes, logger);
   const admission = new RestAdmission(schema);
   byPath.set(bulk.path, bulk as HandlerRoute);
+  // Status and quota: about the service and the key, not market data (src/domains/status/status.routes.ts).
+  for (const r of SERVICE_ROUTES) byPath.set(r.path, r);
   const readBody = jsonBodyReader(deps.config.sizes.bodyBytes);
 
   async function handle(
@@ -60,24 +64,36 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
       if (!entry || (!entry.versions.includes(version) && !entry.removedOn)) {
         throw new NotFoundError(`no endpoint POST /${version}/${path}`);
       }
-      if (req.method !== "POST" || !principal) throw new NotFoundError(`/${version}/${path} answers POST only`);
+      const methods = ("methods" in entry && entry.methods) || POST_ONLY;
+      // No principal: an OPTIONS request that CORS did not answer, which no route takes.
+      if (!methods.includes(req.method as HttpMethod) || !principal) {
+        throw new NotFoundError(`/${version}/${path} answers ${methods.join(" or ")} only`);
+      }
       if (isRemoved(entry.removedOn, version, deps.clock.now())) {
         throw new EndpointRemovedError(`/${version}/${path}`, entry.removedOn!, entry.replacement ?? null);
       }
       const ctx = createContext(deps, requestId, principal);
       if (entry.scope) requireScope(ctx, entry.scope);
       // The key's rate and quota (src/platform/quotas/): one unit per call, one per security for bulk; an unreadable
-      // body costs one.
+      // body costs one. A route that is not counted (quota) only reads them, for its answer and its RateLimit fields.
+      const counted = !("counted" in entry) || entry.counted !== false;
       const raw = await readBody(req, res).catch(async (e: unknown) => {
-        await deps.rateLimiter?.charge(principal, 1, res);
+        if (counted) await deps.rateLimiter?.charge(principal, 1, res);
         throw e;
       });
-      const units = restCost(path, raw, deps.config.sizes.bulkMaxSymbols);
-      const decision = await deps.rateLimiter?.charge(principal, units, res);
-      if (decision) charged = { decision, units };
+      let limits: LimitDecision | null = null;
+      if (counted) {
+        const units = restCost(path, raw, deps.config.sizes.bulkMaxSymbols);
+        const decision = await deps.rateLimiter?.charge(principal, units, res);
+        if (decision) charged = { decision, units };
+        limits = decision ?? null;
+      } else if (deps.rateLimiter) {
+        limits = await deps.rateLimiter.peek(principal);
+        for (const [name, value] of Object.entries(rateLimitHeaders(limits))) res.setHeader(name, value);
+      }
       const variables = parseBody(entry.body, raw);
       let data: unknown;
-      if ("run" in entry) data = await entry.run(variables, ctx, version);
+      if ("run" in entry) data = await entry.run(variables, ctx, version, { limits });
       else {
         // A long range makes a call heavy: it takes one of the key's heavy slots while it runs (rest.admission.ts).
         const release = admission.admitSingle(entry, variables as Record<string, unknown>, ctx);
@@ -134,3 +150,4 @@ function scopeRefusedItems(data: unknown): number {
 export type RestDoor = (req: IncomingMessage, res: ServerResponse, requestId: string) => boolean;
 
 const VERSION_PREFIX = /^\/v([01])(?=\/|$)/i;
+const POST_ONLY: readonly HttpMethod[] = ["POST"];

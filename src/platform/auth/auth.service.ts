@@ -26,7 +26,7 @@ export const BOOTSTRAP_DAILY_QUOTA = 1_000_000_000_000;
 
 /**
  * How long a successful lookup is reused. This is also the longest a key
- * revoked by another process (the `mdg-keys` CLI) keeps working in a running
+ * revoked by another process (the keys CLI, `npm run keys`) keeps working in a running
  * server; a key revoked through this service's `revoke` stops at once.
  * Expiry is checked on every request, cached or not.
  */

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 /**
- * mdg-keys: manages API keys in the service's own store.
+ * The keys tool: manages API keys in the service's own store.
  *
- *   mdg-keys create --name NAME --scopes crypto,etf [--expires 2027-01-01] [--rate 600] [--quota 100000]
- *   mdg-keys list
- *   mdg-keys revoke KEY_ID
+ *   npm run keys -- create --name NAME --scopes crypto,etf [--expires 2027-01-01] [--rate 600] [--quota 100000]
+ *   npm run keys -- list
+ *   npm run keys -- revoke KEY_ID
  *
  * `main` takes its store, clock and output as arguments so tests drive it
  * directly; the entry at the bottom wires the real ones from the environment.
@@ -20,7 +20,7 @@ import { parseArgs } from "node:util";
 import { type Clock, systemClock } from "../clock";
 import { isAppError } from "../errors";
 import { type Config, loadConfig } from "../config";
-import { API_KEY_PREFIX, describeArgument } from "./auth.keys";
+import { API_KEY_PREFIX, describeArgument, KEYS_COMMAND } from "./auth.keys";
 import { parseScopes, type Scope, SCOPES } from "./auth.scopes";
 import { ApiKeyService, DEFAULT_CACHE_TTL_MS, DEFAULT_DAILY_QUOTA, DEFAULT_RATE_PER_MINUTE } from "./auth.service";
 import type { ApiKeyInfo, ApiKeyStore } from "./auth.types";
@@ -30,7 +30,9 @@ export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
-const PROGRAM = "mdg-keys";
+/** Prefix of its messages. */
+const PROGRAM = "keys";
+const COMMAND = KEYS_COMMAND;
 
 /** Where the CLI writes; `console` fits. */
 export interface CliOutput {
@@ -44,14 +46,16 @@ export interface CliDeps {
   out: CliOutput;
 }
 
-export const USAGE = `Usage: ${PROGRAM} <command> [options]
+export const USAGE = `Usage: ${COMMAND} <command> [options]
 
 Commands:
   create --name NAME --scopes SCOPES [--expires DATE] [--rate N] [--quota N]
         Create a key and print its secret, once.
         SCOPES  comma-separated, from: ${SCOPES.join(", ")} (* means all)
-        DATE    YYYY-MM-DD (midnight UTC) or an ISO 8601 date-time with zone,
-                e.g. 2027-01-01T12:00:00Z; no expiry when absent
+        DATE    YYYY-MM-DD: the key works through the end of that day (UTC) and
+                expires at 00:00 UTC of the next; or an ISO 8601 date-time with
+                zone, e.g. 2027-01-01T12:00:00Z, the exact instant it expires;
+                no expiry when absent
         --rate  requests per minute (default ${DEFAULT_RATE_PER_MINUTE})
         --quota requests per day (default ${DEFAULT_DAILY_QUOTA})
   list  Show every key: id, name, scopes, status, dates and limits (never a secret).
@@ -97,7 +101,7 @@ export async function main(argv: readonly string[], deps: CliDeps): Promise<numb
   } catch (e) {
     if (e instanceof UsageError || (isAppError(e) && e.code === "INVALID_ARGUMENT")) {
       deps.out.error(`${PROGRAM}: ${e.message}`);
-      deps.out.error(`Run "${PROGRAM} help" for usage.`);
+      deps.out.error(`Run "${COMMAND} help" for usage.`);
       return EXIT_USAGE;
     }
     deps.out.error(`${PROGRAM}: failed: ${messageOf(e)}`);
@@ -131,14 +135,14 @@ async function create(args: readonly string[], deps: CliDeps): Promise<number> {
   const out = deps.out;
   out.log(`Created API key ${row.id} (${JSON.stringify(row.name)}).`);
   out.log(`  scopes   ${row.scopes.join(", ")}`);
-  out.log(`  expires  ${row.expiresAt === null ? "never" : formatInstant(row.expiresAt)}`);
+  out.log(`  expires  ${row.expiresAt === null ? "never" : expiryText(row.expiresAt)}`);
   out.log(`  limits   ${row.ratePerMinute} requests/minute, ${row.dailyQuota} requests/day`);
   out.log("");
   out.log(`  secret   ${key}`);
   out.log("");
   out.log("WARNING: this is the only time the secret is shown; it cannot be shown again.");
   out.log("Store it now (a password manager or secret store). Clients send it in the x-api-key header.");
-  out.log(`If it is lost or leaked: ${PROGRAM} revoke ${row.id}`);
+  out.log(`If it is lost or leaked: ${COMMAND} revoke ${row.id}`);
   return EXIT_OK;
 }
 
@@ -146,7 +150,7 @@ async function list(args: readonly string[], deps: CliDeps): Promise<number> {
   parseOptions(args, {});
   const keys = await new ApiKeyService(deps.source, deps.clock).list();
   if (keys.length === 0) {
-    deps.out.log(`No API keys yet. Create one with: ${PROGRAM} create --name NAME --scopes SCOPES`);
+    deps.out.log(`No API keys yet. Create one with: ${COMMAND} create --name NAME --scopes SCOPES`);
     return EXIT_OK;
   }
   const now = deps.clock.now().getTime();
@@ -173,7 +177,7 @@ async function revoke(args: readonly string[], deps: CliDeps): Promise<number> {
   const id = positionals[0]!;
   if (id.toLowerCase().startsWith(API_KEY_PREFIX)) {
     // Someone pasted the secret itself. Do not repeat it; it should probably be revoked, by its id.
-    throw new UsageError(`revoke takes the key id (key_...) shown by "${PROGRAM} list", not the secret`);
+    throw new UsageError(`revoke takes the key id (key_...) shown by "${COMMAND} list", not the secret`);
   }
   const revoked = await new ApiKeyService(deps.source, deps.clock).revoke(id);
   if (!revoked) {
@@ -222,12 +226,16 @@ function isCalendarDay(day: string): boolean {
   return !Number.isNaN(at.getTime()) && at.toISOString().startsWith(day);
 }
 
-/** `YYYY-MM-DD` (midnight UTC) or an ISO 8601 date-time with an explicit zone; must lie ahead of the clock. */
+/**
+ * `YYYY-MM-DD`: through the end of that day, UTC (the key expires at 00:00 UTC of the next day: "expires 2027-12-31"
+ * read as a last day of use); or an ISO 8601 date-time with an explicit zone, the instant itself. Must lie ahead of
+ * the clock.
+ */
 function parseExpiry(value: string, clock: Clock): Date {
   const expected = "expected YYYY-MM-DD or an ISO 8601 date-time with zone, e.g. 2027-01-01T00:00:00Z";
   let at: Date;
   if (DAY.test(value) && isCalendarDay(value)) {
-    at = new Date(`${value}T00:00:00Z`);
+    at = new Date(Date.parse(`${value}T00:00:00Z`) + 86_400_000);
   } else {
     const m = DATE_TIME.exec(value);
     at = new Date(m && isCalendarDay(m[1]!) ? value : Number.NaN);
@@ -253,6 +261,13 @@ function status(key: ApiKeyInfo, nowMs: number): string {
 }
 
 /** Unix seconds as `2027-01-01T00:00:00Z`. */
+/** `2028-01-01T00:00:00Z (usable through 2027-12-31, UTC)` where it falls at midnight; the instant otherwise. */
+function expiryText(seconds: number): string {
+  if (seconds % 86_400 !== 0) return formatInstant(seconds);
+  const lastDay = new Date((seconds - 86_400) * 1000).toISOString().slice(0, 10);
+  return `${formatInstant(seconds)} (usable through ${lastDay}, UTC)`;
+}
+
 function formatInstant(seconds: number): string {
   return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
 }

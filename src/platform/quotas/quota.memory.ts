@@ -47,6 +47,14 @@ export class MemoryCounterStore implements CounterStore {
     return { allowed: true, minuteUsed: minute?.count ?? 0, dayUsed: day?.count ?? 0 };
   }
 
+  async peek(req: CounterRequest): Promise<CounterResult> {
+    const now = this.now();
+    const minuteUsed = this.live(req.minuteKey, now)?.count ?? 0;
+    const dayUsed = this.live(req.dayKey, now)?.count ?? 0;
+    const allowed = minuteUsed + req.cost <= req.minuteLimit && dayUsed + req.cost <= req.dayLimit;
+    return { allowed, minuteUsed, dayUsed };
+  }
+
   /** Number of live counters (for tests of the sweep). */
   get size(): number {
     return this.counters.size;

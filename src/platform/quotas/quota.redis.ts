@@ -116,6 +116,14 @@ export class RedisCounterStore implements CounterStore {
     return { allowed: true, minuteUsed: Number(minuteUsed), dayUsed: Number(dayUsed) };
   }
 
+  async peek(req: CounterRequest): Promise<CounterResult> {
+    const [m, d] = await this.client.mget(req.minuteKey, req.dayKey);
+    const minuteUsed = Number(m ?? 0);
+    const dayUsed = Number(d ?? 0);
+    const allowed = minuteUsed + req.cost <= req.minuteLimit && dayUsed + req.cost <= req.dayLimit;
+    return { allowed, minuteUsed, dayUsed };
+  }
+
   async close(): Promise<void> {
     try {
       if (this.client.status === "ready") await this.client.quit();

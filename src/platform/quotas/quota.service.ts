@@ -69,22 +69,7 @@ export class RateLimiter {
   /** Counts `cost` units against the key if both its rate and its quota allow them all; otherwise counts nothing. */
   async consume(key: KeyLimits, cost: number): Promise<LimitDecision> {
     const units = Math.max(1, Math.ceil(cost));
-    const now = this.clock.now().getTime();
-    const minute = Math.floor(now / MINUTE_MS);
-    const day = Math.floor(now / DAY_MS);
-    const minuteEnd = (minute + 1) * MINUTE_MS;
-    const dayEnd = (day + 1) * DAY_MS;
-    // The braces are a Redis Cluster hash tag: both counters of a key live on one node, as the script needs.
-    const base = `${this.prefix}rl:{${key.keyId}}`;
-    const request = {
-      minuteKey: `${base}:m:${minute}`,
-      dayKey: `${base}:d:${day}`,
-      cost: units,
-      minuteLimit: key.ratePerMinute,
-      dayLimit: key.dailyQuota,
-      minuteTtlMs: minuteEnd - now + 1_000,
-      dayTtlMs: dayEnd - now + 1_000,
-    };
+    const { request, minuteEnd, dayEnd, now } = this.requestFor(key, units);
     const { result, store } = await this.count(request);
     const policies: PolicyState[] = [
       policy("minute", key.ratePerMinute, 60, result.minuteUsed, minuteEnd - now),
@@ -101,6 +86,60 @@ export class RateLimiter {
       violated: violated.map((p) => p.name),
       retryAfterSeconds: Math.max(...violated.map((p) => p.resetSeconds)),
     };
+  }
+
+  /**
+   * The key's limits as they stand, counting nothing: what a call of one unit would be told (`allowed`, `violated`,
+   * `retryAfterSeconds`), with no receipt. Read where `consume` would count (Redis, or memory while failing open).
+   */
+  async peek(key: KeyLimits): Promise<LimitDecision> {
+    const { request, minuteEnd, dayEnd, now } = this.requestFor(key, 1);
+    const result = await this.read(request);
+    const policies: PolicyState[] = [
+      policy("minute", key.ratePerMinute, 60, result.minuteUsed, minuteEnd - now),
+      policy("day", key.dailyQuota, 86_400, result.dayUsed, dayEnd - now),
+    ];
+    const violated = policies.filter((p) => p.remaining < 1);
+    return {
+      allowed: violated.length === 0,
+      policies,
+      violated: violated.map((p) => p.name),
+      retryAfterSeconds: violated.length ? Math.max(...violated.map((p) => p.resetSeconds)) : 0,
+    };
+  }
+
+  private requestFor(
+    key: KeyLimits,
+    units: number,
+  ): { request: CounterRequest; minuteEnd: number; dayEnd: number; now: number } {
+    const now = this.clock.now().getTime();
+    const minute = Math.floor(now / MINUTE_MS);
+    const day = Math.floor(now / DAY_MS);
+    const minuteEnd = (minute + 1) * MINUTE_MS;
+    const dayEnd = (day + 1) * DAY_MS;
+    // The braces are a Redis Cluster hash tag: both counters of a key live on one node, as the script needs.
+    const base = `${this.prefix}rl:{${key.keyId}}`;
+    const request = {
+      minuteKey: `${base}:m:${minute}`,
+      dayKey: `${base}:d:${day}`,
+      cost: units,
+      minuteLimit: key.ratePerMinute,
+      dayLimit: key.dailyQuota,
+      minuteTtlMs: minuteEnd - now + 1_000,
+      dayTtlMs: dayEnd - now + 1_000,
+    };
+    return { request, minuteEnd, dayEnd, now };
+  }
+
+  /** Reads the counters where `count` would count them; a failing Redis is read around as `count` does. */
+  private async read(request: CounterRequest): Promise<CounterResult> {
+    if (this.store === this.fallback || this.degradedSince !== null) return this.fallback.peek(request);
+    try {
+      return await this.store.peek(request);
+    } catch {
+      // `count` notices the outage and logs it once; a read alone only falls back.
+      return this.fallback.peek(request);
+    }
   }
 
   /**

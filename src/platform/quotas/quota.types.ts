@@ -76,5 +76,7 @@ export interface CounterStore {
    * refused (a missing scope found only once the security was looked up). Returns the counts after it.
    */
   refund(req: CounterRequest): Promise<CounterResult>;
+  /** Reads both counters without counting anything (`allowed` says whether `cost` more would be): for /v1/quota. */
+  peek(req: CounterRequest): Promise<CounterResult>;
   close(): Promise<void>;
 }

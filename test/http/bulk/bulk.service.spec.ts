@@ -26,6 +26,8 @@ const lenient = route({
   body: z.object({ symbol: z.string() }).transform((b) => ({
     symbol: b.symbol,
     isin: null,
+    cusip: null,
+    wkn: null,
     from: b.symbol === "OVERFLOW" ? 2 ** 40 : null,
     to: null,
     resolution: "D",

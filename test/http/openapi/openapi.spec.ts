@@ -222,7 +222,7 @@ describe("OpenAPI document", () => {
     expect(Object.keys(item("EtfHoldingsResponseV1").properties as Json)).not.toContain("cusip");
   });
 
-  it("types bulk per version: endpoint as an enum, {symbol} items, and each endpoint's own 200 body as data", () => {
+  it("types bulk per version: endpoint as an enum, items named by one identifier, and each endpoint's own 200 body as data", () => {
     const schemas = served.components.schemas as Record<string, Json>;
     const routes = documentedRoutes(getSchema());
     for (const version of VERSIONS) {
@@ -230,7 +230,13 @@ describe("OpenAPI document", () => {
       const names = routes.filter((r) => r.singleSecurity && r.versions.includes(version)).map((r) => r.path);
       const request = schemas[`BulkRequest${V}`]!.properties as Record<string, Json>;
       expect(request.endpoint!.enum).toEqual(names);
-      expect((request.symbols!.items as Json).required).toEqual(["symbol"]);
+      // Each item names its security by exactly one of the four identifiers (docs/contract.md section 1).
+      expect(Object.keys((request.symbols!.items as Json).properties as Json)).toEqual([
+        "symbol",
+        "isin",
+        "cusip",
+        "wkn",
+      ]);
       const op = served.paths[`/${version}/bulk`]!.post as Json;
       expect((op.requestBody as Json).content).toEqual({
         "application/json": { schema: { $ref: `#/components/schemas/BulkRequest${V}` } },

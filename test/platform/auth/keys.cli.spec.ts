@@ -59,7 +59,7 @@ describe("mdg-keys create", () => {
     expect(row).toMatchObject({
       name: "reporting",
       scopes: ["crypto", "etf"],
-      expiresAt: Date.parse("2027-01-01T00:00:00Z") / 1000,
+      expiresAt: Date.parse("2027-01-02T00:00:00Z") / 1000,
       revokedAt: null,
       ratePerMinute: 120,
       dailyQuota: 5000,
@@ -78,6 +78,32 @@ describe("mdg-keys create", () => {
     expect(principal).toMatchObject({ name: "ci", ratePerMinute: 600, dailyQuota: 100_000 });
     expect([...principal.scopes]).toEqual(["*"]);
     expect(stdout).toMatch(/expires\s+never/);
+  });
+
+  it("--expires YYYY-MM-DD keeps the key working through the end of that day, UTC (today included)", async () => {
+    const { store, clock, run } = harness();
+    const created = await run("create", "--name", "k", "--scopes", "*", "--expires", "2026-03-02");
+    expect(created.code).toBe(EXIT_OK);
+    expect(created.stdout).toMatch(/expires\s+2026-03-03T00:00:00Z \(usable through 2026-03-02, UTC\)/);
+    const secret = secretIn(created.stdout);
+    const service = new ApiKeyService(store, clock, { cacheTtlMs: 0 });
+    clock.advance(Date.parse("2026-03-02T23:59:59Z") - clock.now().getTime());
+    expect(await service.authenticate(secret)).toMatchObject({ name: "k" });
+    clock.advance(1_000);
+    await expect(service.authenticate(secret)).rejects.toMatchObject({ code: "UNAUTHENTICATED" });
+  });
+
+  it("names a command that exists in every hint it prints: npm run keys -- ...", async () => {
+    const { store, run } = harness();
+    const help = await run("help");
+    expect(help.stdout).toMatch(/^Usage: npm run keys -- <command>/);
+    expect(help.stdout).toMatch(/through the end of that day \(UTC\)/);
+    expect((await run("list")).stdout).toMatch(/Create one with: npm run keys -- create --name/);
+    const created = await run("create", "--name", "k", "--scopes", "etf");
+    const [row] = [...store.rows.values()];
+    expect(created.stdout).toContain(`If it is lost or leaked: npm run keys -- revoke ${row!.id}`);
+    expect((await run("rotate")).stderr).toContain('Run "npm run keys -- help" for usage.');
+    for (const out of [help.stdout, created.stdout]) expect(out).not.toMatch(/mdg-keys/);
   });
 
   it("accepts an ISO date-time with zone for --expires", async () => {
@@ -121,7 +147,7 @@ describe("mdg-keys create", () => {
 
     expect(code).toBe(EXIT_USAGE);
     expect(stderr).toMatch(message);
-    expect(stderr).toMatch(/mdg-keys help/);
+    expect(stderr).toMatch(/"npm run keys -- help"/);
     expect(stdout).not.toMatch(/mdg_/);
     expect(store.rows.size).toBe(0);
   });
@@ -165,7 +191,7 @@ describe("mdg-keys list", () => {
     expect(lines[2]).toMatch(
       new RegExp(
         `^${a!.id}\\s+alpha\\s+etf,fund\\s+expired\\s+` +
-          "2026-03-02T10:00:00Z\\s+2026-03-03T00:00:00Z\\s+-\\s+600\\s+100000$",
+          "2026-03-02T10:00:00Z\\s+2026-03-04T00:00:00Z\\s+-\\s+600\\s+100000$",
       ),
     );
     expect(lines[3]).toMatch(
