@@ -25,6 +25,10 @@ export type BarStyle = "ohlc" | "nav" | "fx";
 
 export interface HistorySpec {
   listingId: number;
+  /** Listing whose random stream drives the path: itself, or the primary a secondary listing follows. */
+  stream: number;
+  /** Exchange days with the stock market factor, or every day with the crypto one. */
+  market: "weekday" | "daily";
   style: BarStyle;
   /** Trading days of the series (weekdays or every day), ascending. */
   days: Int32Array;
@@ -141,7 +145,7 @@ export class BarSimulator {
 
   constructor(
     maxDays: number,
-    private readonly fx: FxHistory,
+    private readonly fx: FxHistory | null,
   ) {
     this.o = new Float64Array(maxDays);
     this.h = new Float64Array(maxDays);
@@ -265,9 +269,11 @@ export class BarSimulator {
 
   private simulateFx(spec: HistorySpec, r: Random): void {
     const { o, h, l, c, v } = this;
-    const base = this.fx.perUsdSeries(spec.fxBase as string);
-    const quote = this.fx.perUsdSeries(spec.fxQuote as string);
-    const first = this.fx.firstDay;
+    const fx = this.fx;
+    if (!fx) throw new Error("fx paths need the FX history");
+    const base = fx.perUsdSeries(spec.fxBase as string);
+    const quote = fx.perUsdSeries(spec.fxQuote as string);
+    const first = fx.firstDay;
     const n = spec.days.length;
     for (let i = 0; i < n; i++) {
       const idx = (spec.days[i] as number) - first;
