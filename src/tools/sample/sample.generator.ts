@@ -27,7 +27,6 @@ import { unitsToPercent, roundTo } from "./sample.numbers";
 import { BarSimulator, convertedQuote, type HistorySpec, type QuoteStats, type RowWriter } from "./sample.prices";
 import {
   CRYPTO_FACTOR_VOL,
-  DISCARD,
   SeriesCalendar,
   SERIES_COLUMNS,
   SERIES_META_KEY,
@@ -493,14 +492,15 @@ export class SampleGenerator {
           listingId: l.id,
           finalPrice: target.c,
           baseDecimals,
-          volume: primarySpec.volume * (target.v / primaryQuote.v),
+          volumeShare: target.v / primaryQuote.v,
           closeSecond: exchange(l.exchange).closeSecond,
         };
       }
       specs.set(spec.listingId, spec);
+      // A secondary listing comes right after its primary, whose path the simulator still holds.
       const q = p.stored
         ? sim.run(spec, r.fork(spec.stream), daily, intraday)
-        : sim.run(spec, r.fork(spec.stream), DISCARD, DISCARD);
+        : sim.quoteOnly(spec, r.fork(spec.stream), p.spec === null);
       stats.set(spec.listingId, q);
       series.write(seriesRowValues(spec, p.stored));
     }

@@ -49,6 +49,7 @@ export const SERIES_TABLE_SQL = `CREATE TABLE sample_series (
   beta            REAL NOT NULL,
   drift           REAL NOT NULL,
   volume          REAL NOT NULL,
+  volume_share    REAL NOT NULL,      -- fraction of the path's volume this listing trades
   mean_reversion  REAL NOT NULL,
   with_factor     INTEGER NOT NULL,
   gaps            INTEGER NOT NULL,
@@ -71,6 +72,7 @@ export const SERIES_COLUMNS = [
   "beta",
   "drift",
   "volume",
+  "volume_share",
   "mean_reversion",
   "with_factor",
   "gaps",
@@ -96,6 +98,7 @@ export interface SeriesRow {
   beta: number;
   drift: number;
   volume: number;
+  volumeShare: number;
   meanReversion: number;
   withFactor: boolean;
   gaps: boolean;
@@ -120,6 +123,7 @@ export function seriesRowValues(spec: HistorySpec, stored: boolean): SqlValue[] 
     spec.beta,
     spec.drift,
     spec.volume,
+    spec.volumeShare ?? 1,
     spec.meanReversion,
     spec.factor === null ? 0 : 1,
     spec.gaps ? 1 : 0,
@@ -144,6 +148,7 @@ export function toSeriesRow(r: Record<string, unknown>): SeriesRow {
     beta: r.beta as number,
     drift: r.drift as number,
     volume: r.volume as number,
+    volumeShare: r.volume_share as number,
     meanReversion: r.mean_reversion as number,
     withFactor: r.with_factor === 1,
     gaps: r.gaps === 1,
@@ -210,6 +215,7 @@ export class SeriesCalendar {
       beta: row.beta,
       drift: row.drift,
       volume: row.volume,
+      volumeShare: row.volumeShare,
       meanReversion: row.meanReversion,
       gaps: row.gaps,
       intradayBars: row.intradayBars,

@@ -62,7 +62,7 @@ describe("sample store (scale 0.02)", () => {
       seed: "42",
       anchor_date: ANCHOR,
       history_start: HISTORY_START,
-      generator_version: "1",
+      generator_version: "2",
     });
     expect(meta.built_at).toBeUndefined();
   });
