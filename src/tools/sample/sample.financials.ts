@@ -31,19 +31,18 @@ function quarterEnd(day: number, q: number): number {
   return endOfMonth(y, lastMonthOfQuarter);
 }
 
-export function planFinancials(
+/**
+ * The quarters of one company, a pure function of the seed and the company:
+ * the generator computes them as it writes them (a hundred thousand
+ * companies' quarters would otherwise sit in memory for the whole build).
+ */
+export function quartersOf(
   ctx: SampleContext,
-  stocks: readonly Stock[],
+  s: Stock,
   splits: ReadonlyMap<number, Split[]>,
   dividends: ReadonlyMap<number, DividendRow[]>,
-): Map<number, QuarterRow[]> {
-  const r = ctx.rng("financials");
-  const out = new Map<number, QuarterRow[]>();
-  for (const s of stocks) {
-    const rows = companyQuarters(ctx, r.fork(s.id), s, splits.get(s.id), dividends.get(s.id));
-    out.set(s.id, rows);
-  }
-  return out;
+): QuarterRow[] {
+  return companyQuarters(ctx, ctx.rng("financials").fork(s.id), s, splits.get(s.id), dividends.get(s.id));
 }
 
 function companyQuarters(

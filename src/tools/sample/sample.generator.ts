@@ -3,7 +3,7 @@ import { createContext, GENERATOR_VERSION, INTRADAY_DAYS, type SampleContext } f
 import { generateCrypto } from "./sample.crypto";
 import { planDividends, planSplits } from "./sample.dividends";
 import { generateEtfs } from "./sample.etfs";
-import { planFinancials, type QuarterRow } from "./sample.financials";
+import { QUARTERS, quartersOf, type QuarterRow, RECENT_QUARTERS } from "./sample.financials";
 import { forexPairs, type ForexPair } from "./sample.forex";
 import { generateFunds } from "./sample.funds";
 import { generateBonds } from "./sample.holdings";
@@ -26,13 +26,12 @@ import type {
 import { unitsToPercent, roundTo } from "./sample.numbers";
 import { BarSimulator, convertedQuote, type HistorySpec, type QuoteStats, type RowWriter } from "./sample.prices";
 import {
-  CRYPTO_FACTOR_VOL,
   SeriesCalendar,
   SERIES_COLUMNS,
   SERIES_META_KEY,
   SERIES_FORMAT,
   seriesRowValues,
-  STOCK_FACTOR_VOL,
+  type SeriesRow,
 } from "./sample.series";
 import { generateStocks } from "./sample.securities";
 
@@ -62,8 +61,8 @@ export const RECENT_HISTORY_YEARS = 2;
 
 /** A listing's planned path; a secondary listing's spec is derived from its primary's in writeBars. */
 export type PlannedSeries =
-  | { spec: HistorySpec; stored: boolean; primary: null; listing?: undefined }
-  | { spec: null; stored: false; primary: number; listing: Listing };
+  | { spec: HistorySpec; row: SeriesRow; stored: boolean; primary: null; listing?: undefined }
+  | { spec: null; row: null; stored: false; primary: number; listing: Listing };
 
 export class SampleGenerator {
   readonly ctx: SampleContext;
@@ -77,7 +76,8 @@ export class SampleGenerator {
   readonly listings: Listing[];
   readonly splits: Map<number, Split[]>;
   readonly dividends: Map<number, DividendRow[]>;
-  readonly financials: Map<number, QuarterRow[]>;
+  /** Trailing totals of each stock's latest four quarters, filled as the quarters are written. */
+  private readonly ttm = new Map<number, { eps: number; netIncome: number } | null>();
   readonly indices: IndexDef[];
   readonly calendar: SeriesCalendar;
   private specs: PlannedSeries[] | undefined;
@@ -96,7 +96,6 @@ export class SampleGenerator {
 
     this.splits = planSplits(ctx, this.stocks);
     this.dividends = planDividends(ctx, this.stocks, this.etfs, this.funds, this.splits);
-    this.financials = planFinancials(ctx, this.stocks, this.splits, this.dividends);
     this.indices = buildIndices(this.stocks);
 
     this.securities = [...this.stocks, ...this.etfs, ...this.funds, ...this.crypto, ...this.forex].sort(
@@ -192,42 +191,37 @@ export class SampleGenerator {
     const ctx = this.ctx;
     const cal = this.calendar;
     const twoYearsBack = addYears(ctx.anchorDay, -RECENT_HISTORY_YEARS);
-    const stockDaily = STOCK_FACTOR_VOL / Math.sqrt(252);
 
-    type SeriesFields =
-      | "style"
-      | "days"
-      | "factor"
-      | "factorDailyVol"
-      | "stepsPerYear"
-      | "meanReversion"
-      | "gaps"
-      | "intradayBars"
-      | "sessionStart"
-      | "market";
-    const base = (s: Security, l: Listing): Omit<HistorySpec, SeriesFields> => ({
+    // Specs are built from rows by the calendar, as a reader builds them: one code path, one object shape.
+    const row = (
+      s: Security,
+      l: Listing,
+      market: SeriesRow["market"],
+      style: SeriesRow["style"],
+      firstDay: number,
+      o: { meanReversion: number; withFactor: boolean; gaps: boolean; intradayBars: number; sessionStart: number },
+    ): SeriesRow => ({
       listingId: l.id,
       stream: l.id,
+      market,
+      style,
+      firstDay,
+      lastDay: ctx.anchorDay,
       finalPrice: s.price,
       baseDecimals: currencyDigits(l.currency) === 0 ? 0 : 2,
       volatility: s.volatility,
       beta: s.beta,
       drift: s.drift,
       volume: s.volume,
+      volumeShare: 1,
+      meanReversion: o.meanReversion,
+      withFactor: o.withFactor,
+      gaps: o.gaps,
+      intradayBars: o.intradayBars,
+      sessionStart: o.sessionStart,
       closeSecond: exchange(l.exchange).closeSecond,
+      stored: false,
     });
-    // Exchange days from `from` on (the whole window for stored paths, as before).
-    const weekdaySeries = (from: number) => {
-      const w = cal.window("weekday", from);
-      return {
-        market: "weekday" as const,
-        days: w.days,
-        factor: w.factor,
-        factorDailyVol: stockDaily,
-        stepsPerYear: 252,
-        meanReversion: 0,
-      };
-    };
 
     const planned: PlannedSeries[] = [];
     const stored = new Set<number>();
@@ -251,79 +245,76 @@ export class SampleGenerator {
     for (const s of this.securities) {
       const l = s.listings[0] as Listing;
       const keep = stored.has(s.id) || s.type === "forex";
-      let spec: HistorySpec;
+      let r: SeriesRow;
       switch (s.type) {
         case "stock": {
           const st = s as Stock;
-          // The larger companies go back to their IPO (at most the window), the others two years.
+          // Stored paths span the window; of the others the larger companies go back to their IPO, the rest two years.
           const from = keep
             ? ctx.historyStart
             : st.order < ctx.counts.stocksWithFinancials
               ? Math.max(ctx.historyStart, st.ipoDay)
               : Math.max(twoYearsBack, st.ipoDay);
-          const intraday = intradayStocks.has(s.id);
-          spec = {
-            ...base(s, l),
-            ...weekdaySeries(from),
-            style: "ohlc",
+          r = row(s, l, "weekday", "ohlc", from, {
+            meanReversion: 0,
+            withFactor: true,
             gaps: true,
-            intradayBars: intraday ? 78 : 0,
+            intradayBars: intradayStocks.has(s.id) ? 78 : 0,
             sessionStart: US_SESSION_START,
-          };
+          });
           break;
         }
         case "etf":
-          spec = {
-            ...base(s, l),
-            ...weekdaySeries(ctx.historyStart),
-            style: "ohlc",
+          r = row(s, l, "weekday", "ohlc", ctx.historyStart, {
+            meanReversion: 0,
+            withFactor: true,
             gaps: true,
             intradayBars: 0,
             sessionStart: 0,
-          };
+          });
           break;
         case "fund": {
           const inception = parseDay((s as Fund).profile.inceptionDate);
           const from = keep ? ctx.historyStart : Math.max(ctx.historyStart, inception);
-          spec = { ...base(s, l), ...weekdaySeries(from), style: "nav", gaps: false, intradayBars: 0, sessionStart: 0 };
+          r = row(s, l, "weekday", "nav", from, {
+            meanReversion: 0,
+            withFactor: true,
+            gaps: false,
+            intradayBars: 0,
+            sessionStart: 0,
+          });
           break;
         }
         case "crypto": {
           const c = s as Crypto;
-          spec = {
-            ...base(s, l),
-            market: "daily",
-            days: cal.allDays,
-            factor: c.stable ? null : cal.cryptoFactor,
-            factorDailyVol: CRYPTO_FACTOR_VOL / Math.sqrt(365),
-            stepsPerYear: 365,
+          r = row(s, l, "daily", "ohlc", ctx.historyStart, {
             meanReversion: c.stable ? 0.05 : 0.004,
-            style: "ohlc",
+            withFactor: !c.stable,
             gaps: false,
             intradayBars: intradayCrypto.has(s.id) ? 288 : 0,
             sessionStart: 0,
-          };
+          });
           break;
         }
-        case "forex": {
-          const x = s as ForexSecurity;
-          spec = {
-            ...base(s, l),
-            ...weekdaySeries(ctx.historyStart),
-            factor: null,
-            style: "fx",
+        case "forex":
+          r = row(s, l, "weekday", "fx", ctx.historyStart, {
+            meanReversion: 0,
+            withFactor: false,
             gaps: false,
             intradayBars: 0,
             sessionStart: 0,
-            fxBase: x.base,
-            fxQuote: x.quote,
-          };
+          });
           break;
-        }
       }
-      planned.push({ spec, stored: keep, primary: null });
+      r.stored = keep;
+      const spec = cal.spec(r);
+      if (s.type === "forex") {
+        spec.fxBase = (s as ForexSecurity).base;
+        spec.fxQuote = (s as ForexSecurity).quote;
+      }
+      planned.push({ spec, row: r, stored: keep, primary: null });
       for (const other of s.listings.slice(1))
-        planned.push({ spec: null, stored: false, primary: l.id, listing: other });
+        planned.push({ spec: null, row: null, stored: false, primary: l.id, listing: other });
     }
     return planned;
   }
@@ -332,12 +323,13 @@ export class SampleGenerator {
   write(sink: SampleSink): void {
     this.writeReference(sink);
     this.writeFx(sink);
+    // Financials first: the securities rows carry their trailing totals (keys are checked once, at the end).
+    this.writeFinancials(sink);
     this.writeSecurities(sink);
     const stats = this.writeBars(sink);
     this.writeQuotes(sink, stats);
     this.writeEtfs(sink);
     this.writeFunds(sink);
-    this.writeFinancials(sink);
     this.writeCorporateActions(sink);
     this.writeIndices(sink);
   }
@@ -350,7 +342,7 @@ export class SampleGenerator {
       if (p.spec && p.stored) rows += p.spec.days.length + p.spec.intradayBars * INTRADAY_DAYS;
     for (const e of this.etfs) rows += e.holdings.length + 12;
     for (const f of this.funds) rows += f.holdings.length + 14;
-    for (const q of this.financials.values()) rows += q.length;
+    for (const s of this.stocks) rows += s.order < this.ctx.counts.stocksWithFinancials ? QUARTERS : RECENT_QUARTERS;
     for (const d of this.dividends.values()) rows += d.length;
     for (const s of this.splits.values()) rows += s.length;
     for (const i of this.indices) rows += i.members.length;
@@ -419,7 +411,7 @@ export class SampleGenerator {
       "net_income_ttm",
     ]);
     for (const s of this.securities) {
-      const ttm = trailingTotals(this.financials.get(s.id));
+      const ttm = this.ttm.get(s.id);
       w.write([
         s.id,
         s.type,
@@ -466,19 +458,20 @@ export class SampleGenerator {
     const series = sink.table("sample_series", SERIES_COLUMNS);
     const sim = new BarSimulator(this.calendar.allDays.length, ctx.fx);
     const stats = new Map<number, QuoteStats>();
-    const specs = new Map<number, HistorySpec>();
+    const rows = new Map<number, SeriesRow>();
     const r = ctx.rng("bars");
     const qr = ctx.rng("quotes");
     const listingById = new Map(this.listings.map((l) => [l.id, l]));
     for (const p of this.historySpecs()) {
       let spec = p.spec;
-      if (!spec) {
+      let row = p.row;
+      if (!spec || !row) {
         // A secondary listing: its primary's path converted at the last day's rate, as its quote was before.
-        const primarySpec = specs.get(p.primary as number) as HistorySpec;
+        const primaryRow = rows.get(p.primary as number) as SeriesRow;
         const primaryQuote = stats.get(p.primary as number) as QuoteStats;
         const primary = listingById.get(p.primary as number) as Listing;
         const l = p.listing as Listing;
-        const day = primarySpec.market === "daily" ? ctx.anchorDay : ctx.lastTradingDay;
+        const day = primaryRow.market === "daily" ? ctx.anchorDay : ctx.lastTradingDay;
         const baseDecimals = currencyDigits(l.currency) === 0 ? 0 : 2;
         const target = convertedQuote(
           qr.fork(l.id),
@@ -487,16 +480,18 @@ export class SampleGenerator {
           baseDecimals,
           0,
         );
-        spec = {
-          ...primarySpec,
+        row = {
+          ...primaryRow,
           listingId: l.id,
           finalPrice: target.c,
           baseDecimals,
           volumeShare: target.v / primaryQuote.v,
           closeSecond: exchange(l.exchange).closeSecond,
+          stored: false,
         };
+        spec = this.calendar.spec(row);
       }
-      specs.set(spec.listingId, spec);
+      rows.set(row.listingId, row);
       // A secondary listing comes right after its primary, whose path the simulator still holds.
       const q = p.stored
         ? sim.run(spec, r.fork(spec.stream), daily, intraday)
@@ -706,9 +701,12 @@ export class SampleGenerator {
       "free_cash_flow",
       "dividends_paid",
     ]);
-    const ids = [...this.financials.keys()].sort((a, b) => a - b);
-    for (const id of ids) {
-      for (const q of this.financials.get(id) as QuarterRow[]) {
+    for (const s of [...this.stocks].sort((a, b) => a.id - b.id)) {
+      const id = s.id;
+      // Also sets the stock's next earnings date, which its securities row carries.
+      const quarters = quartersOf(this.ctx, s, this.splits, this.dividends);
+      this.ttm.set(id, trailingTotals(quarters));
+      for (const q of quarters) {
         w.write([
           id,
           q.periodEnd,

@@ -134,16 +134,18 @@ describe.each(["v0", "v1"])("POST /%s/stock/financials/ttm", (v) => {
   });
 
   it("answers 404 NOT_FOUND for a stock without financials, an ETF, and an unknown symbol", async () => {
-    const none = t.source.db
-      .prepare(
-        `SELECT l.symbol FROM securities s JOIN listings l ON l.security_id = s.id AND l.is_primary = 1
-         WHERE s.type = 'stock' AND NOT EXISTS (SELECT 1 FROM quarterly_financials f WHERE f.security_id = s.id)
-           LIMIT 1`,
-      )
-      .get() as { symbol: string };
-    const res = await t.post(`/${v}/stock/financials/ttm`, { symbol: none.symbol });
-    expectErrorBody(res, 404, "NOT_FOUND");
-    expect(res.body.message).toContain("0 reported quarters");
+    // Every stock of the sample reports (eight quarters at least): before its first report, one has none.
+    const s = stockWithQuarters(t.source.db, 4);
+    const first = storedQuarters(s.securityId)[0]!;
+    const before = new Date(Date.parse(`${first.reportedDate}T00:00:00Z`) - 86_400_000).toISOString();
+    const early = await createTestApp({ clock: fixedClock(before) });
+    try {
+      const res = await early.post(`/${v}/stock/financials/ttm`, { symbol: s.symbol });
+      expectErrorBody(res, 404, "NOT_FOUND");
+      expect(res.body.message).toContain("0 reported quarters");
+    } finally {
+      await early.close();
+    }
     const etf = t.source.db
       .prepare(`SELECT l.symbol FROM securities s JOIN listings l ON l.security_id = s.id WHERE s.type = 'etf' LIMIT 1`)
       .get() as {

@@ -99,7 +99,7 @@ describe("every security of the sample answers every endpoint of its type, with 
     expect(fewest.n).toBeGreaterThanOrEqual(8);
   });
 
-  it("ETFs: quote, candle, profile, holdings, exposures, fundamentals, metrics; dividends for the distributors", async () => {
+  it("ETFs: quote, candle, profile, holdings, exposures, fundamentals, metrics; distributors: dividends", async () => {
     const drawn = draw(db, "etf");
     expect(drawn.some((d) => d.pays)).toBe(true);
     for (const d of drawn) {
