@@ -59,7 +59,8 @@ describe("computed daily paths", () => {
     const rows = db
       .prepare(
         `SELECT * FROM (SELECT s.*,
-           row_number() OVER (PARTITION BY style, market, intraday_bars > 0 ORDER BY listing_id) AS n FROM sample_series s WHERE stored = 1 AND style != 'fx') WHERE n <= 2`,
+           row_number() OVER (PARTITION BY style, market, intraday_bars > 0 ORDER BY listing_id) AS n
+           FROM sample_series s WHERE stored = 1 AND style != 'fx') WHERE n <= 2`,
       )
       .all() as Record<string, unknown>[];
     expect(new Set(rows.map((r) => `${r.style}/${r.market}/${(r.intraday_bars as number) > 0}`)).size).toBe(5);
