@@ -241,6 +241,19 @@ export class SampleGenerator {
     for (const f of bigFunds) stored.add(f.id);
     this.crypto.slice(0, ctx.counts.cryptoWithHistory).forEach((c) => stored.add(c.id));
     const intradayCrypto = new Set(this.crypto.slice(0, ctx.counts.intradayCrypto).map((c) => c.id));
+    // The larger of the paths computed when read go back to their inception (at most the window), the others two
+    // years: a quarter of the funds by size, twice as many crypto assets as are stored.
+    const largerFunds = new Set(
+      bigFunds
+        .concat(
+          this.funds
+            .slice()
+            .sort((a, b) => b.valueUsd - a.valueUsd)
+            .slice(0, this.funds.length >> 2),
+        )
+        .map((f) => f.id),
+    );
+    const largerCrypto = new Set(this.crypto.slice(0, 2 * ctx.counts.cryptoWithHistory).map((c) => c.id));
 
     for (const s of this.securities) {
       const l = s.listings[0] as Listing;
@@ -275,7 +288,9 @@ export class SampleGenerator {
           break;
         case "fund": {
           const inception = parseDay((s as Fund).profile.inceptionDate);
-          const from = keep ? ctx.historyStart : Math.max(ctx.historyStart, inception);
+          const from = keep
+            ? ctx.historyStart
+            : Math.max(largerFunds.has(s.id) ? ctx.historyStart : twoYearsBack, inception);
           r = row(s, l, "weekday", "nav", from, {
             meanReversion: 0,
             withFactor: true,
@@ -287,7 +302,7 @@ export class SampleGenerator {
         }
         case "crypto": {
           const c = s as Crypto;
-          r = row(s, l, "daily", "ohlc", ctx.historyStart, {
+          r = row(s, l, "daily", "ohlc", keep || largerCrypto.has(s.id) ? ctx.historyStart : twoYearsBack, {
             meanReversion: c.stable ? 0.05 : 0.004,
             withFactor: !c.stable,
             gaps: false,
