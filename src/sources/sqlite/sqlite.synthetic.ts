@@ -1,15 +1,34 @@
 import type { Database as Db, Statement } from "better-sqlite3";
-import { parseDay } from "../../tools/sample/sample.calendar";
-import {
-  type DailySeries,
-  SERIES_FORMAT,
-  SERIES_META_KEY,
-  SeriesCalendar,
-  type SeriesRow,
-  SeriesSynthesizer,
-  toSeriesRow,
-} from "../../tools/sample/sample.series";
 import type { BarRow } from "../data-source";
+
+/** The daily bars of one computed path, columns as typed arrays (sample.series.ts DailySeries). */
+interface DailySeries {
+  t: Float64Array;
+  o: Float64Array;
+  h: Float64Array;
+  l: Float64Array;
+  c: Float64Array;
+  v: Float64Array;
+}
+
+/** What this module uses of src/tools/sample/sample.series.ts, loaded only on the generated sample. */
+interface SeriesModule {
+  SERIES_META_KEY: string;
+  SERIES_FORMAT: string;
+  seriesSynthesizer(meta: ReadonlyMap<string, string>): { run(row: Record<string, unknown>): DailySeries };
+}
+
+/** The meta key the generator writes beside its `sample_series` table (sample.series.ts SERIES_META_KEY). */
+const SERIES_META_KEY = "synthetic_daily_bars";
+
+/**
+ * The generator's module, required the first time a store turns out to be the generated sample: a user's store
+ * never loads it (test/sources/source.factory.spec.ts). Synchronous, as every SQLite read here is.
+ */
+function seriesModule(): SeriesModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require("../../tools/sample/sample.series") as SeriesModule;
+}
 
 /**
  * The daily bars the generated sample computes instead of storing
@@ -28,7 +47,7 @@ const CACHED_PATHS = 32;
 
 export class SampleSeriesBars {
   private state: "unknown" | "off" | "on" = "unknown";
-  private synth: SeriesSynthesizer | null = null;
+  private synth: { run(row: Record<string, unknown>): DailySeries } | null = null;
   private specs: Statement | null = null;
   private readonly cache = new Map<number, DailySeries>();
   /** Computed paths so far (for tests and the benchmark's notes). */
@@ -50,15 +69,11 @@ export class SampleSeriesBars {
             .all(SERIES_META_KEY) as { key: string; value: string }[]
         ).map((r) => [r.key, r.value]),
       );
-      if (meta.get(SERIES_META_KEY) !== SERIES_FORMAT) {
+      const mod = meta.has(SERIES_META_KEY) ? seriesModule() : null;
+      if (!mod || meta.get(mod.SERIES_META_KEY) !== mod.SERIES_FORMAT) {
         this.state = "off";
       } else {
-        const calendar = new SeriesCalendar(
-          Number(meta.get("seed")),
-          parseDay(meta.get("history_start") as string),
-          parseDay(meta.get("anchor_date") as string),
-        );
-        this.synth = new SeriesSynthesizer(calendar);
+        this.synth = mod.seriesSynthesizer(meta);
         this.specs = this.db.prepare(
           `SELECT k.key AS k, s.* FROM json_each(?) k JOIN sample_series s ON s.listing_id = k.value AND s.stored = 0`,
         );
@@ -86,11 +101,11 @@ export class SampleSeriesBars {
     this.onQuery();
     const rows = (this.specs as Statement).all(JSON.stringify(missing)) as Record<string, unknown>[];
     for (const r of rows) {
-      const row: SeriesRow = toSeriesRow(r);
-      const series = (this.synth as SeriesSynthesizer).run(row).series;
+      const id = r.listing_id as number;
+      const series = (this.synth as { run(row: Record<string, unknown>): DailySeries }).run(r);
       this.computed++;
-      out.set(row.listingId, series);
-      this.cache.set(row.listingId, series);
+      out.set(id, series);
+      this.cache.set(id, series);
       if (this.cache.size > CACHED_PATHS) this.cache.delete(this.cache.keys().next().value as number);
     }
     return out;

@@ -1,4 +1,4 @@
-import { daysBetween, weekdaysBetween } from "./sample.calendar";
+import { daysBetween, parseDay, weekdaysBetween } from "./sample.calendar";
 import type { SqlValue } from "./sample.model";
 import {
   BarSimulator,
@@ -282,4 +282,21 @@ export class SeriesSynthesizer {
     const quote = this.sim.run(spec, this.bars.fork(spec.stream), w, DISCARD);
     return { series: w.out, quote };
   }
+}
+
+/**
+ * A reader's synthesizer for a store's `meta` (seed, history_start,
+ * anchor_date): runs a raw `sample_series` row (src/sources/sqlite/sqlite.synthetic.ts).
+ */
+export function seriesSynthesizer(meta: ReadonlyMap<string, string>): {
+  run(row: Record<string, unknown>): DailySeries;
+} {
+  const synth = new SeriesSynthesizer(
+    new SeriesCalendar(
+      Number(meta.get("seed")),
+      parseDay(meta.get("history_start") as string),
+      parseDay(meta.get("anchor_date") as string),
+    ),
+  );
+  return { run: (row) => synth.run(toSeriesRow(row)).series };
 }
