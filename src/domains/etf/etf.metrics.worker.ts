@@ -2,6 +2,8 @@ import Database from "better-sqlite3";
 import { move, Piscina } from "piscina";
 import { NotFoundError } from "../../platform/errors";
 import { dayOfUnix, type MetricResolution, type MetricsResult } from "./etf.metrics";
+import type { BarRow } from "../../sources/data-source";
+import { SampleSeriesBars } from "../../sources/sqlite/sqlite.synthetic";
 import { computeTyped, convertTyped, type TypedMetrics, type TypedPerUsd } from "./etf.metrics.typed";
 
 /**
@@ -63,15 +65,19 @@ export interface MetricsJobResult {
   queries: number;
 }
 
-const connections = new Map<string, Database.Database>();
+const connections = new Map<string, { db: Database.Database; series: SampleSeriesBars }>();
+/** Statements the computed paths ran during the current job. */
+let seriesQueries = 0;
 
-function connection(path: string): Database.Database {
-  let db = connections.get(path);
-  if (!db) {
-    db = new Database(path, { readonly: true, fileMustExist: true });
-    connections.set(path, db);
+function connection(path: string): { db: Database.Database; series: SampleSeriesBars } {
+  let c = connections.get(path);
+  if (!c) {
+    const db = new Database(path, { readonly: true, fileMustExist: true });
+    // The generated sample's computed paths, as the source serves them (nothing on any other store).
+    c = { db, series: new SampleSeriesBars(db, () => seriesQueries++) };
+    connections.set(path, c);
   }
-  return db;
+  return c;
 }
 
 const DAY = 86_400;
@@ -84,13 +90,17 @@ const FX_SQL = `SELECT k.key AS k, f.day, f.per_usd FROM json_each(?) k
 
 class NoFx extends Error {}
 
+/** Marks an item whose closes came from the store, so the computed paths leave it alone. */
+const STORED: BarRow = { t: 0, o: 0, h: 0, l: 0, c: 0, v: 0 };
+
 interface Closes {
   t: Float64Array;
   c: Float64Array;
 }
 
 export default function runMetricsJob(job: MetricsJob): unknown {
-  const db = connection(job.dbPath);
+  const { db, series: sampleSeries } = connection(job.dbPath);
+  seriesQueries = 0;
   let queries = 1;
   const rows = db
     .prepare(BARS_SQL)
@@ -107,6 +117,15 @@ export default function runMetricsJob(job: MetricsJob): unknown {
     const at = counts[k]!++;
     closes[k]!.t[at] = t;
     closes[k]!.c[at] = c;
+  }
+  if (closes.some((c) => c.t.length === 0)) {
+    const computed: BarRow[][] = closes.map((c) => (c.t.length === 0 ? [] : [STORED]));
+    sampleSeries.fill(job.items, computed);
+    queries += seriesQueries;
+    computed.forEach((bars, i) => {
+      if (closes[i]!.t.length > 0 || bars.length === 0) return;
+      closes[i] = { t: Float64Array.from(bars, (b) => b.t), c: Float64Array.from(bars, (b) => b.c) };
+    });
   }
 
   // Every FX series the items need, in one statement (as the request's fxRates loader would batch them).

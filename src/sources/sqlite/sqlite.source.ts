@@ -33,6 +33,7 @@ import {
   type SourceStats,
 } from "../source.capabilities";
 import { SqliteApiKeyStore } from "./sqlite.keys";
+import { SampleSeriesBars } from "./sqlite.synthetic";
 import { migrate } from "./sqlite.migrate";
 
 type Raw = Record<string, unknown>;
@@ -284,6 +285,8 @@ export class SqliteSource implements RowStore {
   readonly capabilities: ReadonlySet<CapabilityName> = new Set(CAPABILITY_NAMES);
   /** The service's API keys, in the same file (and counted in the same `stats`), but not market data. */
   readonly keys: SqliteApiKeyStore;
+  /** Daily paths the generated sample computes when read; answers nothing on any other store. */
+  readonly sampleSeries: SampleSeriesBars;
   private readonly readers = new Map<string, Reader>();
   private readonly fewKeys = new Map<string, (string | null)[]>();
 
@@ -294,6 +297,7 @@ export class SqliteSource implements RowStore {
   constructor(readonly db: Db) {
     this.dataVersionStmt = db.prepare("PRAGMA data_version").pluck();
     this.keys = new SqliteApiKeyStore(db, this.stats);
+    this.sampleSeries = new SampleSeriesBars(db, () => this.stats.queries++);
   }
 
   /**
@@ -415,7 +419,10 @@ export class SqliteSource implements RowStore {
   }
 
   async getDailyBars(keys: readonly BarRangeKey[]): Promise<BarRow[][]> {
-    return this.bars("daily_bars", keys);
+    const out = this.bars("daily_bars", keys);
+    // The generated sample computes the paths it does not store (only there: sqlite.synthetic.ts).
+    this.sampleSeries.fill(keys, out);
+    return out;
   }
 
   async getIntradayBars(keys: readonly BarRangeKey[]): Promise<BarRow[][]> {
@@ -439,7 +446,18 @@ export class SqliteSource implements RowStore {
       intradayFrom: r.intraday_from as number | null,
       intradayTo: r.intraday_to as number | null,
     }));
-    return out.map((c) => c ?? { dailyFrom: null, dailyTo: null, intradayFrom: null, intradayTo: null });
+    const all = out.map((c) => c ?? { dailyFrom: null, dailyTo: null, intradayFrom: null, intradayTo: null });
+    const bare = listingIds.filter((_, i) => all[i]!.dailyFrom === null);
+    if (bare.length > 0) {
+      const computed = this.sampleSeries.coverage(bare);
+      let j = 0;
+      all.forEach((c, i) => {
+        if (c.dailyFrom !== null) return;
+        const range = computed[j++];
+        if (range) all[i] = { ...c, dailyFrom: range.from, dailyTo: range.to };
+      });
+    }
+    return all;
   }
 
   async getFxRates(keys: readonly FxRangeKey[]): Promise<FxRow[][]> {

@@ -1,4 +1,4 @@
-import { addWeekdays, makeDay, onOrAfterWeekday, onOrBeforeWeekday, yearOf } from "./sample.calendar";
+import { addWeekdays, addYears, makeDay, onOrAfterWeekday, onOrBeforeWeekday, yearOf } from "./sample.calendar";
 import type { SampleContext } from "./sample.context";
 import type { DividendRow, Etf, Fund, Security, Split, Stock } from "./sample.model";
 import { roundTo } from "./sample.numbers";
@@ -176,8 +176,11 @@ export function planDividends(
   const payers: Payer[] = [];
   const yearsBefore = (ex: number) => Math.max(0, Math.floor((ctx.anchorDay - ex) / 365.25));
 
+  // The larger companies pay over the whole window, the others over the two years of their price history.
+  const recentFrom = addYears(ctx.anchorDay, -2);
   for (const s of stocks) {
-    if (s.recentIpo || s.order >= ctx.counts.stocksWithFinancials) continue;
+    if (s.recentIpo) continue;
+    const large = s.order < ctx.counts.stocksWithFinancials;
     const pr = r.fork(`stock-${s.id}`);
     const sector = sectorByName(s.sector ?? "");
     // ~40 % of the large companies pay, more in utilities than in tech.
@@ -192,7 +195,7 @@ export function planDividends(
       currency: s.currency,
       schedule: schedule(pr, frequency, 4, 6),
       amountNow: (_r, ex) => perPayment / (1 + growth) ** yearsBefore(ex),
-      from: Math.max(ctx.historyStart, s.ipoDay + 365),
+      from: Math.max(large ? ctx.historyStart : recentFrom, s.ipoDay + 365),
       announces: pr.chance(0.8),
     });
   }

@@ -7,7 +7,8 @@ import type { Random } from "./sample.random";
 import { sectorByName } from "./sample.sectors";
 
 /**
- * Quarterly financial statements of the largest companies. Amounts are whole
+ * Quarterly financial statements of every company: sixteen quarters for the
+ * larger ones, eight for the others. Amounts are whole
  * currency units so the accounting identities hold exactly:
  * gross_profit = revenue - cost_of_revenue, free_cash_flow =
  * operating_cash_flow + capex, total_assets = total_liabilities + total_equity,
@@ -15,6 +16,9 @@ import { sectorByName } from "./sample.sectors";
  */
 
 export const QUARTERS = 16;
+
+/** Quarters of the other companies (and of recent IPOs, whose prospectus reported the quarters before listing). */
+export const RECENT_QUARTERS = 8;
 
 /** One quarter, exactly as the store holds it. */
 export type QuarterRow = QuarterlyFinancialsRow;
@@ -27,20 +31,18 @@ function quarterEnd(day: number, q: number): number {
   return endOfMonth(y, lastMonthOfQuarter);
 }
 
-export function planFinancials(
+/**
+ * The quarters of one company, a pure function of the seed and the company:
+ * the generator computes them as it writes them (a hundred thousand
+ * companies' quarters would otherwise sit in memory for the whole build).
+ */
+export function quartersOf(
   ctx: SampleContext,
-  stocks: readonly Stock[],
+  s: Stock,
   splits: ReadonlyMap<number, Split[]>,
   dividends: ReadonlyMap<number, DividendRow[]>,
-): Map<number, QuarterRow[]> {
-  const r = ctx.rng("financials");
-  const out = new Map<number, QuarterRow[]>();
-  const targets = stocks.filter((s) => s.order < ctx.counts.stocksWithFinancials);
-  for (const s of targets) {
-    const rows = companyQuarters(ctx, r.fork(s.id), s, splits.get(s.id), dividends.get(s.id));
-    out.set(s.id, rows);
-  }
-  return out;
+): QuarterRow[] {
+  return companyQuarters(ctx, ctx.rng("financials").fork(s.id), s, splits.get(s.id), dividends.get(s.id));
 }
 
 function companyQuarters(
@@ -66,7 +68,9 @@ function companyQuarters(
   }
   s.nextEarningsDate = formatDay(pending ?? reportDay(quarterEnd(latest, 1)));
 
-  const count = s.recentIpo ? r.intBetween(2, 3) : QUARTERS;
+  // A recent IPO drew its count of quarters here once; the draw stays so the rest of its stream does.
+  if (s.recentIpo) r.intBetween(2, 3);
+  const count = s.order < ctx.counts.stocksWithFinancials && !s.recentIpo ? QUARTERS : RECENT_QUARTERS;
   const annualRevenueNow = (s.marketCap ?? 0) / (sector.priceToSales * r.logNormal(0, 0.5));
   const growth = 0.06 + 0.08 * r.normal();
   const grossMargin = Math.min(0.9, Math.max(0.05, sector.grossMargin + 0.1 * r.normal()));

@@ -1,9 +1,9 @@
-import { daysBetween, formatDay, SECONDS_PER_DAY, weekdaysBetween } from "./sample.calendar";
+import { addYears, formatDay, parseDay, SECONDS_PER_DAY } from "./sample.calendar";
 import { createContext, GENERATOR_VERSION, INTRADAY_DAYS, type SampleContext } from "./sample.context";
 import { generateCrypto } from "./sample.crypto";
 import { planDividends, planSplits } from "./sample.dividends";
 import { generateEtfs } from "./sample.etfs";
-import { planFinancials, type QuarterRow } from "./sample.financials";
+import { QUARTERS, quartersOf, type QuarterRow, RECENT_QUARTERS } from "./sample.financials";
 import { forexPairs, type ForexPair } from "./sample.forex";
 import { generateFunds } from "./sample.funds";
 import { generateBonds } from "./sample.holdings";
@@ -24,18 +24,15 @@ import type {
   Stock,
 } from "./sample.model";
 import { unitsToPercent, roundTo } from "./sample.numbers";
+import { BarSimulator, convertedQuote, type HistorySpec, type QuoteStats, type RowWriter } from "./sample.prices";
 import {
-  BarSimulator,
-  convertedQuote,
-  CRYPTO_CRASHES,
-  type HistorySpec,
-  marketFactor,
-  type QuoteStats,
-  type RowWriter,
-  STOCK_CRASHES,
-  syntheticQuote,
-} from "./sample.prices";
-import type { Random } from "./sample.random";
+  SeriesCalendar,
+  SERIES_COLUMNS,
+  SERIES_META_KEY,
+  SERIES_FORMAT,
+  seriesRowValues,
+  type SeriesRow,
+} from "./sample.series";
 import { generateStocks } from "./sample.securities";
 
 /**
@@ -58,8 +55,14 @@ export interface GenerateOptions {
 }
 
 const US_SESSION_START = 13 * 3600 + 30 * 60;
-const STOCK_FACTOR_VOL = 0.16;
-const CRYPTO_FACTOR_VOL = 0.5;
+
+/** Years of daily history of the listings that are neither the largest nor stored (at least this much). */
+export const RECENT_HISTORY_YEARS = 2;
+
+/** A listing's planned path; a secondary listing's spec is derived from its primary's in writeBars. */
+export type PlannedSeries =
+  | { spec: HistorySpec; row: SeriesRow; stored: boolean; primary: null; listing?: undefined }
+  | { spec: null; row: null; stored: false; primary: number; listing: Listing };
 
 export class SampleGenerator {
   readonly ctx: SampleContext;
@@ -73,17 +76,16 @@ export class SampleGenerator {
   readonly listings: Listing[];
   readonly splits: Map<number, Split[]>;
   readonly dividends: Map<number, DividendRow[]>;
-  readonly financials: Map<number, QuarterRow[]>;
+  /** Trailing totals of each stock's latest four quarters, filled as the quarters are written. */
+  private readonly ttm = new Map<number, { eps: number; netIncome: number } | null>();
   readonly indices: IndexDef[];
-  private readonly weekdays: Int32Array;
-  private readonly allDays: Int32Array;
-  private specs: HistorySpec[] | undefined;
+  readonly calendar: SeriesCalendar;
+  private specs: PlannedSeries[] | undefined;
 
   constructor(opts: GenerateOptions) {
     const ctx = createContext(opts.seed, opts.anchorDate, opts.scale ?? 1);
     this.ctx = ctx;
-    this.weekdays = weekdaysBetween(ctx.historyStart, ctx.anchorDay);
-    this.allDays = daysBetween(ctx.historyStart, ctx.anchorDay);
+    this.calendar = new SeriesCalendar(ctx.seed, ctx.historyStart, ctx.anchorDay);
 
     this.stocks = generateStocks(ctx, 1);
     const bonds = generateBonds(ctx, this.stocks);
@@ -94,7 +96,6 @@ export class SampleGenerator {
 
     this.splits = planSplits(ctx, this.stocks);
     this.dividends = planDividends(ctx, this.stocks, this.etfs, this.funds, this.splits);
-    this.financials = planFinancials(ctx, this.stocks, this.splits, this.dividends);
     this.indices = buildIndices(this.stocks);
 
     this.securities = [...this.stocks, ...this.etfs, ...this.funds, ...this.crypto, ...this.forex].sort(
@@ -173,54 +174,57 @@ export class SampleGenerator {
     }
   }
 
-  /** Listings with daily history, in listing-id order. */
-  historySpecs(): HistorySpec[] {
+  /**
+   * The price path of every listing, in listing-id order. `stored` paths
+   * (the largest listings, those with 5-minute bars, and forex, whose path
+   * needs the FX history) are written to daily_bars; the others are run here
+   * only for their quote and run again when read (sample.series.ts). A
+   * secondary listing follows its primary's stream, scaled to its own price,
+   * so its spec is completed in writeBars once the primary's quote is known.
+   */
+  historySpecs(): PlannedSeries[] {
     this.specs ??= this.buildHistorySpecs();
     return this.specs;
   }
 
-  private buildHistorySpecs(): HistorySpec[] {
+  private buildHistorySpecs(): PlannedSeries[] {
     const ctx = this.ctx;
-    const stockFactor = marketFactor(ctx.rng("market"), this.weekdays, STOCK_FACTOR_VOL, 0.08, 252, STOCK_CRASHES);
-    const cryptoFactor = marketFactor(
-      ctx.rng("crypto-market"),
-      this.allDays,
-      CRYPTO_FACTOR_VOL,
-      0.55,
-      365,
-      CRYPTO_CRASHES,
-    );
-    const specs: HistorySpec[] = [];
-    const stockDaily = STOCK_FACTOR_VOL / Math.sqrt(252);
+    const cal = this.calendar;
+    const twoYearsBack = addYears(ctx.anchorDay, -RECENT_HISTORY_YEARS);
 
-    type SeriesFields =
-      | "style"
-      | "days"
-      | "factor"
-      | "factorDailyVol"
-      | "stepsPerYear"
-      | "meanReversion"
-      | "gaps"
-      | "intradayBars"
-      | "sessionStart";
-    const base = (s: Security, l: Listing): Omit<HistorySpec, SeriesFields> => ({
+    // Specs are built from rows by the calendar, as a reader builds them: one code path, one object shape.
+    const row = (
+      s: Security,
+      l: Listing,
+      market: SeriesRow["market"],
+      style: SeriesRow["style"],
+      firstDay: number,
+      o: { meanReversion: number; withFactor: boolean; gaps: boolean; intradayBars: number; sessionStart: number },
+    ): SeriesRow => ({
       listingId: l.id,
+      stream: l.id,
+      market,
+      style,
+      firstDay,
+      lastDay: ctx.anchorDay,
       finalPrice: s.price,
       baseDecimals: currencyDigits(l.currency) === 0 ? 0 : 2,
       volatility: s.volatility,
       beta: s.beta,
       drift: s.drift,
       volume: s.volume,
+      volumeShare: 1,
+      meanReversion: o.meanReversion,
+      withFactor: o.withFactor,
+      gaps: o.gaps,
+      intradayBars: o.intradayBars,
+      sessionStart: o.sessionStart,
       closeSecond: exchange(l.exchange).closeSecond,
+      stored: false,
     });
-    const weekdaySeries = {
-      days: this.weekdays,
-      factor: stockFactor,
-      factorDailyVol: stockDaily,
-      stepsPerYear: 252,
-      meanReversion: 0,
-    };
 
+    const planned: PlannedSeries[] = [];
+    const stored = new Set<number>();
     const stocksWithHistory = this.stocks.slice(0, ctx.counts.stocksWithHistory);
     const intradayStocks = new Set(
       stocksWithHistory
@@ -228,84 +232,132 @@ export class SampleGenerator {
         .slice(0, ctx.counts.intradayStocks)
         .map((s) => s.id),
     );
-    for (const s of stocksWithHistory) {
-      const l = s.listings[0] as Listing;
-      const intraday = intradayStocks.has(s.id);
-      specs.push({
-        ...base(s, l),
-        ...weekdaySeries,
-        style: "ohlc",
-        gaps: true,
-        intradayBars: intraday ? 78 : 0,
-        sessionStart: US_SESSION_START,
-      });
-    }
-    for (const e of this.etfs) {
-      const l = e.listings[0] as Listing;
-      specs.push({ ...base(e, l), ...weekdaySeries, style: "ohlc", gaps: true, intradayBars: 0, sessionStart: 0 });
-    }
+    for (const s of stocksWithHistory) stored.add(s.id);
+    for (const e of this.etfs) stored.add(e.id);
     const bigFunds = this.funds
       .slice()
       .sort((a, b) => b.valueUsd - a.valueUsd)
       .slice(0, ctx.counts.fundsWithHistory);
-    for (const f of bigFunds) {
-      const l = f.listings[0] as Listing;
-      specs.push({ ...base(f, l), ...weekdaySeries, style: "nav", gaps: false, intradayBars: 0, sessionStart: 0 });
+    for (const f of bigFunds) stored.add(f.id);
+    this.crypto.slice(0, ctx.counts.cryptoWithHistory).forEach((c) => stored.add(c.id));
+    const intradayCrypto = new Set(this.crypto.slice(0, ctx.counts.intradayCrypto).map((c) => c.id));
+    // The larger of the paths computed when read go back to their inception (at most the window), the others two
+    // years: a quarter of the funds by size, twice as many crypto assets as are stored.
+    const largerFunds = new Set(
+      bigFunds
+        .concat(
+          this.funds
+            .slice()
+            .sort((a, b) => b.valueUsd - a.valueUsd)
+            .slice(0, this.funds.length >> 2),
+        )
+        .map((f) => f.id),
+    );
+    const largerCrypto = new Set(this.crypto.slice(0, 2 * ctx.counts.cryptoWithHistory).map((c) => c.id));
+
+    for (const s of this.securities) {
+      const l = s.listings[0] as Listing;
+      const keep = stored.has(s.id) || s.type === "forex";
+      let r: SeriesRow;
+      switch (s.type) {
+        case "stock": {
+          const st = s as Stock;
+          // Stored paths span the window; of the others the larger companies go back to their IPO, the rest two years.
+          const from = keep
+            ? ctx.historyStart
+            : st.order < ctx.counts.stocksWithFinancials
+              ? Math.max(ctx.historyStart, st.ipoDay)
+              : Math.max(twoYearsBack, st.ipoDay);
+          r = row(s, l, "weekday", "ohlc", from, {
+            meanReversion: 0,
+            withFactor: true,
+            gaps: true,
+            intradayBars: intradayStocks.has(s.id) ? 78 : 0,
+            sessionStart: US_SESSION_START,
+          });
+          break;
+        }
+        case "etf":
+          r = row(s, l, "weekday", "ohlc", ctx.historyStart, {
+            meanReversion: 0,
+            withFactor: true,
+            gaps: true,
+            intradayBars: 0,
+            sessionStart: 0,
+          });
+          break;
+        case "fund": {
+          const inception = parseDay((s as Fund).profile.inceptionDate);
+          const from = keep
+            ? ctx.historyStart
+            : Math.max(largerFunds.has(s.id) ? ctx.historyStart : twoYearsBack, inception);
+          r = row(s, l, "weekday", "nav", from, {
+            meanReversion: 0,
+            withFactor: true,
+            gaps: false,
+            intradayBars: 0,
+            sessionStart: 0,
+          });
+          break;
+        }
+        case "crypto": {
+          const c = s as Crypto;
+          r = row(s, l, "daily", "ohlc", keep || largerCrypto.has(s.id) ? ctx.historyStart : twoYearsBack, {
+            meanReversion: c.stable ? 0.05 : 0.004,
+            withFactor: !c.stable,
+            gaps: false,
+            intradayBars: intradayCrypto.has(s.id) ? 288 : 0,
+            sessionStart: 0,
+          });
+          break;
+        }
+        case "forex":
+          r = row(s, l, "weekday", "fx", ctx.historyStart, {
+            meanReversion: 0,
+            withFactor: false,
+            gaps: false,
+            intradayBars: 0,
+            sessionStart: 0,
+          });
+          break;
+      }
+      r.stored = keep;
+      const spec = cal.spec(r);
+      if (s.type === "forex") {
+        spec.fxBase = (s as ForexSecurity).base;
+        spec.fxQuote = (s as ForexSecurity).quote;
+      }
+      planned.push({ spec, row: r, stored: keep, primary: null });
+      for (const other of s.listings.slice(1))
+        planned.push({ spec: null, row: null, stored: false, primary: l.id, listing: other });
     }
-    this.crypto.slice(0, ctx.counts.cryptoWithHistory).forEach((c, i) => {
-      const l = c.listings[0] as Listing;
-      specs.push({
-        ...base(c, l),
-        days: this.allDays,
-        factor: c.stable ? null : cryptoFactor,
-        factorDailyVol: CRYPTO_FACTOR_VOL / Math.sqrt(365),
-        stepsPerYear: 365,
-        meanReversion: c.stable ? 0.05 : 0.004,
-        style: "ohlc",
-        gaps: false,
-        intradayBars: i < ctx.counts.intradayCrypto ? 288 : 0,
-        sessionStart: 0,
-      });
-    });
-    for (const x of this.forex) {
-      if (!x.major) continue;
-      const l = x.listings[0] as Listing;
-      specs.push({
-        ...base(x, l),
-        ...weekdaySeries,
-        factor: null,
-        style: "fx",
-        gaps: false,
-        intradayBars: 0,
-        sessionStart: 0,
-        fxBase: x.base,
-        fxQuote: x.quote,
-      });
-    }
-    return specs.sort((a, b) => a.listingId - b.listingId);
+    return planned;
   }
 
   /** Streams every table to `sink`, one stage at a time. */
   write(sink: SampleSink): void {
     this.writeReference(sink);
     this.writeFx(sink);
+    // Financials first: the securities rows carry their trailing totals (keys are checked once, at the end).
+    this.writeFinancials(sink);
     this.writeSecurities(sink);
     const stats = this.writeBars(sink);
     this.writeQuotes(sink, stats);
     this.writeEtfs(sink);
     this.writeFunds(sink);
-    this.writeFinancials(sink);
     this.writeCorporateActions(sink);
     this.writeIndices(sink);
   }
 
   /** Rows the write will produce, for progress reporting. */
   estimateRows(): number {
-    let rows = this.securities.length + this.listings.length * 2 + this.ctx.fx.currencies.length * this.allDays.length;
-    for (const spec of this.historySpecs()) rows += spec.days.length + spec.intradayBars * INTRADAY_DAYS;
+    let rows =
+      this.securities.length + this.listings.length * 2 + this.ctx.fx.currencies.length * this.calendar.allDays.length;
+    for (const p of this.historySpecs())
+      if (p.spec && p.stored) rows += p.spec.days.length + p.spec.intradayBars * INTRADAY_DAYS;
     for (const e of this.etfs) rows += e.holdings.length + 12;
     for (const f of this.funds) rows += f.holdings.length + 14;
-    for (const q of this.financials.values()) rows += q.length;
+    for (const s of this.stocks) rows += s.order < this.ctx.counts.stocksWithFinancials ? QUARTERS : RECENT_QUARTERS;
     for (const d of this.dividends.values()) rows += d.length;
     for (const s of this.splits.values()) rows += s.length;
     for (const i of this.indices) rows += i.members.length;
@@ -323,6 +375,7 @@ export class SampleGenerator {
       ["scale", String(ctx.scale)],
       ["seed", String(ctx.seed)],
       ["source", "generated sample data (fictional companies and prices)"],
+      [SERIES_META_KEY, SERIES_FORMAT],
     ];
     for (const e of entries) meta.write(e);
     const ex = sink.table("exchanges", ["code", "name", "country", "currency", "timezone"]);
@@ -373,7 +426,7 @@ export class SampleGenerator {
       "net_income_ttm",
     ]);
     for (const s of this.securities) {
-      const ttm = trailingTotals(this.financials.get(s.id));
+      const ttm = this.ttm.get(s.id);
       w.write([
         s.id,
         s.type,
@@ -417,82 +470,65 @@ export class SampleGenerator {
     const bars = ["listing_id", "t", "o", "h", "l", "c", "v"];
     const daily = sink.table("daily_bars", bars);
     const intraday = sink.table("intraday_bars", bars);
-    const sim = new BarSimulator(this.allDays.length, ctx.fx);
+    const series = sink.table("sample_series", SERIES_COLUMNS);
+    const sim = new BarSimulator(this.calendar.allDays.length, ctx.fx);
     const stats = new Map<number, QuoteStats>();
+    const rows = new Map<number, SeriesRow>();
     const r = ctx.rng("bars");
-    for (const spec of this.historySpecs()) {
-      stats.set(spec.listingId, sim.run(spec, r.fork(spec.listingId), daily, intraday));
+    const qr = ctx.rng("quotes");
+    const listingById = new Map(this.listings.map((l) => [l.id, l]));
+    for (const p of this.historySpecs()) {
+      let spec = p.spec;
+      let row = p.row;
+      if (!spec || !row) {
+        // A secondary listing: its primary's path converted at the last day's rate, as its quote was before.
+        const primaryRow = rows.get(p.primary as number) as SeriesRow;
+        const primaryQuote = stats.get(p.primary as number) as QuoteStats;
+        const primary = listingById.get(p.primary as number) as Listing;
+        const l = p.listing as Listing;
+        const day = primaryRow.market === "daily" ? ctx.anchorDay : ctx.lastTradingDay;
+        const baseDecimals = currencyDigits(l.currency) === 0 ? 0 : 2;
+        const target = convertedQuote(
+          qr.fork(l.id),
+          primaryQuote,
+          ctx.fx.rate(primary.currency, l.currency, day),
+          baseDecimals,
+          0,
+        );
+        row = {
+          ...primaryRow,
+          listingId: l.id,
+          finalPrice: target.c,
+          baseDecimals,
+          volumeShare: target.v / primaryQuote.v,
+          closeSecond: exchange(l.exchange).closeSecond,
+          stored: false,
+        };
+        spec = this.calendar.spec(row);
+      }
+      rows.set(row.listingId, row);
+      // A secondary listing comes right after its primary, whose path the simulator still holds.
+      const q = p.stored
+        ? sim.run(spec, r.fork(spec.stream), daily, intraday)
+        : sim.quoteOnly(spec, r.fork(spec.stream), p.spec === null);
+      stats.set(spec.listingId, q);
+      series.write(seriesRowValues(spec, p.stored));
     }
     sink.endStage();
     return stats;
   }
 
   private writeQuotes(sink: SampleSink, stats: ReadonlyMap<number, QuoteStats>): void {
-    const ctx = this.ctx;
     sink.beginStage("quotes");
     const w = sink.table("quotes", ["listing_id", "t", "c", "o", "h", "l", "pc", "v", "ma50", "ma200", "avg_volume"]);
-    const r = ctx.rng("quotes");
-    const byId = new Map(this.securities.map((s) => [s.id, s]));
-    let primaryQuote: QuoteStats | null = null;
+    // The quote is the last bar; its time is that bar's close, but never after the anchor (a 24-hour market's
+    // day, or an exchange session on the anchor day, closes after the anchor day began: that would be the future).
+    const anchorT = this.ctx.anchorDay * SECONDS_PER_DAY;
     for (const l of this.listings) {
-      const s = byId.get(l.securityId) as Security;
-      const qr = r.fork(l.id);
-      const crypto = s.type === "crypto";
-      const day = crypto ? ctx.anchorDay : ctx.lastTradingDay;
-      const t = day * SECONDS_PER_DAY + exchange(l.exchange).closeSecond;
-      const baseDecimals = currencyDigits(l.currency) === 0 ? 0 : 2;
-      let q = stats.get(l.id);
-      if (!q) {
-        if (!l.isPrimary && primaryQuote) {
-          const primary = s.listings[0] as Listing;
-          q = convertedQuote(qr, primaryQuote, ctx.fx.rate(primary.currency, l.currency, day), baseDecimals, t);
-        } else if (s.type === "forex") {
-          q = this.forexQuote(qr, s as ForexSecurity, t);
-        } else {
-          q = syntheticQuote(
-            qr,
-            s.price,
-            baseDecimals,
-            s.volatility + 0.5 * s.beta * STOCK_FACTOR_VOL,
-            s.volume,
-            t,
-            s.type === "fund",
-          );
-        }
-      }
-      if (l.isPrimary) primaryQuote = q;
-      w.write([l.id, q.t, q.c, q.o, q.h, q.l, q.pc, q.v, q.ma50, q.ma200, q.avgVolume]);
+      const q = stats.get(l.id) as QuoteStats;
+      w.write([l.id, Math.min(q.t, anchorT), q.c, q.o, q.h, q.l, q.pc, q.v, q.ma50, q.ma200, q.avgVolume]);
     }
     sink.endStage();
-  }
-
-  /** USD against a non-major currency: straight from the fx series. */
-  private forexQuote(r: Random, x: ForexSecurity, t: number): QuoteStats {
-    const fx = this.ctx.fx;
-    const days = this.weekdays;
-    const n = days.length;
-    const at = (i: number) => fx.rate(x.base, x.quote, days[i] as number);
-    const c = at(n - 1);
-    const pc = at(n - 2);
-    let s50 = 0;
-    let s200 = 0;
-    for (let i = n - 200; i < n; i++) {
-      const v = at(i);
-      s200 += v;
-      if (i >= n - 50) s50 += v;
-    }
-    return {
-      t,
-      o: pc,
-      h: Math.max(pc, c) * (1 + 0.002 * r.next()),
-      l: Math.min(pc, c) * (1 - 0.002 * r.next()),
-      c,
-      pc,
-      v: 20_000 + Math.round(100_000 * r.next()),
-      ma50: s50 / 50,
-      ma200: s200 / 200,
-      avgVolume: 70_000 * (0.8 + 0.4 * r.next()),
-    };
   }
 
   private writeEtfs(sink: SampleSink): void {
@@ -680,9 +716,12 @@ export class SampleGenerator {
       "free_cash_flow",
       "dividends_paid",
     ]);
-    const ids = [...this.financials.keys()].sort((a, b) => a - b);
-    for (const id of ids) {
-      for (const q of this.financials.get(id) as QuarterRow[]) {
+    for (const s of [...this.stocks].sort((a, b) => a.id - b.id)) {
+      const id = s.id;
+      // Also sets the stock's next earnings date, which its securities row carries.
+      const quarters = quartersOf(this.ctx, s, this.splits, this.dividends);
+      this.ttm.set(id, trailingTotals(quarters));
+      for (const q of quarters) {
         w.write([
           id,
           q.periodEnd,

@@ -25,6 +25,10 @@ export type BarStyle = "ohlc" | "nav" | "fx";
 
 export interface HistorySpec {
   listingId: number;
+  /** Listing whose random stream drives the path: itself, or the primary a secondary listing follows. */
+  stream: number;
+  /** Exchange days with the stock market factor, or every day with the crypto one. */
+  market: "weekday" | "daily";
   style: BarStyle;
   /** Trading days of the series (weekdays or every day), ascending. */
   days: Int32Array;
@@ -42,6 +46,11 @@ export interface HistorySpec {
   drift: number;
   /** Typical daily volume. */
   volume: number;
+  /**
+   * Fraction of the path's volume this listing trades (1 but for a secondary
+   * listing, which follows its primary's path on a venue that trades less).
+   */
+  volumeShare?: number;
   /** Steps per year of the series, for scaling volatility and drift. */
   stepsPerYear: number;
   /**
@@ -124,6 +133,8 @@ export const CRYPTO_CRASHES = [
   { from: makeDay(2022, 4, 1), to: makeDay(2022, 11, 21), totalReturn: -0.7 },
 ];
 
+const NO_ROWS: RowWriter = { write: () => undefined };
+
 /** Runs specs one at a time, reusing its buffers. */
 export class BarSimulator {
   private readonly o: Float64Array;
@@ -141,7 +152,7 @@ export class BarSimulator {
 
   constructor(
     maxDays: number,
-    private readonly fx: FxHistory,
+    private readonly fx: FxHistory | null,
   ) {
     this.o = new Float64Array(maxDays);
     this.h = new Float64Array(maxDays);
@@ -160,7 +171,22 @@ export class BarSimulator {
   run(spec: HistorySpec, r: Random, daily: RowWriter, intraday: RowWriter): QuoteStats {
     if (spec.style === "fx") this.simulateFx(spec, r);
     else this.simulateWalk(spec, r);
-    return this.emit(spec, daily, intraday);
+    return this.emit(spec, daily, intraday, false);
+  }
+
+  /**
+   * The quote of a path not stored: what `run` returns, without writing its
+   * bars. `again` reuses the path just simulated, for a secondary listing
+   * whose spec differs from it only in final price, decimals, close time and
+   * volume share (same stream, days and dynamics): the same numbers `run`
+   * would give it, without simulating the walk a second time.
+   */
+  quoteOnly(spec: HistorySpec, r: Random, again: boolean): QuoteStats {
+    if (!again) {
+      if (spec.style === "fx") this.simulateFx(spec, r);
+      else this.simulateWalk(spec, r);
+    }
+    return this.emit(spec, NO_ROWS, NO_ROWS, true);
   }
 
   private intradayProfile(k: number): Float64Array {
@@ -265,9 +291,11 @@ export class BarSimulator {
 
   private simulateFx(spec: HistorySpec, r: Random): void {
     const { o, h, l, c, v } = this;
-    const base = this.fx.perUsdSeries(spec.fxBase as string);
-    const quote = this.fx.perUsdSeries(spec.fxQuote as string);
-    const first = this.fx.firstDay;
+    const fx = this.fx;
+    if (!fx) throw new Error("fx paths need the FX history");
+    const base = fx.perUsdSeries(spec.fxBase as string);
+    const quote = fx.perUsdSeries(spec.fxQuote as string);
+    const first = fx.firstDay;
     const n = spec.days.length;
     for (let i = 0; i < n; i++) {
       const idx = (spec.days[i] as number) - first;
@@ -282,9 +310,10 @@ export class BarSimulator {
     }
   }
 
-  private emit(spec: HistorySpec, daily: RowWriter, intraday: RowWriter): QuoteStats {
+  private emit(spec: HistorySpec, daily: RowWriter, intraday: RowWriter, statsOnly: boolean): QuoteStats {
     const { o, h, l, c, v, io, ih, il, ic, iv, row } = this;
     const n = spec.days.length;
+    const share = spec.volumeShare ?? 1;
     const fx = spec.style === "fx";
     let scale = 1;
     let mult = 0;
@@ -308,12 +337,13 @@ export class BarSimulator {
     let lastL = 0;
     let lastC = 0;
     let prevC = 0;
-    for (let i = 0; i < n; i++) {
+    // The quote needs the last 200 bars; each bar is rounded on its own, so skipping the others changes nothing.
+    for (let i = statsOnly ? Math.max(0, n - 200) : 0; i < n; i++) {
       const co = round ? Math.round((o[i] as number) * scale * mult) / mult : (o[i] as number);
       const ch = round ? Math.round((h[i] as number) * scale * mult) / mult : (h[i] as number);
       const cl = round ? Math.round((l[i] as number) * scale * mult) / mult : (l[i] as number);
       const cc = round ? Math.round((c[i] as number) * scale * mult) / mult : (c[i] as number);
-      const cv = v[i] as number;
+      const cv = share === 1 ? (v[i] as number) : Math.max(1, Math.round((v[i] as number) * share));
       row[1] = (spec.days[i] as number) * SECONDS_PER_DAY;
       row[2] = co;
       row[3] = ch;
@@ -332,7 +362,7 @@ export class BarSimulator {
     }
 
     const k = spec.intradayBars;
-    if (k > 0) {
+    if (k > 0 && !statsOnly) {
       const from = Math.max(1, n - INTRADAY_DAYS);
       for (let i = from; i < n; i++) {
         const dayStart = (spec.days[i] as number) * SECONDS_PER_DAY + spec.sessionStart;
@@ -344,7 +374,7 @@ export class BarSimulator {
           row[3] = Math.round((ih[x] as number) * scale * mult) / mult;
           row[4] = Math.round((il[x] as number) * scale * mult) / mult;
           row[5] = Math.round((ic[x] as number) * scale * mult) / mult;
-          row[6] = iv[x] as number;
+          row[6] = share === 1 ? (iv[x] as number) : Math.max(1, Math.round((iv[x] as number) * share));
           intraday.write(row);
         }
       }
@@ -357,7 +387,7 @@ export class BarSimulator {
       l: lastL,
       c: lastC,
       pc: n > 1 ? prevC : lastO,
-      v: v[n - 1] as number,
+      v: share === 1 ? (v[n - 1] as number) : Math.max(1, Math.round((v[n - 1] as number) * share)),
       ma50: sum50 / Math.min(50, n),
       ma200: sum200 / Math.min(200, n),
       avgVolume: sumVol30 / Math.min(30, n),

@@ -6,6 +6,7 @@ import { performance } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
 import { SampleGenerator, type SampleSink } from "./sample.generator";
 import { migrate } from "../../sources/sqlite/sqlite.migrate";
+import { SERIES_TABLE_SQL } from "./sample.series";
 import type { SqlValue } from "./sample.model";
 import type { RowWriter } from "./sample.prices";
 import type { SampleOptions, SampleSummary } from "./sample.types";
@@ -135,6 +136,8 @@ export function fillSampleData(db: Database.Database, opts: SampleOptions): Samp
   const report = opts.onProgress;
   report?.(0, 1, "planning");
   const gen = new SampleGenerator({ seed: opts.seed, anchorDate: opts.anchorDate, scale: opts.scale });
+  // The generator's own table, beside its meta row: a store no generator filled never has it (sample.series.ts).
+  db.exec(SERIES_TABLE_SQL);
   const total = gen.estimateRows() + 1;
   const sink = new SqliteSink(db, (rows, stage) => report?.(Math.min(rows, total - 1), total, stage));
   gen.write(sink);
