@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { describeWithChromium, launchChromium } from "../../helpers/chromium";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { BOOTSTRAP_KEY } from "../../helpers/constants";
 import { openApiDocument } from "../../helpers/openapi";
@@ -14,34 +15,9 @@ import { openApiDocument } from "../../helpers/openapi";
  * these tests and says why. Screenshots go to test-artifacts/screenshots/.
  */
 
-const CANDIDATES = [process.env.MDG_CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].filter(
-  (p): p is string => !!p,
-);
-const executablePath = CANDIDATES.find((p) => existsSync(p));
-const inCi = process.env.CI === "true" || process.env.CI === "1";
 const SCREENSHOTS = join(__dirname, "..", "..", "..", "test-artifacts", "screenshots");
 
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
-if (!executablePath && !inCi) {
-  // Said plainly, once, in the test output: nothing is silently green.
-  console.warn(
-    `SKIPPED the browser tests (GraphiQL, /docs): no Chromium at ${CANDIDATES.join(" or ")}. ` +
-      "Install it with `apt-get install -y chromium` (or set MDG_CHROMIUM_PATH); " +
-      "CI installs it and fails instead of skipping.",
-  );
-}
-
-const describeBrowser = executablePath || inCi ? describe : describe.skip;
+const describeBrowser = describeWithChromium("the browser tests (GraphiQL, /docs)");
 
 describeBrowser("in a real browser (headless Chromium)", () => {
   let t: TestApp;
@@ -50,16 +26,12 @@ describeBrowser("in a real browser (headless Chromium)", () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!executablePath)
-      throw new Error(
-        `CI=true and no Chromium at ${CANDIDATES.join(" or ")}: .ci/run must install it (apt-get install -y chromium)`,
-      );
     mkdirSync(SCREENSHOTS, { recursive: true });
     t = await createTestApp();
     server = createServer(t.app);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath, headless: true, args: ARGS, timeout: 30_000 });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

@@ -1,8 +1,8 @@
-import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import pino from "pino";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { createHttpServer } from "../../../src/http/server/server.http";
+import { describeWithChromium, launchChromium } from "../../helpers/chromium";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { BOOTSTRAP_KEY } from "../../helpers/constants";
 import { listen } from "../../helpers/http";
@@ -15,31 +15,7 @@ import { listen } from "../../helpers/http";
  * or profile of an earlier run plays a part.
  */
 
-const CANDIDATES = [process.env.MDG_CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].filter(
-  (p): p is string => !!p,
-);
-const executablePath = CANDIDATES.find((p) => existsSync(p));
-const inCi = process.env.CI === "true" || process.env.CI === "1";
-
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
-if (!executablePath && !inCi) {
-  console.warn(
-    `SKIPPED the browser CORS tests: no Chromium at ${CANDIDATES.join(" or ")}. ` +
-      "Install it with `apt-get install -y chromium` (or set MDG_CHROMIUM_PATH); CI fails instead of skipping.",
-  );
-}
-
-const describeBrowser = executablePath || inCi ? describe : describe.skip;
+const describeBrowser = describeWithChromium("the browser CORS tests");
 
 /** What the page's fetch saw: the answer it could read, or the error the browser gave instead. */
 type Outcome =
@@ -74,8 +50,6 @@ describeBrowser("CORS in a real browser (headless Chromium)", () => {
   let off: Service;
 
   beforeAll(async () => {
-    if (!executablePath)
-      throw new Error(`CI=true and no Chromium at ${CANDIDATES.join(" or ")}: .ci/run must install it`);
     // The frontend: one empty page on its own port, hence its own origin.
     pageServer = createServer((_req, res) => {
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
@@ -87,7 +61,7 @@ describeBrowser("CORS in a real browser (headless Chromium)", () => {
     allowed = await service(`https://app.example.com,${pageOrigin}`);
     otherOrigin = await service("https://app.example.com");
     off = await service(undefined);
-    browser = await chromium.launch({ executablePath, headless: true, args: ARGS, timeout: 30_000 });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
