@@ -252,6 +252,8 @@ const median = (xs: readonly number[]) => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
+const ACCEPT_ENCODING = "gzip, deflate, br";
+
 async function load(s: Scenario, seconds: number): Promise<autocannon.Result> {
   let i = 0;
   return autocannon({
@@ -263,7 +265,13 @@ async function load(s: Scenario, seconds: number): Promise<autocannon.Result> {
       {
         method: "POST",
         path: s.path,
-        headers: { "content-type": "application/json", "x-api-key": KEY, ...s.headers },
+        // What browsers and HTTP libraries send: answers of 1 KiB and more are compressed, as clients get them.
+        headers: {
+          "content-type": "application/json",
+          "accept-encoding": ACCEPT_ENCODING,
+          "x-api-key": KEY,
+          ...s.headers,
+        },
         setupRequest: (req) => ({ ...req, body: s.bodies[i++ % s.bodies.length] }),
       },
     ],
