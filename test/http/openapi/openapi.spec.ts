@@ -222,7 +222,7 @@ describe("OpenAPI document", () => {
     expect(Object.keys(item("EtfHoldingsResponseV1").properties as Json)).not.toContain("cusip");
   });
 
-  it("types bulk per version: endpoint as an enum, items named by one identifier, and each endpoint's own 200 body as data", () => {
+  it("types bulk per version: endpoint as an enum, one identifier an item, each endpoint's 200 body as data", () => {
     const schemas = served.components.schemas as Record<string, Json>;
     const routes = documentedRoutes(getSchema());
     for (const version of VERSIONS) {
