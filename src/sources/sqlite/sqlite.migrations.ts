@@ -270,11 +270,11 @@ export const MIGRATIONS: readonly string[] = [
                  WHERE f.security_id = securities.id ORDER BY f.period_end DESC LIMIT 4))
   WHERE (SELECT count(*) FROM quarterly_financials f WHERE f.security_id = securities.id) >= 4;
   `,
-  /* 3: lookups by CUSIP and WKN (docs/contract.md section 1). The WKN of a German security is part of its ISIN
-        (DE 000 WKN check), so it is a virtual column: a store built before this migration, and every store built
-        after it, has it without the generator writing it. Partial indexes: most securities have neither. */ `
-  ALTER TABLE securities ADD COLUMN wkn TEXT
-    GENERATED ALWAYS AS (CASE WHEN substr(isin, 1, 2) = 'DE' THEN substr(isin, 6, 6) END) VIRTUAL;
+  /* 3: lookups by CUSIP and WKN (docs/contract.md section 1). A German security's WKN is part of its ISIN (DE 000
+        WKN check), filled here for stores built before; a foreign security traded in Germany has a WKN of its own,
+        which a loader (or the sample generator) writes. Partial indexes: most securities have neither. */ `
+  ALTER TABLE securities ADD COLUMN wkn TEXT;
+  UPDATE securities SET wkn = substr(isin, 6, 6) WHERE substr(isin, 1, 2) = 'DE';
   CREATE INDEX securities_wkn ON securities(wkn) WHERE wkn IS NOT NULL;
   CREATE INDEX securities_cusip ON securities(cusip) WHERE cusip IS NOT NULL;
   `,

@@ -7,6 +7,7 @@ import { QUARTERS, quartersOf, type QuarterRow, RECENT_QUARTERS } from "./sample
 import { forexPairs, type ForexPair } from "./sample.forex";
 import { generateFunds } from "./sample.funds";
 import { generateBonds } from "./sample.holdings";
+import { assignWkns } from "./sample.identifiers";
 import { buildIndices } from "./sample.indices";
 import { currencyDigits, EXCHANGES, exchange } from "./sample.markets";
 import type {
@@ -34,6 +35,9 @@ import {
   type SeriesRow,
 } from "./sample.series";
 import { generateStocks } from "./sample.securities";
+
+/** Exchanges in Germany: a security listed on one carries a WKN. */
+const GERMAN_EXCHANGES = new Set(["XFRA", "XETR"]);
 
 /**
  * Pure generation of the sample data set: builds the universe in memory, then
@@ -424,7 +428,10 @@ export class SampleGenerator {
       "rank",
       "eps_ttm",
       "net_income_ttm",
+      "wkn",
     ]);
+    const german = new Set(this.listings.filter((x) => GERMAN_EXCHANGES.has(x.exchange)).map((x) => x.securityId));
+    const wkns = assignWkns(this.securities, german);
     for (const s of this.securities) {
       const ttm = this.ttm.get(s.id);
       w.write([
@@ -448,6 +455,7 @@ export class SampleGenerator {
         s.rank,
         ttm?.eps ?? null,
         ttm?.netIncome ?? null,
+        wkns.get(s.id) ?? null,
       ]);
     }
     const l = sink.table("listings", [

@@ -174,3 +174,48 @@ export class IdentifierRegistry {
     }
   }
 }
+
+/** WKNs use digits and capitals but I and O (docs/contract.md section 1). */
+const WKN_ALPHABET = "0123456789ABCDEFGHJKLMNPQRSTUVWXYZ";
+const WKN_SPACE = WKN_ALPHABET.length ** 5;
+
+/** A German ISIN's WKN: characters 6 to 11 (DE 000 WKN check). */
+export function wknOfIsin(isin: string | null): string | null {
+  return isin?.startsWith("DE") ? isin.slice(5, 11) : null;
+}
+
+/**
+ * The WKN of every security listed in Germany: a German ISIN's own, else one assigned in the A series, as WM
+ * Datenservice does for foreign securities. Assigned ones are `A` and five characters of a bijection of the id
+ * (multiplying by a constant prime to 34^5), stepping past any code a German ISIN already holds, so each is unique
+ * and the same for the same securities.
+ */
+export function assignWkns(
+  securities: readonly { id: number; isin: string | null }[],
+  listedInGermany: ReadonlySet<number>,
+): Map<number, string> {
+  const out = new Map<number, string>();
+  const taken = new Set<string>();
+  for (const s of securities) {
+    const own = wknOfIsin(s.isin);
+    if (own) {
+      out.set(s.id, own);
+      taken.add(own);
+    }
+  }
+  for (const s of [...securities].sort((a, b) => a.id - b.id)) {
+    if (out.has(s.id) || !listedInGermany.has(s.id)) continue;
+    for (let k = s.id; ; k += 1) {
+      let n = (k * 7_919) % WKN_SPACE;
+      let code = "";
+      for (let i = 0; i < 5; i++, n = Math.floor(n / WKN_ALPHABET.length))
+        code += WKN_ALPHABET[n % WKN_ALPHABET.length];
+      const wkn = `A${code}`;
+      if (taken.has(wkn)) continue;
+      taken.add(wkn);
+      out.set(s.id, wkn);
+      break;
+    }
+  }
+  return out;
+}

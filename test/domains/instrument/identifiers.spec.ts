@@ -76,7 +76,36 @@ describe("check rules", () => {
       expect(r.wkn).toBe(wknOf(r.isin));
       expect(isValidWkn(r.wkn!)).toBe(true);
     }
-    expect(rows.filter((r) => !r.isin.startsWith("DE")).every((r) => r.wkn === null)).toBe(true);
+  });
+
+  it("every security listed in Germany carries a WKN, unique; foreign ones one of the A series; others none", () => {
+    const rows = t.source.db
+      .prepare(
+        `SELECT s.id, s.isin, s.wkn, EXISTS (SELECT 1 FROM listings l WHERE l.security_id = s.id
+           AND l.exchange IN ('XFRA', 'XETR')) AS german FROM securities s`,
+      )
+      .all() as { id: number; isin: string | null; wkn: string | null; german: number }[];
+    const german = rows.filter((r) => r.german);
+    const foreign = german.filter((r) => !r.isin?.startsWith("DE"));
+    expect(foreign.length).toBeGreaterThan(10);
+    for (const r of german) expect({ id: r.id, valid: isValidWkn(r.wkn ?? "") }).toEqual({ id: r.id, valid: true });
+    for (const r of foreign) expect(r.wkn).toMatch(/^A[0-9A-HJ-NP-Z]{5}$/);
+    const wkns = rows.flatMap((r) => (r.wkn ? [r.wkn] : []));
+    expect(new Set(wkns).size).toBe(wkns.length);
+    expect(rows.filter((r) => !r.german && !r.isin?.startsWith("DE")).every((r) => r.wkn === null)).toBe(true);
+  });
+
+  it("a foreign security traded in Frankfurt answers by its WKN as by its symbol", async () => {
+    const row = t.source.db
+      .prepare(
+        `SELECT l.symbol, s.wkn FROM securities s JOIN listings l ON l.security_id = s.id AND l.is_primary = 1
+         WHERE s.type = 'stock' AND substr(s.isin, 1, 2) = 'US' AND s.wkn IS NOT NULL ORDER BY s.rank, s.id LIMIT 1`,
+      )
+      .get() as { symbol: string; wkn: string };
+    const bySymbol = await t.post("/v1/quote", { symbol: row.symbol });
+    const byWkn = await t.post("/v1/quote", { wkn: row.wkn });
+    expect(byWkn.status).toBe(200);
+    expect(byWkn.body).toEqual(bySymbol.body);
   });
 });
 
