@@ -334,19 +334,27 @@ export class SampleGenerator {
     return planned;
   }
 
-  /** Streams every table to `sink`, one stage at a time. */
+  /**
+   * Streams every table to `sink`, one stage at a time, once: what a stage has written and no later stage reads
+   * (holdings, dividends) is dropped after it, so the price history, the stage that allocates most, runs on a
+   * smaller heap. Each table is still written in one stage, in primary-key order, so the order of the stages
+   * changes no row.
+   */
   write(sink: SampleSink): void {
     this.writeReference(sink);
     this.writeFx(sink);
     // Financials first: the securities rows carry their trailing totals (keys are checked once, at the end).
     this.writeFinancials(sink);
     this.writeSecurities(sink);
+    this.writeEtfs(sink);
+    for (const e of this.etfs) e.holdings = [];
+    this.writeFunds(sink);
+    for (const f of this.funds) f.holdings = [];
+    this.writeCorporateActions(sink);
+    this.dividends.clear();
+    this.writeIndices(sink);
     const stats = this.writeBars(sink);
     this.writeQuotes(sink, stats);
-    this.writeEtfs(sink);
-    this.writeFunds(sink);
-    this.writeCorporateActions(sink);
-    this.writeIndices(sink);
   }
 
   /** Rows the write will produce, for progress reporting. */
@@ -473,16 +481,20 @@ export class SampleGenerator {
     const series = sink.table("sample_series", SERIES_COLUMNS);
     const sim = new BarSimulator(this.calendar.allDays.length, ctx.fx);
     const stats = new Map<number, QuoteStats>();
-    const rows = new Map<number, SeriesRow>();
     const r = ctx.rng("bars");
     const qr = ctx.rng("quotes");
     const listingById = new Map(this.listings.map((l) => [l.id, l]));
-    for (const p of this.historySpecs()) {
+    // Each plan is dropped once run (nothing after this stage reads them): popped from the end of a reversed copy.
+    const planned = this.historySpecs().slice().reverse();
+    this.specs = undefined;
+    let primaryRow: SeriesRow | undefined;
+    for (let p = planned.pop(); p !== undefined; p = planned.pop()) {
       let spec = p.spec;
       let row = p.row;
       if (!spec || !row) {
         // A secondary listing: its primary's path converted at the last day's rate, as its quote was before.
-        const primaryRow = rows.get(p.primary as number) as SeriesRow;
+        if (primaryRow?.listingId !== p.primary)
+          throw new Error(`listing ${p.listing?.id}: its primary is not the last path`);
         const primaryQuote = stats.get(p.primary as number) as QuoteStats;
         const primary = listingById.get(p.primary as number) as Listing;
         const l = p.listing as Listing;
@@ -506,7 +518,7 @@ export class SampleGenerator {
         };
         spec = this.calendar.spec(row);
       }
-      rows.set(row.listingId, row);
+      if (p.spec) primaryRow = row;
       // A secondary listing comes right after its primary, whose path the simulator still holds.
       const q = p.stored
         ? sim.run(spec, r.fork(spec.stream), daily, intraday)
