@@ -33,6 +33,7 @@ import {
   seriesRowValues,
   type SeriesRow,
 } from "./sample.series";
+import { OffloadedQuotes } from "./sample.quotes";
 import { generateStocks } from "./sample.securities";
 
 /**
@@ -52,6 +53,8 @@ export interface GenerateOptions {
   seed: number;
   anchorDate: string;
   scale?: number;
+  /** Runs the quote-only paths in a helper thread as well (default); false keeps the build in one thread. */
+  helperThread?: boolean;
 }
 
 const US_SESSION_START = 13 * 3600 + 30 * 60;
@@ -81,10 +84,12 @@ export class SampleGenerator {
   readonly indices: IndexDef[];
   readonly calendar: SeriesCalendar;
   private specs: PlannedSeries[] | undefined;
+  private readonly helperThread: boolean;
 
   constructor(opts: GenerateOptions) {
     const ctx = createContext(opts.seed, opts.anchorDate, opts.scale ?? 1);
     this.ctx = ctx;
+    this.helperThread = opts.helperThread ?? true;
     this.calendar = new SeriesCalendar(ctx.seed, ctx.historyStart, ctx.anchorDay);
 
     this.stocks = generateStocks(ctx, 1);
@@ -341,6 +346,7 @@ export class SampleGenerator {
    * changes no row.
    */
   write(sink: SampleSink): void {
+    const offloaded = this.offloadQuotes();
     this.writeReference(sink);
     this.writeFx(sink);
     // Financials first: the securities rows carry their trailing totals (keys are checked once, at the end).
@@ -353,8 +359,25 @@ export class SampleGenerator {
     this.writeCorporateActions(sink);
     this.dividends.clear();
     this.writeIndices(sink);
-    const stats = this.writeBars(sink);
+    const stats = this.writeBars(sink, offloaded);
+    offloaded.collect(stats);
     this.writeQuotes(sink, stats);
+  }
+
+  /**
+   * The paths run only for their quote that no secondary listing follows (the simulator must still hold a
+   * primary's path when its secondaries come), handed to a helper thread that runs them while the tables are written.
+   */
+  private offloadQuotes(): OffloadedQuotes {
+    const plans = this.historySpecs();
+    const rows: SeriesRow[] = [];
+    for (let i = 0; i < plans.length; i++) {
+      const p = plans[i] as PlannedSeries;
+      if (p.stored || !p.row || p.row.style === "fx" || plans[i + 1]?.primary === p.row.listingId) continue;
+      rows.push(p.row);
+    }
+    const ctx = this.ctx;
+    return new OffloadedQuotes(ctx.seed, ctx.historyStart, ctx.anchorDay, rows, this.helperThread);
   }
 
   /** Rows the write will produce, for progress reporting. */
@@ -472,7 +495,7 @@ export class SampleGenerator {
     sink.endStage();
   }
 
-  private writeBars(sink: SampleSink): Map<number, QuoteStats> {
+  private writeBars(sink: SampleSink, offloaded: OffloadedQuotes): Map<number, QuoteStats> {
     const ctx = this.ctx;
     sink.beginStage("price history");
     const bars = ["listing_id", "t", "o", "h", "l", "c", "v"];
@@ -519,6 +542,10 @@ export class SampleGenerator {
         spec = this.calendar.spec(row);
       }
       if (p.spec) primaryRow = row;
+      if (offloaded.has(row.listingId)) {
+        series.write(seriesRowValues(spec, false));
+        continue;
+      }
       // A secondary listing comes right after its primary, whose path the simulator still holds.
       const q = p.stored
         ? sim.run(spec, r.fork(spec.stream), daily, intraday)

@@ -141,7 +141,12 @@ export function fillSampleData(db: Database.Database, opts: SampleOptions): Samp
 
   const report = opts.onProgress;
   report?.(0, 1, "planning");
-  const gen = new SampleGenerator({ seed: opts.seed, anchorDate: opts.anchorDate, scale: opts.scale });
+  const gen = new SampleGenerator({
+    seed: opts.seed,
+    anchorDate: opts.anchorDate,
+    scale: opts.scale,
+    helperThread: opts.helperThread,
+  });
   // The generator's own table, beside its meta row: a store no generator filled never has it (sample.series.ts).
   db.exec(SERIES_TABLE_SQL);
   const total = gen.estimateRows() + 1;

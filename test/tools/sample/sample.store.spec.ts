@@ -436,6 +436,15 @@ describe("sample store (scale 0.02)", () => {
     expect(sha256(again)).toBe(sha256(file));
   }, 60_000);
 
+  it("is the same file built in one thread as with the helper thread", () => {
+    const single = path.join(dir, "single.db");
+    const d = new Database(single);
+    migrate(d);
+    fillSampleData(d, { seed: SEED, anchorDate: ANCHOR, scale: SCALE, helperThread: false });
+    d.close();
+    expect(sha256(single)).toBe(sha256(file));
+  }, 60_000);
+
   it("gives a different data set for a different seed", () => {
     const other = new Database(":memory:");
     migrate(other);
