@@ -33,7 +33,7 @@ import {
   seriesRowValues,
   type SeriesRow,
 } from "./sample.series";
-import { OffloadedQuotes } from "./sample.quotes";
+import { OffloadedQuotes, type StoredPath } from "./sample.quotes";
 import { generateStocks } from "./sample.securities";
 
 /**
@@ -47,6 +47,15 @@ export interface SampleSink {
   beginStage(name: string): void;
   table(name: string, columns: readonly string[]): RowWriter;
   endStage(): void;
+  /**
+   * Where a helper thread may build whole tables for the sink to adopt (absent: the build writes every row itself):
+   * a scratch file, the sink's CREATE TABLE of a table, and the adoption, run between stages.
+   */
+  readonly side?: {
+    file: string;
+    schema(table: string): string;
+    adopt(file: string, tables: readonly string[]): void;
+  };
 }
 
 export interface GenerateOptions {
@@ -58,6 +67,7 @@ export interface GenerateOptions {
 }
 
 const US_SESSION_START = 13 * 3600 + 30 * 60;
+const BAR_COLUMNS = ["listing_id", "t", "o", "h", "l", "c", "v"];
 
 /** Years of daily history of the listings that are neither the largest nor stored (at least this much). */
 export const RECENT_HISTORY_YEARS = 2;
@@ -85,6 +95,8 @@ export class SampleGenerator {
   readonly calendar: SeriesCalendar;
   private specs: PlannedSeries[] | undefined;
   private readonly helperThread: boolean;
+  /** Stored paths whose bars the helper writes, kept to write them here should it fail. */
+  private readonly storedSpecs: HistorySpec[] = [];
 
   constructor(opts: GenerateOptions) {
     const ctx = createContext(opts.seed, opts.anchorDate, opts.scale ?? 1);
@@ -346,7 +358,7 @@ export class SampleGenerator {
    * changes no row.
    */
   write(sink: SampleSink): void {
-    const offloaded = this.offloadQuotes();
+    const offloaded = this.offload(sink);
     this.writeReference(sink);
     this.writeFx(sink);
     // Financials first: the securities rows carry their trailing totals (keys are checked once, at the end).
@@ -360,24 +372,53 @@ export class SampleGenerator {
     this.dividends.clear();
     this.writeIndices(sink);
     const stats = this.writeBars(sink, offloaded);
+    this.adoptBars(sink, offloaded);
     offloaded.collect(stats);
     this.writeQuotes(sink, stats);
   }
 
   /**
-   * The paths run only for their quote that no secondary listing follows (the simulator must still hold a
-   * primary's path when its secondaries come), handed to a helper thread that runs them while the tables are written.
+   * What a helper thread runs while the tables are written: the stored paths' bars, into a scratch file the sink
+   * adopts (when it has one), and the paths run only for their quote that no secondary listing follows (the
+   * simulator must still hold a primary's path when its secondaries come).
    */
-  private offloadQuotes(): OffloadedQuotes {
+  private offload(sink: SampleSink): OffloadedQuotes {
     const plans = this.historySpecs();
     const rows: SeriesRow[] = [];
+    const stored: StoredPath[] = [];
     for (let i = 0; i < plans.length; i++) {
       const p = plans[i] as PlannedSeries;
-      if (p.stored || !p.row || p.row.style === "fx" || plans[i + 1]?.primary === p.row.listingId) continue;
-      rows.push(p.row);
+      if (!p.row) continue;
+      if (p.stored) stored.push({ ...p.row, fxBase: p.spec.fxBase, fxQuote: p.spec.fxQuote });
+      else if (p.row.style !== "fx" && plans[i + 1]?.primary !== p.row.listingId) rows.push(p.row);
     }
     const ctx = this.ctx;
-    return new OffloadedQuotes(ctx.seed, ctx.historyStart, ctx.anchorDay, rows, this.helperThread);
+    const side = sink.side;
+    const bars = side
+      ? { file: side.file, tables: [side.schema("daily_bars"), side.schema("intraday_bars")], paths: stored }
+      : null;
+    return new OffloadedQuotes(ctx.seed, ctx.historyStart, ctx.anchorDay, rows, this.helperThread, bars);
+  }
+
+  /** The helper's stored bars, adopted whole; or, without them, written here after all. */
+  private adoptBars(sink: SampleSink, offloaded: OffloadedQuotes): void {
+    if (!offloaded.barsHanded) return;
+    const file = offloaded.awaitBars();
+    try {
+      if (file && sink.side) {
+        sink.side.adopt(file, ["daily_bars", "intraday_bars"]);
+        return;
+      }
+    } finally {
+      offloaded.discardBars();
+    }
+    sink.beginStage("price history");
+    const daily = sink.table("daily_bars", BAR_COLUMNS);
+    const intraday = sink.table("intraday_bars", BAR_COLUMNS);
+    const sim = new BarSimulator(this.calendar.allDays.length, this.ctx.fx);
+    const r = this.ctx.rng("bars");
+    for (const p of this.storedSpecs) sim.run(p, r.fork(p.stream), daily, intraday);
+    sink.endStage();
   }
 
   /** Rows the write will produce, for progress reporting. */
@@ -498,9 +539,11 @@ export class SampleGenerator {
   private writeBars(sink: SampleSink, offloaded: OffloadedQuotes): Map<number, QuoteStats> {
     const ctx = this.ctx;
     sink.beginStage("price history");
-    const bars = ["listing_id", "t", "o", "h", "l", "c", "v"];
-    const daily = sink.table("daily_bars", bars);
-    const intraday = sink.table("intraday_bars", bars);
+    const daily = sink.table("daily_bars", BAR_COLUMNS);
+    const intraday = sink.table("intraday_bars", BAR_COLUMNS);
+    // With the bars handed to the helper, stored paths run here only for their quotes (and are kept in case the
+    // helper fails, to be written after all).
+    const handed = offloaded.barsHanded;
     const series = sink.table("sample_series", SERIES_COLUMNS);
     const sim = new BarSimulator(this.calendar.allDays.length, ctx.fx);
     const stats = new Map<number, QuoteStats>();
@@ -547,9 +590,11 @@ export class SampleGenerator {
         continue;
       }
       // A secondary listing comes right after its primary, whose path the simulator still holds.
-      const q = p.stored
-        ? sim.run(spec, r.fork(spec.stream), daily, intraday)
-        : sim.quoteOnly(spec, r.fork(spec.stream), p.spec === null);
+      if (p.stored && handed) this.storedSpecs.push(spec);
+      const q =
+        p.stored && !handed
+          ? sim.run(spec, r.fork(spec.stream), daily, intraday)
+          : sim.quoteOnly(spec, r.fork(spec.stream), p.spec === null);
       stats.set(spec.listingId, q);
       series.write(seriesRowValues(spec, p.stored));
     }

@@ -1,11 +1,21 @@
+import Database from "better-sqlite3";
+import { rmSync } from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
-import { BarSimulator, type QuoteStats } from "./sample.prices";
+import { generateFx } from "./sample.forex";
+import { BatchInserter } from "./sample.insert";
+import { BarSimulator, type QuoteStats, type RowWriter } from "./sample.prices";
 import { Random } from "./sample.random";
 import { SeriesCalendar, type SeriesRow } from "./sample.series";
 
 /**
- * The quotes of the paths that are not stored, computed beside the build.
+ * The work of a sample build that runs beside it, in a helper thread: first
+ * the stored paths' bars, then the quotes of the paths that are not stored.
+ *
+ * The stored bars (10 M rows on the full sample) cost the build thread about
+ * as much again in SQLite as everything else it writes; the helper writes them
+ * into a scratch database of its own, which the build adopts whole (SQLite
+ * copies the records as they are) once its other tables are written.
  *
  * Running ~97,000 paths only for their last bar is about a third of the
  * build's CPU (8 s of 25 on the full sample) and needs nothing the build
@@ -24,7 +34,70 @@ const QUOTE_WIDTH = 10;
 /** How long the build waits for one path the helper took before running it itself. */
 const STALL_MS = 10_000;
 
-/** What the helper thread is given: shared buffers only, so nothing is copied. */
+/** A stored path as the helper is given it: its row, and the currencies of an fx path. */
+export type StoredPath = SeriesRow & { fxBase?: string; fxQuote?: string };
+
+/** The stored paths' bars, written by the helper into `file`. */
+export interface BarsJob {
+  file: string;
+  /** CREATE TABLE statements of daily_bars and intraday_bars, as the store has them. */
+  tables: string[];
+  paths: StoredPath[];
+  /** Int32: [0 running, 1 done, 2 failed; paths written]. */
+  control: SharedArrayBuffer;
+}
+
+/** What the helper thread is given. */
+export interface HelperJob {
+  bars: BarsJob | null;
+  quotes: QuoteJob;
+}
+
+const BAR_COLUMNS = ["listing_id", "t", "o", "h", "l", "c", "v"];
+const NO_PROGRESS = () => undefined;
+
+/** Writes the stored paths' bars into the job's file, in listing order (the helper runs this first). */
+export function runBarsJob(job: BarsJob, seed: number, historyStart: number, anchorDay: number): void {
+  const control = new Int32Array(job.control);
+  try {
+    const db = new Database(job.file);
+    try {
+      db.pragma("journal_mode = OFF");
+      db.pragma("synchronous = OFF");
+      db.pragma("cache_size = -16384");
+      for (const sql of job.tables) db.exec(sql);
+      const calendar = new SeriesCalendar(seed, historyStart, anchorDay);
+      const sim = new BarSimulator(
+        calendar.allDays.length,
+        generateFx(Random.fromSeed(seed, "fx"), historyStart, anchorDay),
+      );
+      const bars = Random.fromSeed(seed, "bars");
+      const daily: RowWriter & { flush(): void } = new BatchInserter(db, "daily_bars", BAR_COLUMNS, NO_PROGRESS);
+      const intraday: RowWriter & { flush(): void } = new BatchInserter(db, "intraday_bars", BAR_COLUMNS, NO_PROGRESS);
+      db.exec("BEGIN");
+      for (const p of job.paths) {
+        const spec = calendar.spec(p);
+        if (p.fxBase !== undefined) {
+          spec.fxBase = p.fxBase;
+          spec.fxQuote = p.fxQuote;
+        }
+        sim.run(spec, bars.fork(spec.stream), daily, intraday);
+        Atomics.add(control, 1, 1);
+      }
+      daily.flush();
+      intraday.flush();
+      db.exec("COMMIT");
+    } finally {
+      db.close();
+    }
+    Atomics.store(control, 0, 1);
+  } catch {
+    Atomics.store(control, 0, 2);
+  }
+  Atomics.notify(control, 0);
+}
+
+/** The quote-only paths; both threads take them from a shared counter. Shared buffers only, so nothing is copied. */
 export interface QuoteJob {
   seed: number;
   historyStart: number;
@@ -120,7 +193,7 @@ function quoteOf(calendar: SeriesCalendar, sim: BarSimulator, bars: Random, row:
  * The worker file beside this one, with this file's extension: `.js` under dist/, `.ts` from source, where the
  * worker registers the TypeScript loader itself (as sample.store.ts does for the build worker).
  */
-function startHelper(job: QuoteJob): Worker {
+function startHelper(job: HelperJob): Worker {
   const ext = path.extname(__filename);
   const file = path.join(__dirname, `sample.quotes.worker${ext}`);
   if (ext !== ".ts") return new Worker(file, { workerData: job });
@@ -138,7 +211,16 @@ export class OffloadedQuotes {
   private readonly ids: Set<number>;
   private worker: Worker | null = null;
 
-  constructor(seed: number, historyStart: number, anchorDay: number, rows: readonly SeriesRow[], helper: boolean) {
+  private readonly bars: BarsJob | null;
+
+  constructor(
+    seed: number,
+    historyStart: number,
+    anchorDay: number,
+    rows: readonly SeriesRow[],
+    helper: boolean,
+    bars: Omit<BarsJob, "control"> | null,
+  ) {
     const count = rows.length;
     this.job = {
       seed,
@@ -153,9 +235,11 @@ export class OffloadedQuotes {
     rows.forEach((r, i) => packRow(packed, i, r));
     this.listingIds = rows.map((r) => r.listingId);
     this.ids = new Set(this.listingIds);
-    if (helper && count > 0) {
+    this.bars = helper && bars ? { ...bars, control: new SharedArrayBuffer(8) } : null;
+    if (this.bars) rmSync(this.bars.file, { force: true });
+    if (helper && (count > 0 || this.bars)) {
       try {
-        this.worker = startHelper(this.job);
+        this.worker = startHelper({ bars: this.bars, quotes: this.job });
         // An error in the helper only leaves its paths to the build thread; it must not end the process.
         this.worker.on("error", () => undefined);
         this.worker.unref();
@@ -163,6 +247,39 @@ export class OffloadedQuotes {
         this.worker = null;
       }
     }
+  }
+
+  /** Whether the helper was given the stored paths' bars (the build then only runs them for their quotes). */
+  get barsHanded(): boolean {
+    return this.bars !== null && this.worker !== null;
+  }
+
+  /**
+   * The helper's file of stored bars once written, or null when the build must write them itself (no helper, or
+   * it failed or made no progress for STALL_MS: it is then stopped, and its quote-only paths fall to the build).
+   */
+  awaitBars(): string | null {
+    const job = this.bars;
+    if (!job || !this.worker) return null;
+    const control = new Int32Array(job.control);
+    let seen = -1;
+    for (;;) {
+      const status = Atomics.load(control, 0);
+      if (status === 1) return job.file;
+      if (status === 2) break;
+      const done = Atomics.load(control, 1);
+      if (done === seen) break;
+      seen = done;
+      Atomics.wait(control, 0, 0, STALL_MS);
+    }
+    void this.worker.terminate();
+    this.worker = null;
+    return null;
+  }
+
+  /** Removes the helper's file of bars. */
+  discardBars(): void {
+    if (this.bars) rmSync(this.bars.file, { force: true });
   }
 
   /** Whether this listing's quote comes from here. */

@@ -1,8 +1,11 @@
 import { workerData } from "node:worker_threads";
-import { runQuoteJob, type QuoteJob } from "./sample.quotes";
+import { runBarsJob, runQuoteJob, type HelperJob } from "./sample.quotes";
 
 /**
- * The helper thread of a sample store build (started by sample.quotes.ts): runs paths not stored for their quotes,
- * taking them from the counter it shares with the build thread, until none is left.
+ * The helper thread of a sample store build (started by sample.quotes.ts): writes the stored paths' bars into its
+ * scratch file, then runs paths not stored for their quotes, taking them from the counter it shares with the build
+ * thread, until none is left.
  */
-runQuoteJob(workerData as QuoteJob);
+const job = workerData as HelperJob;
+if (job.bars) runBarsJob(job.bars, job.quotes.seed, job.quotes.historyStart, job.quotes.anchorDay);
+runQuoteJob(job.quotes);
