@@ -33,7 +33,7 @@ import {
   seriesRowValues,
   type SeriesRow,
 } from "./sample.series";
-import { OffloadedQuotes, type StoredPath } from "./sample.quotes";
+import { BuildHelper, type StoredPath } from "./sample.helper";
 import { generateStocks } from "./sample.securities";
 
 /**
@@ -358,7 +358,7 @@ export class SampleGenerator {
    * changes no row.
    */
   write(sink: SampleSink): void {
-    const offloaded = this.offload(sink);
+    const helper = this.offload(sink);
     this.writeReference(sink);
     this.writeFx(sink);
     // Financials first: the securities rows carry their trailing totals (keys are checked once, at the end).
@@ -371,9 +371,9 @@ export class SampleGenerator {
     this.writeCorporateActions(sink);
     this.dividends.clear();
     this.writeIndices(sink);
-    const stats = this.writeBars(sink, offloaded);
-    this.adoptBars(sink, offloaded);
-    offloaded.collect(stats);
+    const stats = this.writeBars(sink, helper);
+    this.adoptBars(sink, helper);
+    helper.collect(stats);
     this.writeQuotes(sink, stats);
   }
 
@@ -382,7 +382,7 @@ export class SampleGenerator {
    * adopts (when it has one), and the paths run only for their quote that no secondary listing follows (the
    * simulator must still hold a primary's path when its secondaries come).
    */
-  private offload(sink: SampleSink): OffloadedQuotes {
+  private offload(sink: SampleSink): BuildHelper {
     const plans = this.historySpecs();
     const rows: SeriesRow[] = [];
     const stored: StoredPath[] = [];
@@ -397,20 +397,20 @@ export class SampleGenerator {
     const bars = side
       ? { file: side.file, tables: [side.schema("daily_bars"), side.schema("intraday_bars")], paths: stored }
       : null;
-    return new OffloadedQuotes(ctx.seed, ctx.historyStart, ctx.anchorDay, rows, this.helperThread, bars);
+    return new BuildHelper(ctx.seed, ctx.historyStart, ctx.anchorDay, rows, this.helperThread, bars);
   }
 
   /** The helper's stored bars, adopted whole; or, without them, written here after all. */
-  private adoptBars(sink: SampleSink, offloaded: OffloadedQuotes): void {
-    if (!offloaded.barsHanded) return;
-    const file = offloaded.awaitBars();
+  private adoptBars(sink: SampleSink, helper: BuildHelper): void {
+    if (!helper.barsHanded) return;
+    const file = helper.awaitBars();
     try {
       if (file && sink.side) {
         sink.side.adopt(file, ["daily_bars", "intraday_bars"]);
         return;
       }
     } finally {
-      offloaded.discardBars();
+      helper.discardBars();
     }
     sink.beginStage("price history");
     const daily = sink.table("daily_bars", BAR_COLUMNS);
@@ -536,14 +536,14 @@ export class SampleGenerator {
     sink.endStage();
   }
 
-  private writeBars(sink: SampleSink, offloaded: OffloadedQuotes): Map<number, QuoteStats> {
+  private writeBars(sink: SampleSink, helper: BuildHelper): Map<number, QuoteStats> {
     const ctx = this.ctx;
     sink.beginStage("price history");
     const daily = sink.table("daily_bars", BAR_COLUMNS);
     const intraday = sink.table("intraday_bars", BAR_COLUMNS);
     // With the bars handed to the helper, stored paths run here only for their quotes (and are kept in case the
     // helper fails, to be written after all).
-    const handed = offloaded.barsHanded;
+    const handed = helper.barsHanded;
     const series = sink.table("sample_series", SERIES_COLUMNS);
     const sim = new BarSimulator(this.calendar.allDays.length, ctx.fx);
     const stats = new Map<number, QuoteStats>();
@@ -585,7 +585,7 @@ export class SampleGenerator {
         spec = this.calendar.spec(row);
       }
       if (p.spec) primaryRow = row;
-      if (offloaded.has(row.listingId)) {
+      if (helper.has(row.listingId)) {
         series.write(seriesRowValues(spec, false));
         continue;
       }

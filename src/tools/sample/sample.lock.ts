@@ -41,7 +41,7 @@ function processAlive(pid: number): boolean {
 }
 
 export function removeDatabaseFiles(file: string): void {
-  // `.side`: the build's helper thread writes the stored bars there (sample.quotes.ts).
+  // `.side`: the build's helper thread writes the stored bars there (sample.helper.ts).
   for (const suffix of ["", "-wal", "-shm", "-journal", ".side"]) rmSync(file + suffix, { force: true });
 }
 

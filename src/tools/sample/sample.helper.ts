@@ -195,7 +195,7 @@ function quoteOf(calendar: SeriesCalendar, sim: BarSimulator, bars: Random, row:
  */
 function startHelper(job: HelperJob): Worker {
   const ext = path.extname(__filename);
-  const file = path.join(__dirname, `sample.quotes.worker${ext}`);
+  const file = path.join(__dirname, `sample.helper.worker${ext}`);
   if (ext !== ".ts") return new Worker(file, { workerData: job });
   const loader = require.resolve("@swc-node/register");
   return new Worker(`require(${JSON.stringify(loader)}); require(${JSON.stringify(file)});`, {
@@ -204,8 +204,8 @@ function startHelper(job: HelperJob): Worker {
   });
 }
 
-/** The quotes of a set of paths not stored, under way in a helper thread from construction. */
-export class OffloadedQuotes {
+/** A build's helper thread, under way from construction: the stored bars (when given a file), then quote-only paths. */
+export class BuildHelper {
   private readonly job: QuoteJob;
   private readonly listingIds: number[];
   private readonly ids: Set<number>;
