@@ -44,7 +44,7 @@ function loaderOf(ctx: Context, dbPath: string): DataLoader<MetricsJobItem, Offl
         ctx.source.stats.queries += result.queries;
         return result.answers.map((a) =>
           a.ok
-            ? offloaded(a, result.packed)
+            ? helper(a, result.packed)
             : a.noCloses
               ? new NoClosesError(a.notFound)
               : new NotFoundError(a.notFound),
@@ -59,7 +59,7 @@ function loaderOf(ctx: Context, dbPath: string): DataLoader<MetricsJobItem, Offl
 
 type Answered = Extract<MetricsJobResult["answers"][number], { ok: true }>;
 
-function offloaded(a: Answered, packed: Float64Array): OffloadedMetrics {
+function helper(a: Answered, packed: Float64Array): OffloadedMetrics {
   let series: SeriesPoint[] | undefined;
   const view = packed.subarray(a.offset * 4, (a.offset + a.points) * 4);
   return {
@@ -97,7 +97,7 @@ export function offloadPath(ctx: Context): string | null {
   return path === ":memory:" || path === "" ? null : path;
 }
 
-export function offloadedMetrics(ctx: Context, dbPath: string, item: MetricsJobItem): Promise<OffloadedMetrics> {
+export function helperMetrics(ctx: Context, dbPath: string, item: MetricsJobItem): Promise<OffloadedMetrics> {
   return loaderOf(ctx, dbPath).load(item);
 }
 

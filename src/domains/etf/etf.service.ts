@@ -5,7 +5,7 @@ import type { CountryWeight, SectorWeight } from "../exposure/exposure.types";
 import { resolveInstrument, type SecurityRef } from "../instrument/instrument.service";
 import type { EtfProfileRow, HoldingRow, InstrumentRow } from "../../sources/data-source";
 import type { EtfMetricsArgs } from "./etf.args";
-import { NoClosesError, nextTurn, offloadedMetrics, offloadPath, type OffloadedMetrics } from "./etf.metrics.jobs";
+import { NoClosesError, nextTurn, helperMetrics, offloadPath, type OffloadedMetrics } from "./etf.metrics.jobs";
 import {
   computeMetrics,
   convertCloses,
@@ -264,7 +264,7 @@ export async function etfMetrics(ctx: Context, etf: Etf, args: EtfMetricsArgs): 
     // Off the event loop: a worker reads the closes and does the maths (etf.metrics.worker.ts).
     const listingId = etf.row.listing.id;
     const item = { listingId, from, to, resolution, listingCurrency: etf.currency, currency, symbol: etf.symbol };
-    const m = await offloadedMetrics(ctx, dbPath, item).catch((e: unknown) => {
+    const m = await helperMetrics(ctx, dbPath, item).catch((e: unknown) => {
       if (e instanceof NoClosesError) return null;
       throw e;
     });

@@ -34,6 +34,7 @@ import {
   seriesRowValues,
   type SeriesRow,
 } from "./sample.series";
+import { BuildHelper, type StoredPath } from "./sample.helper";
 import { generateStocks } from "./sample.securities";
 
 /** Exchanges in Germany: a security listed on one carries a WKN. */
@@ -50,15 +51,27 @@ export interface SampleSink {
   beginStage(name: string): void;
   table(name: string, columns: readonly string[]): RowWriter;
   endStage(): void;
+  /**
+   * Where a helper thread may build whole tables for the sink to adopt (absent: the build writes every row itself):
+   * a scratch file, the sink's CREATE TABLE of a table, and the adoption, run between stages.
+   */
+  readonly side?: {
+    file: string;
+    schema(table: string): string;
+    adopt(file: string, tables: readonly string[]): void;
+  };
 }
 
 export interface GenerateOptions {
   seed: number;
   anchorDate: string;
   scale?: number;
+  /** Runs the quote-only paths in a helper thread as well (default); false keeps the build in one thread. */
+  helperThread?: boolean;
 }
 
 const US_SESSION_START = 13 * 3600 + 30 * 60;
+const BAR_COLUMNS = ["listing_id", "t", "o", "h", "l", "c", "v"];
 
 /** Years of daily history of the listings that are neither the largest nor stored (at least this much). */
 export const RECENT_HISTORY_YEARS = 2;
@@ -85,10 +98,14 @@ export class SampleGenerator {
   readonly indices: IndexDef[];
   readonly calendar: SeriesCalendar;
   private specs: PlannedSeries[] | undefined;
+  private readonly helperThread: boolean;
+  /** Stored paths whose bars the helper writes, kept to write them here should it fail. */
+  private readonly storedSpecs: HistorySpec[] = [];
 
   constructor(opts: GenerateOptions) {
     const ctx = createContext(opts.seed, opts.anchorDate, opts.scale ?? 1);
     this.ctx = ctx;
+    this.helperThread = opts.helperThread ?? true;
     this.calendar = new SeriesCalendar(ctx.seed, ctx.historyStart, ctx.anchorDay);
 
     this.stocks = generateStocks(ctx, 1);
@@ -338,19 +355,74 @@ export class SampleGenerator {
     return planned;
   }
 
-  /** Streams every table to `sink`, one stage at a time. */
+  /**
+   * Streams every table to `sink`, one stage at a time, once: what a stage has written and no later stage reads
+   * (holdings, dividends) is dropped after it, so the price history, the stage that allocates most, runs on a
+   * smaller heap. Each table is still written in one stage, in primary-key order, so the order of the stages
+   * changes no row.
+   */
   write(sink: SampleSink): void {
+    const helper = this.offload(sink);
     this.writeReference(sink);
     this.writeFx(sink);
     // Financials first: the securities rows carry their trailing totals (keys are checked once, at the end).
     this.writeFinancials(sink);
     this.writeSecurities(sink);
-    const stats = this.writeBars(sink);
-    this.writeQuotes(sink, stats);
     this.writeEtfs(sink);
+    for (const e of this.etfs) e.holdings = [];
     this.writeFunds(sink);
+    for (const f of this.funds) f.holdings = [];
     this.writeCorporateActions(sink);
+    this.dividends.clear();
     this.writeIndices(sink);
+    const stats = this.writeBars(sink, helper);
+    this.adoptBars(sink, helper);
+    helper.collect(stats);
+    this.writeQuotes(sink, stats);
+  }
+
+  /**
+   * What a helper thread runs while the tables are written: the stored paths' bars, into a scratch file the sink
+   * adopts (when it has one), and the paths run only for their quote that no secondary listing follows (the
+   * simulator must still hold a primary's path when its secondaries come).
+   */
+  private offload(sink: SampleSink): BuildHelper {
+    const plans = this.historySpecs();
+    const rows: SeriesRow[] = [];
+    const stored: StoredPath[] = [];
+    for (let i = 0; i < plans.length; i++) {
+      const p = plans[i] as PlannedSeries;
+      if (!p.row) continue;
+      if (p.stored) stored.push({ ...p.row, fxBase: p.spec.fxBase, fxQuote: p.spec.fxQuote });
+      else if (p.row.style !== "fx" && plans[i + 1]?.primary !== p.row.listingId) rows.push(p.row);
+    }
+    const ctx = this.ctx;
+    const side = sink.side;
+    const bars = side
+      ? { file: side.file, tables: [side.schema("daily_bars"), side.schema("intraday_bars")], paths: stored }
+      : null;
+    return new BuildHelper(ctx.seed, ctx.historyStart, ctx.anchorDay, rows, this.helperThread, bars);
+  }
+
+  /** The helper's stored bars, adopted whole; or, without them, written here after all. */
+  private adoptBars(sink: SampleSink, helper: BuildHelper): void {
+    if (!helper.barsHanded) return;
+    const file = helper.awaitBars();
+    try {
+      if (file && sink.side) {
+        sink.side.adopt(file, ["daily_bars", "intraday_bars"]);
+        return;
+      }
+    } finally {
+      helper.discardBars();
+    }
+    sink.beginStage("price history");
+    const daily = sink.table("daily_bars", BAR_COLUMNS);
+    const intraday = sink.table("intraday_bars", BAR_COLUMNS);
+    const sim = new BarSimulator(this.calendar.allDays.length, this.ctx.fx);
+    const r = this.ctx.rng("bars");
+    for (const p of this.storedSpecs) sim.run(p, r.fork(p.stream), daily, intraday);
+    sink.endStage();
   }
 
   /** Rows the write will produce, for progress reporting. */
@@ -472,25 +544,31 @@ export class SampleGenerator {
     sink.endStage();
   }
 
-  private writeBars(sink: SampleSink): Map<number, QuoteStats> {
+  private writeBars(sink: SampleSink, helper: BuildHelper): Map<number, QuoteStats> {
     const ctx = this.ctx;
     sink.beginStage("price history");
-    const bars = ["listing_id", "t", "o", "h", "l", "c", "v"];
-    const daily = sink.table("daily_bars", bars);
-    const intraday = sink.table("intraday_bars", bars);
+    const daily = sink.table("daily_bars", BAR_COLUMNS);
+    const intraday = sink.table("intraday_bars", BAR_COLUMNS);
+    // With the bars handed to the helper, stored paths run here only for their quotes (and are kept in case the
+    // helper fails, to be written after all).
+    const handed = helper.barsHanded;
     const series = sink.table("sample_series", SERIES_COLUMNS);
     const sim = new BarSimulator(this.calendar.allDays.length, ctx.fx);
     const stats = new Map<number, QuoteStats>();
-    const rows = new Map<number, SeriesRow>();
     const r = ctx.rng("bars");
     const qr = ctx.rng("quotes");
     const listingById = new Map(this.listings.map((l) => [l.id, l]));
-    for (const p of this.historySpecs()) {
+    // Each plan is dropped once run (nothing after this stage reads them): popped from the end of a reversed copy.
+    const planned = this.historySpecs().slice().reverse();
+    this.specs = undefined;
+    let primaryRow: SeriesRow | undefined;
+    for (let p = planned.pop(); p !== undefined; p = planned.pop()) {
       let spec = p.spec;
       let row = p.row;
       if (!spec || !row) {
         // A secondary listing: its primary's path converted at the last day's rate, as its quote was before.
-        const primaryRow = rows.get(p.primary as number) as SeriesRow;
+        if (primaryRow?.listingId !== p.primary)
+          throw new Error(`listing ${p.listing?.id}: its primary is not the last path`);
         const primaryQuote = stats.get(p.primary as number) as QuoteStats;
         const primary = listingById.get(p.primary as number) as Listing;
         const l = p.listing as Listing;
@@ -514,11 +592,17 @@ export class SampleGenerator {
         };
         spec = this.calendar.spec(row);
       }
-      rows.set(row.listingId, row);
+      if (p.spec) primaryRow = row;
+      if (helper.has(row.listingId)) {
+        series.write(seriesRowValues(spec, false));
+        continue;
+      }
       // A secondary listing comes right after its primary, whose path the simulator still holds.
-      const q = p.stored
-        ? sim.run(spec, r.fork(spec.stream), daily, intraday)
-        : sim.quoteOnly(spec, r.fork(spec.stream), p.spec === null);
+      if (p.stored && handed) this.storedSpecs.push(spec);
+      const q =
+        p.stored && !handed
+          ? sim.run(spec, r.fork(spec.stream), daily, intraday)
+          : sim.quoteOnly(spec, r.fork(spec.stream), p.spec === null);
       stats.set(spec.listingId, q);
       series.write(seriesRowValues(spec, p.stored));
     }

@@ -41,7 +41,8 @@ function processAlive(pid: number): boolean {
 }
 
 export function removeDatabaseFiles(file: string): void {
-  for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(file + suffix, { force: true });
+  // `.side`: the build's helper thread writes the stored bars there (sample.helper.ts).
+  for (const suffix of ["", "-wal", "-shm", "-journal", ".side"]) rmSync(file + suffix, { force: true });
 }
 
 function lockPath(store: string): string {
@@ -179,8 +180,8 @@ function seconds(since: number): string {
 }
 
 /**
- * Removes `<store>.building-<pid>` files (and their -wal, -shm, -journal) whose process is dead, or whose pid is ours
- * while we are not building (an earlier life of this pid). Call it only when no live process holds the lock.
+ * Removes `<store>.building-<pid>` files (and their -wal, -shm, -journal, .side) whose process is dead, or whose pid
+ * is ours while we are not building (an earlier life of this pid). Call it only when no live process holds the lock.
  */
 export function removeLeftoverScratchFiles(store: string, log: (msg: string) => void): void {
   const dir = path.dirname(store);
@@ -188,7 +189,7 @@ export function removeLeftoverScratchFiles(store: string, log: (msg: string) => 
   const seen = new Set<string>();
   for (const name of readdirSync(dir)) {
     if (!name.startsWith(prefix)) continue;
-    const base = name.replace(/-(wal|shm|journal)$/, "");
+    const base = name.replace(/(-(wal|shm|journal)|\.side)$/, "");
     if (seen.has(base)) continue;
     seen.add(base);
     const pid = Number(base.slice(prefix.length));
@@ -197,7 +198,7 @@ export function removeLeftoverScratchFiles(store: string, log: (msg: string) => 
     if (!ours && processAlive(pid)) continue;
     const full = path.join(dir, base);
     let bytes = 0;
-    for (const suffix of ["", "-wal", "-shm", "-journal"]) {
+    for (const suffix of ["", "-wal", "-shm", "-journal", ".side"]) {
       try {
         bytes += statSync(full + suffix).size;
       } catch {

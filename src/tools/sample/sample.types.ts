@@ -11,6 +11,11 @@ export interface SampleOptions {
    * documented data set.
    */
   scale?: number;
+  /**
+   * Runs the paths built only for their quote in a helper thread too (default true); false keeps the build in the
+   * calling thread. Either gives the same store.
+   */
+  helperThread?: boolean;
 }
 
 export interface SampleSummary {

@@ -54,7 +54,8 @@ describe("sample store lock and leftovers", () => {
     const dead = deadPid();
     const alive = livingProcess();
     living.push(alive);
-    for (const suffix of ["", "-wal", "-shm"]) writeFileSync(`${store}.building-${dead}${suffix}`, "x".repeat(1024));
+    for (const suffix of ["", "-wal", "-shm", ".side"])
+      writeFileSync(`${store}.building-${dead}${suffix}`, "x".repeat(1024));
     writeFileSync(`${store}.building-${alive.pid}`, "x");
 
     const result = await ensureSampleStore(store, { ...OPTS, log });

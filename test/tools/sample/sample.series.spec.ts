@@ -84,6 +84,42 @@ describe("computed daily paths", () => {
     }
   });
 
+  it("end in their listing's quote, for every path not stored (those the build ran in its helper thread too)", () => {
+    const m = meta();
+    const synth = new SeriesSynthesizer(
+      new SeriesCalendar(
+        Number(m.get("seed")),
+        parseDay(m.get("history_start") as string),
+        parseDay(m.get("anchor_date") as string),
+      ),
+    );
+    const rows = db.prepare("SELECT * FROM sample_series WHERE stored = 0 ORDER BY listing_id").all() as Record<
+      string,
+      unknown
+    >[];
+    expect(rows.length).toBeGreaterThan(1000);
+    const quoteOf = db.prepare("SELECT t, c, o, h, l, pc, v, ma50, ma200, avg_volume FROM quotes WHERE listing_id = ?");
+    const mismatched: unknown[] = [];
+    for (const r of rows) {
+      const { quote } = synth.run(toSeriesRow(r));
+      const expected = {
+        t: Math.min(quote.t, ANCHOR_T),
+        c: quote.c,
+        o: quote.o,
+        h: quote.h,
+        l: quote.l,
+        pc: quote.pc,
+        v: quote.v,
+        ma50: quote.ma50,
+        ma200: quote.ma200,
+        avg_volume: quote.avgVolume,
+      };
+      const stored = quoteOf.get(r.listing_id) as typeof expected;
+      if (JSON.stringify(stored) !== JSON.stringify(expected)) mismatched.push({ id: r.listing_id, stored, expected });
+    }
+    expect(mismatched.slice(0, 3)).toEqual([]);
+  });
+
   it("answer a candle exactly as the stored rows did", async () => {
     const listing = db
       .prepare(

@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isValidCusip, isValidIsin } from "../../../src/tools/sample/sample.identifiers";
@@ -434,6 +434,32 @@ describe("sample store (scale 0.02)", () => {
     const again = path.join(dir, "again.db");
     await ensureSampleStore(again, { seed: SEED, anchorDate: ANCHOR, scale: SCALE, log: () => {} });
     expect(sha256(again)).toBe(sha256(file));
+  }, 60_000);
+
+  it("has the same content built in one thread as with the helper thread", () => {
+    // Every row of every table, in key order: the helper's tables are copied in whole, so pages may lie elsewhere.
+    const content = (d: Database.Database) => {
+      const h = createHash("sha256");
+      const tables = d.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as {
+        name: string;
+        sql: string;
+      }[];
+      for (const t of tables) {
+        h.update(t.sql);
+        for (const row of d.prepare(`SELECT * FROM "${t.name}"`).raw().iterate()) h.update(JSON.stringify(row));
+      }
+      return h.digest("hex");
+    };
+    const single = new Database(":memory:");
+    migrate(single);
+    fillSampleData(single, { seed: SEED, anchorDate: ANCHOR, scale: SCALE, helperThread: false });
+    const counts = (d: Database.Database) => d.prepare("SELECT count(*) FROM daily_bars").pluck().get();
+    expect(counts(db)).toBeGreaterThan(10_000);
+    expect(counts(single)).toBe(counts(db));
+    expect(content(single)).toBe(content(db));
+    single.close();
+    // The helper's scratch file of bars is gone once adopted.
+    expect(readdirSync(path.dirname(file)).filter((n) => n.includes(".side"))).toEqual([]);
   }, 60_000);
 
   it("gives a different data set for a different seed", () => {

@@ -1,0 +1,333 @@
+import Database from "better-sqlite3";
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+import { generateFx } from "./sample.forex";
+import { BatchInserter } from "./sample.insert";
+import { BarSimulator, type QuoteStats, type RowWriter } from "./sample.prices";
+import { Random } from "./sample.random";
+import { SeriesCalendar, type SeriesRow } from "./sample.series";
+
+/**
+ * The work of a sample build that runs beside it, in a helper thread: first
+ * the stored paths' bars, then the quotes of the paths that are not stored.
+ *
+ * The stored bars (10 M rows on the full sample) cost the build thread about
+ * as much again in SQLite as everything else it writes; the helper writes them
+ * into a scratch database of its own, which the build adopts whole (SQLite
+ * copies the records as they are) once its other tables are written.
+ *
+ * Running ~97,000 paths only for their last bar is about a third of the
+ * build's CPU (8 s of 25 on the full sample) and needs nothing the build
+ * writes, so a helper thread runs them while the build thread writes the
+ * other tables. Both threads take paths from one shared counter; when the
+ * build needs the quotes it runs whatever is left itself and waits only for
+ * the paths the helper has in hand. A path's quote is a pure function of its
+ * row and the seed, so which thread ran it changes nothing in the store, and
+ * a helper that never starts, or dies, only makes the build slower.
+ */
+
+/** Numbers per packed row (SeriesRow without `stored`, strings as codes). */
+const ROW_WIDTH = 19;
+/** Numbers per packed quote. */
+const QUOTE_WIDTH = 10;
+/** How long the build waits for one path the helper took before running it itself. */
+const STALL_MS = 10_000;
+
+/** A stored path as the helper is given it: its row, and the currencies of an fx path. */
+export type StoredPath = SeriesRow & { fxBase?: string; fxQuote?: string };
+
+/** The stored paths' bars, written by the helper into `file`. */
+export interface BarsJob {
+  file: string;
+  /** CREATE TABLE statements of daily_bars and intraday_bars, as the store has them. */
+  tables: string[];
+  paths: StoredPath[];
+  /** Int32: [0 running, 1 done, 2 failed; paths written]. */
+  control: SharedArrayBuffer;
+}
+
+/** What the helper thread is given. */
+export interface HelperJob {
+  bars: BarsJob | null;
+  quotes: QuoteJob;
+}
+
+const BAR_COLUMNS = ["listing_id", "t", "o", "h", "l", "c", "v"];
+const NO_PROGRESS = () => undefined;
+
+/** Writes the stored paths' bars into the job's file, in listing order (the helper runs this first). */
+export function runBarsJob(job: BarsJob, seed: number, historyStart: number, anchorDay: number): void {
+  const control = new Int32Array(job.control);
+  try {
+    const db = new Database(job.file);
+    try {
+      db.pragma("journal_mode = OFF");
+      db.pragma("synchronous = OFF");
+      db.pragma("cache_size = -16384");
+      for (const sql of job.tables) db.exec(sql);
+      const calendar = new SeriesCalendar(seed, historyStart, anchorDay);
+      const sim = new BarSimulator(
+        calendar.allDays.length,
+        generateFx(Random.fromSeed(seed, "fx"), historyStart, anchorDay),
+      );
+      const bars = Random.fromSeed(seed, "bars");
+      const daily: RowWriter & { flush(): void } = new BatchInserter(db, "daily_bars", BAR_COLUMNS, NO_PROGRESS);
+      const intraday: RowWriter & { flush(): void } = new BatchInserter(db, "intraday_bars", BAR_COLUMNS, NO_PROGRESS);
+      db.exec("BEGIN");
+      for (const p of job.paths) {
+        const spec = calendar.spec(p);
+        if (p.fxBase !== undefined) {
+          spec.fxBase = p.fxBase;
+          spec.fxQuote = p.fxQuote;
+        }
+        sim.run(spec, bars.fork(spec.stream), daily, intraday);
+        Atomics.add(control, 1, 1);
+      }
+      daily.flush();
+      intraday.flush();
+      db.exec("COMMIT");
+    } finally {
+      db.close();
+    }
+    Atomics.store(control, 0, 1);
+  } catch {
+    Atomics.store(control, 0, 2);
+  }
+  Atomics.notify(control, 0);
+}
+
+/** The quote-only paths; both threads take them from a shared counter. Shared buffers only, so nothing is copied. */
+export interface QuoteJob {
+  seed: number;
+  historyStart: number;
+  anchorDay: number;
+  count: number;
+  rows: SharedArrayBuffer;
+  quotes: SharedArrayBuffer;
+  /** Int32: [next path to take, then one done flag per path]. */
+  control: SharedArrayBuffer;
+}
+
+function packRow(out: Float64Array, at: number, r: SeriesRow): void {
+  const values = [
+    r.listingId,
+    r.stream,
+    r.market === "daily" ? 1 : 0,
+    r.style === "nav" ? 1 : 0,
+    r.firstDay,
+    r.lastDay,
+    r.finalPrice,
+    r.baseDecimals,
+    r.volatility,
+    r.beta,
+    r.drift,
+    r.volume,
+    r.volumeShare,
+    r.meanReversion,
+    r.withFactor ? 1 : 0,
+    r.gaps ? 1 : 0,
+    r.intradayBars,
+    r.sessionStart,
+    r.closeSecond,
+  ];
+  out.set(values, at * ROW_WIDTH);
+}
+
+function unpackRow(rows: Float64Array, i: number): SeriesRow {
+  const x = (k: number) => rows[i * ROW_WIDTH + k] as number;
+  return {
+    listingId: x(0),
+    stream: x(1),
+    market: x(2) === 1 ? "daily" : "weekday",
+    style: x(3) === 1 ? "nav" : "ohlc",
+    firstDay: x(4),
+    lastDay: x(5),
+    finalPrice: x(6),
+    baseDecimals: x(7),
+    volatility: x(8),
+    beta: x(9),
+    drift: x(10),
+    volume: x(11),
+    volumeShare: x(12),
+    meanReversion: x(13),
+    withFactor: x(14) === 1,
+    gaps: x(15) === 1,
+    intradayBars: x(16),
+    sessionStart: x(17),
+    closeSecond: x(18),
+    stored: false,
+  };
+}
+
+const nullable = (v: number | null) => (v === null ? NaN : v);
+const orNull = (v: number) => (Number.isNaN(v) ? null : v);
+
+/** Runs the paths of a job from its shared counter until none is left (both threads run this). */
+export function runQuoteJob(job: QuoteJob): void {
+  const rows = new Float64Array(job.rows);
+  const quotes = new Float64Array(job.quotes);
+  const control = new Int32Array(job.control);
+  const calendar = new SeriesCalendar(job.seed, job.historyStart, job.anchorDay);
+  const sim = new BarSimulator(calendar.allDays.length, null);
+  const bars = Random.fromSeed(job.seed, "bars");
+  for (;;) {
+    const i = Atomics.add(control, 0, 1);
+    if (i >= job.count) return;
+    const q = quoteOf(calendar, sim, bars, unpackRow(rows, i));
+    quotes.set(
+      [q.t, q.o, q.h, q.l, q.c, q.pc, q.v, nullable(q.ma50), nullable(q.ma200), nullable(q.avgVolume)],
+      i * QUOTE_WIDTH,
+    );
+    Atomics.store(control, 1 + i, 1);
+    Atomics.notify(control, 1 + i);
+  }
+}
+
+function quoteOf(calendar: SeriesCalendar, sim: BarSimulator, bars: Random, row: SeriesRow): QuoteStats {
+  const spec = calendar.spec(row);
+  return sim.quoteOnly(spec, bars.fork(spec.stream), false);
+}
+
+/**
+ * The worker file beside this one, with this file's extension: `.js` under dist/, `.ts` from source, where the
+ * worker registers the TypeScript loader itself (as sample.store.ts does for the build worker).
+ */
+function startHelper(job: HelperJob): Worker {
+  const ext = path.extname(__filename);
+  const file = path.join(__dirname, `sample.helper.worker${ext}`);
+  if (ext !== ".ts") return new Worker(file, { workerData: job });
+  const loader = require.resolve("@swc-node/register");
+  return new Worker(`require(${JSON.stringify(loader)}); require(${JSON.stringify(file)});`, {
+    eval: true,
+    workerData: job,
+  });
+}
+
+/** A build's helper thread, under way from construction: the stored bars (when given a file), then quote-only paths. */
+export class BuildHelper {
+  private readonly job: QuoteJob;
+  private readonly listingIds: number[];
+  private readonly ids: Set<number>;
+  private worker: Worker | null = null;
+
+  private readonly bars: BarsJob | null;
+
+  constructor(
+    seed: number,
+    historyStart: number,
+    anchorDay: number,
+    rows: readonly SeriesRow[],
+    helper: boolean,
+    bars: Omit<BarsJob, "control"> | null,
+  ) {
+    const count = rows.length;
+    this.job = {
+      seed,
+      historyStart,
+      anchorDay,
+      count,
+      rows: new SharedArrayBuffer(Math.max(1, count * ROW_WIDTH) * 8),
+      quotes: new SharedArrayBuffer(Math.max(1, count * QUOTE_WIDTH) * 8),
+      control: new SharedArrayBuffer((count + 1) * 4),
+    };
+    const packed = new Float64Array(this.job.rows);
+    rows.forEach((r, i) => packRow(packed, i, r));
+    this.listingIds = rows.map((r) => r.listingId);
+    this.ids = new Set(this.listingIds);
+    this.bars = helper && bars ? { ...bars, control: new SharedArrayBuffer(8) } : null;
+    if (this.bars) rmSync(this.bars.file, { force: true });
+    if (helper && (count > 0 || this.bars)) {
+      try {
+        this.worker = startHelper({ bars: this.bars, quotes: this.job });
+        // An error in the helper only leaves its paths to the build thread; it must not end the process.
+        this.worker.on("error", () => undefined);
+        this.worker.unref();
+      } catch {
+        this.worker = null;
+      }
+    }
+  }
+
+  /** Whether the helper was given the stored paths' bars (the build then only runs them for their quotes). */
+  get barsHanded(): boolean {
+    return this.bars !== null && this.worker !== null;
+  }
+
+  /**
+   * The helper's file of stored bars once written, or null when the build must write them itself (no helper, or
+   * it failed or made no progress for STALL_MS: it is then stopped, and its quote-only paths fall to the build).
+   */
+  awaitBars(): string | null {
+    const job = this.bars;
+    if (!job || !this.worker) return null;
+    const control = new Int32Array(job.control);
+    let seen = -1;
+    for (;;) {
+      const status = Atomics.load(control, 0);
+      if (status === 1) return job.file;
+      if (status === 2) break;
+      const done = Atomics.load(control, 1);
+      if (done === seen) break;
+      seen = done;
+      Atomics.wait(control, 0, 0, STALL_MS);
+    }
+    void this.worker.terminate();
+    this.worker = null;
+    return null;
+  }
+
+  /** Removes the helper's file of bars. */
+  discardBars(): void {
+    if (this.bars) rmSync(this.bars.file, { force: true });
+  }
+
+  /** Whether this listing's quote comes from here. */
+  has(listingId: number): boolean {
+    return this.ids.has(listingId);
+  }
+
+  /** Every quote, by listing id: runs what the helper has not taken, then waits for what it has. */
+  collect(into: Map<number, QuoteStats>): void {
+    const job = this.job;
+    runQuoteJob(job);
+    const control = new Int32Array(job.control);
+    const quotes = new Float64Array(job.quotes);
+    let fallback: { calendar: SeriesCalendar; sim: BarSimulator; bars: Random } | null = null;
+    const rows = new Float64Array(job.rows);
+    for (let i = 0; i < job.count; i++) {
+      if (Atomics.load(control, 1 + i) !== 1 && Atomics.wait(control, 1 + i, 0, STALL_MS) === "timed-out") {
+        if (Atomics.load(control, 1 + i) !== 1) {
+          // The helper took this path and stalled or died: run it here (same numbers).
+          if (!fallback) {
+            const calendar = new SeriesCalendar(job.seed, job.historyStart, job.anchorDay);
+            fallback = {
+              calendar,
+              sim: new BarSimulator(calendar.allDays.length, null),
+              bars: Random.fromSeed(job.seed, "bars"),
+            };
+          }
+          const q = quoteOf(fallback.calendar, fallback.sim, fallback.bars, unpackRow(rows, i));
+          into.set(this.listingIds[i] as number, q);
+          continue;
+        }
+      }
+      const b = i * QUOTE_WIDTH;
+      const at = (k: number) => quotes[b + k] as number;
+      into.set(this.listingIds[i] as number, {
+        t: at(0),
+        o: at(1),
+        h: at(2),
+        l: at(3),
+        c: at(4),
+        pc: at(5),
+        v: at(6),
+        ma50: orNull(at(7)),
+        ma200: orNull(at(8)),
+        avgVolume: orNull(at(9)),
+      });
+    }
+    void this.worker?.terminate();
+    this.worker = null;
+  }
+}
