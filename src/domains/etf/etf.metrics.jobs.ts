@@ -43,11 +43,7 @@ function loaderOf(ctx: Context, dbPath: string): DataLoader<MetricsJobItem, Offl
         // The worker's statements are this request's store reads: tests and the bench count them.
         ctx.source.stats.queries += result.queries;
         return result.answers.map((a) =>
-          a.ok
-            ? helper(a, result.packed)
-            : a.noCloses
-              ? new NoClosesError(a.notFound)
-              : new NotFoundError(a.notFound),
+          a.ok ? helper(a, result.packed) : a.noCloses ? new NoClosesError(a.notFound) : new NotFoundError(a.notFound),
         );
       },
       { cacheKeyFn: keyOf },
