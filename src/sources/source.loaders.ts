@@ -1,6 +1,5 @@
 import DataLoader from "dataloader";
 import type {
-  BarCoverageRow,
   BarRangeKey,
   BarRow,
   DividendRow,
@@ -114,10 +113,6 @@ const LOADERS = {
     "bars",
     (source, o) =>
       new DataLoader<BarRangeKey, BarRow[], string>((keys) => source.getIntradayBars(keys), { ...o, cacheKeyFn: key }),
-  ),
-  barCoverage: spec(
-    "bars",
-    (source, o) => new DataLoader<number, BarCoverageRow>((ids) => source.getBarCoverage(ids), o),
   ),
   fxRates: spec(
     "fx",
