@@ -12,6 +12,7 @@ export type ErrorCode =
   | "NOT_FOUND"
   | "NOT_AVAILABLE"
   | "ENDPOINT_REMOVED"
+  | "UPSTREAM_UNAVAILABLE"
   | "INTERNAL";
 
 export interface ErrorDetail {
@@ -102,6 +103,16 @@ export class EndpointRemovedError extends AppError {
 export class InternalError extends AppError {
   override name = "InternalError";
   readonly code = "INTERNAL";
+}
+
+/**
+ * Gateway mode: the upstream API could not answer (timeout, 5xx, refused connection, malformed JSON, an open
+ * circuit breaker, or its 401/403, which means our own configuration is wrong). A 500 with the request id, never
+ * the client's fault; the message names no host, key or upstream body.
+ */
+export class UpstreamUnavailableError extends AppError {
+  override name = "UpstreamUnavailableError";
+  readonly code = "UPSTREAM_UNAVAILABLE";
 }
 
 export function isAppError(e: unknown): e is AppError {

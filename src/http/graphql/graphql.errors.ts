@@ -13,6 +13,8 @@ const GRAPHQL_CODE: Record<ErrorCode, string> = {
   // The source does not serve this kind of data: NOT_FOUND for GraphQL clients, `reason` says which.
   NOT_AVAILABLE: "NOT_FOUND",
   ENDPOINT_REMOVED: "NOT_FOUND",
+  // The upstream failed (gateway mode): the service's fault, with `reason` saying whose.
+  UPSTREAM_UNAVAILABLE: "INTERNAL_SERVER_ERROR",
   INTERNAL: "INTERNAL_SERVER_ERROR",
 };
 

@@ -87,6 +87,7 @@ export const ERROR_CODES = [
   "NOT_FOUND",
   "NOT_AVAILABLE",
   "ENDPOINT_REMOVED",
+  "UPSTREAM_UNAVAILABLE",
   "INTERNAL",
 ] as const satisfies readonly ErrorCode[];
 
