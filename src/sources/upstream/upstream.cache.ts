@@ -59,6 +59,23 @@ export class UpstreamCache {
     }
   }
 
+  /** Resolves once Redis accepts commands, or after `timeoutMs` (the cache works from memory meanwhile). */
+  async ready(timeoutMs: number): Promise<boolean> {
+    const redis = this.redis;
+    if (!redis) return false;
+    if (redis.status === "ready") return true;
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => done(false), timeoutMs);
+      const onReady = () => done(true);
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        redis.off("ready", onReady);
+        resolve(ok);
+      };
+      redis.on("ready", onReady);
+    });
+  }
+
   get sharesViaRedis(): boolean {
     return this.redis !== undefined;
   }
