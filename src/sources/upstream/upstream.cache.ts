@@ -149,11 +149,17 @@ export class UpstreamCache {
   }
 
   async close(): Promise<void> {
-    if (!this.redis) return;
+    const redis = this.redis;
+    if (!redis) return;
+    // QUIT needs a connection; one still connecting (or retrying) is simply dropped, its reconnect timer with it.
+    if (redis.status !== "ready") {
+      redis.disconnect();
+      return;
+    }
     try {
-      await this.redis.quit();
+      await redis.quit();
     } catch {
-      this.redis.disconnect();
+      redis.disconnect();
     }
   }
 
