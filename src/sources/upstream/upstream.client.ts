@@ -432,3 +432,11 @@ class Client implements GatewayUpstreamClient {
 export function createUpstreamClient(config: Config, deps: UpstreamClientDeps = {}): GatewayUpstreamClient {
   return new Client(config.upstream, config.rateLimit, deps);
 }
+
+/**
+ * What /readyz says of the upstream: not ready while the breaker is open (nothing is sent; only stale answers or
+ * failures come back), ready otherwise. The body names the breaker's state and the last failure's kind, nothing else.
+ */
+export function upstreamReadiness(state: UpstreamState): { ready: boolean; upstream: UpstreamState } {
+  return { ready: state.breaker !== "open", upstream: state };
+}

@@ -1,4 +1,5 @@
 import { UpstreamUnavailableError } from "../../../src/platform/errors";
+import { upstreamReadiness } from "../../../src/sources/upstream/upstream.client";
 import type { UpstreamResult } from "../../../src/sources/upstream/upstream.types";
 import { metricValue, quote, startBench, type Bench } from "./upstream.fixture";
 
@@ -65,6 +66,9 @@ describe("the cache", () => {
     expect(bench.proxy.count()).toBe(2);
     expect(await metricValue(registry, 'mdg_upstream_cache_total{result="hit"}')).toBe(1);
     expect(await metricValue(registry, 'mdg_upstream_cache_total{result="miss"}')).toBe(2);
+    const calls = 'mdg_upstream_request_duration_seconds_count{endpoint="/v0/quote",outcome="ok"}';
+    expect(await metricValue(registry, calls)).toBe(2);
+    expect(await metricValue(registry, "mdg_upstream_breaker_state")).toBe(0);
   });
 
   it("keeps reference data an hour and bars a day", async () => {
@@ -182,6 +186,10 @@ describe("the circuit breaker", () => {
     expect(client.state().breaker).toBe("closed");
     await expect(client.request(quote(sym(29)))).rejects.toThrow(/5xx/);
     expect(client.state()).toEqual({ breaker: "open", lastFailure: "5xx" });
+    expect(upstreamReadiness(client.state())).toEqual({
+      ready: false,
+      upstream: { breaker: "open", lastFailure: "5xx" },
+    });
     expect(await metricValue(registry, "mdg_upstream_breaker_state")).toBe(2);
 
     bench.proxy.resetCounts();
