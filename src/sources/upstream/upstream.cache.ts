@@ -35,6 +35,7 @@ export class UpstreamCache {
   private readonly memory: LRUCache<string, CachedAnswer>;
   private readonly redis: Redis | undefined;
   private redisDownUntil = 0;
+  private closing = false;
 
   constructor(
     private readonly config: Pick<UpstreamConfig, "ttlSeconds" | "staleSeconds" | "cacheBytes">,
@@ -52,8 +53,8 @@ export class UpstreamCache {
         maxRetriesPerRequest: 0,
         commandTimeout: redisOpts.timeoutMs,
         connectTimeout: Math.max(1_000, redisOpts.timeoutMs),
-        retryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 5), 2_000),
-        lazyConnect: false,
+        // No reconnect once closing: a pending attempt would keep the process alive after close().
+        retryStrategy: (times) => (this.closing ? null : Math.min(100 * 2 ** Math.min(times, 5), 2_000)),
       });
       this.redis.on("error", redisOpts.onError);
     }
@@ -151,6 +152,7 @@ export class UpstreamCache {
   async close(): Promise<void> {
     const redis = this.redis;
     if (!redis) return;
+    this.closing = true;
     // QUIT needs a connection; one still connecting (or retrying) is simply dropped, its reconnect timer with it.
     if (redis.status !== "ready") {
       redis.disconnect();
