@@ -37,6 +37,8 @@ export function parseRetryAfter(value: string | string[] | undefined, nowMs: num
   const text = Array.isArray(value) ? value[0] : value;
   if (text === undefined || text.trim() === "") return undefined;
   if (/^\s*\d+\s*$/.test(text)) return Number(text) * 1000;
+  // An HTTP date names its day and month; Date.parse alone would read "-5" as a year.
+  if (!/[a-z]{3}/i.test(text)) return undefined;
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
 }
