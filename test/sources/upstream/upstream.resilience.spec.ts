@@ -115,7 +115,8 @@ describe("timeouts", () => {
   });
 
   it("serves the cached answer stale when the upstream is slow past the timeout", async () => {
-    const { client, clock } = bench.client({ MDG_UPSTREAM_TIMEOUT_MS: "300" });
+    // The default timeout: a shorter one could fail the first, cold call on a busy machine.
+    const { client, clock } = bench.client();
     const first = await client.request(quote(sym(6)));
     clock.advance(60_000);
     bench.proxy.fault({ kind: "hang" });
