@@ -282,6 +282,14 @@ describe("retries", () => {
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(950);
   });
 
+  it("takes a 403 with Retry-After (this contract's spent quota) as a wait, not as a refused key", async () => {
+    const { client, logs } = bench.client();
+    bench.proxy.fault({ kind: "status", status: 403, retryAfter: "0", times: 1 });
+    expect((await client.request(quote(sym(86)))).status).toBe(200);
+    expect(bench.proxy.count()).toBe(2);
+    expect(logs.filter((l) => l.includes("refused MDG_UPSTREAM_API_KEY"))).toEqual([]);
+  });
+
   it("fails at once when Retry-After is past the call's deadline, rather than wait for nothing", async () => {
     const { client } = bench.client();
     bench.proxy.fault({ kind: "status", status: 429, retryAfter: "30" });
