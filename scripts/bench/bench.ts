@@ -11,6 +11,7 @@ import { loadConfig } from "../../src/platform/config";
 import { openSources } from "../../src/sources/source.factory";
 import { CryptoPriceDocument, EtfProfileDocument, QuoteDocument } from "../../src/http/rest/rest.operations.generated";
 import { HEAVY_TARGETS, heavyNeighbour, type HeavyNeighbourResult } from "./heavy-neighbour";
+import { peerSection, type PeerSection } from "./peers/peers.bench";
 
 /**
  * `npm run bench`: the service (`node dist/main.js`) on the full generated
@@ -434,10 +435,12 @@ function gitRevision(): string {
  * Replaces the generated part of BENCHMARKS.md (between the markers) and keeps
  * what people wrote around it: the history of optimisations and its numbers.
  */
-function writeReport(generated: string): void {
+function writeReport(
+  generated: string,
+  START = "<!-- bench:start (written by npm run bench; edit outside the markers) -->",
+  END = "<!-- bench:end -->",
+): void {
   const file = join(ROOT, "BENCHMARKS.md");
-  const START = "<!-- bench:start (written by npm run bench; edit outside the markers) -->";
-  const END = "<!-- bench:end -->";
   const block = `${START}\n${generated.trim()}\n${END}`;
   const old = existsSync(file) ? readFileSync(file, "utf8") : "";
   const from = old.indexOf(START);
@@ -498,6 +501,40 @@ async function main(): Promise<number> {
     stopAll();
     console.log(heavyLines(h, (ok) => (ok ? "met" : "**missed**")).join("\n"));
     return 0;
+  }
+  const runPeers = () =>
+    peerSection({
+      servicePort: SERVICE_PORT,
+      servicePid,
+      env,
+      firstPeerPort: SERVICE_PORT + 10,
+      operations: [
+        { path: "quote", sofaPath: "quote", query: print(QuoteDocument), symbols: inputs.quoteSymbols },
+        {
+          path: "crypto/price",
+          sofaPath: "crypto-price",
+          query: print(CryptoPriceDocument),
+          symbols: inputs.cryptoSymbols,
+        },
+        { path: "etf/profile", sofaPath: null, query: print(EtfProfileDocument), symbols: inputs.etfSymbols },
+      ],
+      start,
+      options: {
+        key: KEY,
+        warmupRequests: (bodies) => bodies * 2 + 2000,
+        seconds: Math.max(1, Math.round(DURATION / ROUNDS)),
+        rounds: ROUNDS,
+        log,
+      },
+    });
+  if (process.env.BENCH_ONLY === "peers") {
+    // `BENCH_ONLY=peers npm run bench`: the peer comparison alone; it rewrites its own section of BENCHMARKS.md only.
+    const peers = await runPeers();
+    const loadAfter = loadavg()[0]!;
+    stopAll();
+    writePeerReport(peers, { loadBefore, loadAfter, started, startArgs, only: true });
+    console.log(peers.lines.join("\n"));
+    return peers.misses.length === 0 ? 0 : 1;
   }
   const gqlBodies = (doc: DocumentNode, symbols: string[]) => {
     const query = print(doc);
@@ -673,6 +710,7 @@ async function main(): Promise<number> {
   const results: Measured[] = [];
   const baselineRounds: Measured[] = [];
   let heavy: HeavyNeighbourResult | undefined;
+  let peers: PeerSection | undefined;
   try {
     const base = baseline("baseline (every round)");
     if (WARMUP > 0) await load(base, WARMUP);
@@ -685,6 +723,8 @@ async function main(): Promise<number> {
     results.push({ ...merge(base, baselineRounds), peakMb: paired[0]?.peakMb ?? 0 });
     results.push(...paired);
     for (const s of [...bulk, search, like]) results.push(await measure(s));
+    // The peers (issue 19): their own processes, each once per round next to our two doors.
+    peers = await runPeers();
     // Last: it raises the peak RSS, which the other runs' target (300 MB) does not cover.
     log(
       "heavy neighbour: light quotes at 50 connections next to 2 connections looping the costliest accepted operations",
@@ -874,9 +914,38 @@ async function main(): Promise<number> {
     "",
   ].join("\n");
   writeReport(md);
+  if (peers) {
+    writePeerReport(peers, { loadBefore, loadAfter, started, startArgs, only: false });
+    misses.push(...peers.misses);
+  }
   log(`peak RSS ${fmt(peakRss)} MiB; wrote BENCHMARKS.md in ${fmt((Date.now() - started) / 1000)} s`);
   for (const m of misses) log(`MISSED: ${m}`);
   return misses.length === 0 ? 0 : 1;
+}
+
+/** The peer section of BENCHMARKS.md (issue 19), between its own markers: the full run and BENCH_ONLY=peers write it. */
+function writePeerReport(
+  peers: PeerSection,
+  run: { loadBefore: number; loadAfter: number; started: number; startArgs: string[]; only: boolean },
+): void {
+  const md = [
+    "## Peers (issue 19)",
+    "",
+    `Written by \`${run.only ? "BENCH_ONLY=peers npm run bench" : "npm run bench"}\` (scripts/bench/bench.ts and ` +
+      "scripts/bench/peers/); every number in this section comes from one run of it. " +
+      "`BENCH_ONLY=peers npm run bench` runs this comparison alone and rewrites only this section.",
+    "",
+    ...machine(),
+    `- Load average (1 min) when the run started and ended: ${fmt(run.loadBefore, 2)} and ${fmt(run.loadAfter, 2)} ` +
+      "(a busy machine: other engineers' builds and tests share the two cores, so req/s says little; " +
+      "CPU µs per request and the ratios between servers of the same run are what counts)",
+    `- Revision: ${gitRevision()}; run at ${new Date().toISOString()}, ` +
+      `${fmt((Date.now() - run.started) / 1000)} s after the bench started`,
+    `- Service: \`${["node", ...run.startArgs].join(" ")}\`, as in the Latest run.`,
+    "",
+    ...peers.lines,
+  ].join("\n");
+  writeReport(md, "<!-- peers:start (written by npm run bench; edit outside the markers) -->", "<!-- peers:end -->");
 }
 
 /** The heavy-neighbour section of the report, with a verdict per target. */

@@ -162,7 +162,7 @@ describe("instrument lookups cached across requests", () => {
     const [s] = stocks(own, 1);
     try {
       const cached = own.instrumentCache.source;
-      const lookup = async () => (await cached.getInstrumentsBySymbols([s!.symbol]))[0]!.quote!.c;
+      const lookup = async () => (await cached.getInstrumentsBySymbols!([s!.symbol]))[0]!.quote!.c;
       for (let i = 0; i < 2; i++) await lookup();
       await new Promise((r) => setImmediate(r));
       const before = readings.mock.calls.length;

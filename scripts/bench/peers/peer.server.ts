@@ -23,7 +23,7 @@ import { openSources } from "../../../src/sources/source.factory";
  * factory, wrapped in the same instrument cache (src/sources/source.cache.ts) and its default budget. What the peers
  * leave out is what they lack: rate limits and quotas, operation limits, metrics, request ids and the access log.
  *
- * - bare: node:http reading the body and answering BENCH_BARE_BYTES precomputed bytes (the limit of the machine);
+ * - bare: node:http reading the body and answering precomputed bytes of the service's answer size (the limit);
  * - mercurius: fastify + mercurius with `jit: 1`, POST /graphql;
  * - sofa: sofa-api's REST routes generated from the schema (POST /sofa/<field>), graphql-js, or graphql-jit with
  *   `sofa-jit`;
@@ -36,7 +36,8 @@ async function main(): Promise<void> {
   const kind = process.argv[2] as Kind;
   if (!KINDS.includes(kind)) throw new Error(`peer kind: one of ${KINDS.join(", ")}`);
   const port = Number(process.env.PORT ?? 4090);
-  if (kind === "bare") return listenBare(port, Number(process.env.BENCH_BARE_BYTES ?? 400));
+  if (kind === "bare")
+    return listenBare(port, JSON.parse(process.env.BENCH_BARE_BYTES ?? "{}") as Record<string, number>);
 
   const config = loadConfig();
   const sources = await openSources(config, { log: () => undefined });
@@ -133,10 +134,17 @@ function jitExecute(args: ExecutionArgs): Promise<ExecutionResult> | ExecutionRe
   return query.query(args.rootValue, args.contextValue, args.variableValues ?? {});
 }
 
-/** The limit: read the request's body, answer the same bytes every time. */
-function listenBare(port: number, bytes: number): void {
-  const body = Buffer.from(JSON.stringify({ pad: "x".repeat(Math.max(0, bytes - 10)) }).slice(0, bytes));
+/**
+ * The limit: read the request's body, answer precomputed bytes. BENCH_BARE_BYTES maps a path to the size of the
+ * answer (the service's mean answer to that path), `{"/v1/quote": 382, ...}`; other paths get 400 bytes.
+ */
+function listenBare(port: number, sizes: Record<string, number>): void {
+  const answer = (bytes: number) =>
+    Buffer.from(JSON.stringify({ pad: "x".repeat(Math.max(0, bytes - 10)) }).slice(0, Math.max(10, bytes)));
+  const bodies = new Map(Object.entries(sizes).map(([path, bytes]) => [path, answer(bytes)]));
+  const fallback = answer(400);
   createServer((req: IncomingMessage, res: ServerResponse) => {
+    const body = bodies.get(req.url ?? "") ?? fallback;
     req.on("data", () => undefined);
     req.on("end", () => {
       res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": body.length });
