@@ -923,7 +923,7 @@ async function main(): Promise<number> {
   return misses.length === 0 ? 0 : 1;
 }
 
-/** The peer section of BENCHMARKS.md (issue 19), between its own markers: the full run and BENCH_ONLY=peers write it. */
+/** The peer section of BENCHMARKS.md (issue 19), between its own markers: both the full run and BENCH_ONLY=peers. */
 function writePeerReport(
   peers: PeerSection,
   run: { loadBefore: number; loadAfter: number; started: number; startArgs: string[]; only: boolean },
