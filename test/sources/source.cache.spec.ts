@@ -8,6 +8,7 @@ import { BOOTSTRAP_KEY, TEST_STORE_PATH } from "../helpers/constants";
 import { entryBytes } from "../../src/sources/source.cache";
 import { symbolCandidates } from "../../src/sources/source.loaders";
 import { loadConfig, ConfigError } from "../../src/platform/config";
+import { SqliteSource } from "../../src/sources/sqlite/sqlite.source";
 
 // These tests change the store, so they run on a copy of it, changed through a second connection as a loader
 // process would: the cache must notice commits it did not make.
@@ -152,6 +153,32 @@ describe("instrument lookups cached across requests", () => {
 
     writer.prepare(`UPDATE quotes SET c = ? WHERE listing_id = ?`).run(s!.c, s!.listingId);
     expect((await t.post("/v1/quote", { symbol: s!.symbol })).body.c).toBe(s!.c);
+  });
+
+  it("reads the data version once per turn of the event loop, and sees a commit on the next turn", async () => {
+    // Spied before the app wraps the source (the metrics wrapper takes the method as it finds it).
+    const readings = jest.spyOn(SqliteSource.prototype, "dataVersion");
+    const own = await createTestApp({ storePath: copy });
+    const [s] = stocks(own, 1);
+    try {
+      const cached = own.instrumentCache.source;
+      const lookup = async () => (await cached.getInstrumentsBySymbols!([s!.symbol]))[0]!.quote!.c;
+      for (let i = 0; i < 2; i++) await lookup();
+      await new Promise((r) => setImmediate(r));
+      const before = readings.mock.calls.length;
+      // Ten requests answered in one turn share one reading.
+      expect(await Promise.all(Array.from({ length: 10 }, lookup))).toEqual(Array(10).fill(s!.c));
+      expect(readings.mock.calls.length - before).toBe(1);
+
+      writer.prepare(`UPDATE quotes SET c = ? WHERE listing_id = ?`).run(s!.c + 2.5, s!.listingId);
+      await new Promise((r) => setImmediate(r));
+      expect(await lookup()).toBe(s!.c + 2.5);
+      expect(readings.mock.calls.length - before).toBe(2);
+    } finally {
+      readings.mockRestore();
+      writer.prepare(`UPDATE quotes SET c = ? WHERE listing_id = ?`).run(s!.c, s!.listingId);
+      await own.close();
+    }
   });
 
   it("remembers an unknown symbol until the store changes, then finds it", async () => {
