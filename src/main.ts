@@ -101,7 +101,7 @@ async function main(): Promise<void> {
     process.exit(0);
   }
   const { sources, app, apollo } = started;
-  early.mount(app);
+  await early.mount(app);
   const { connections } = early;
   logger.info(
     {
@@ -113,7 +113,8 @@ async function main(): Promise<void> {
     `listening on http://localhost:${early.port} (GraphiQL at /graphql)`,
   );
 
-  // SIGTERM: stop accepting, answer every in-flight request (up to MDG_SHUTDOWN_TIMEOUT_MS), close the store, exit 0.
+  // SIGTERM: /readyz 503, stop accepting, answer every in-flight request (up to MDG_SHUTDOWN_TIMEOUT_MS), close the
+  // store, exit 0.
   let stopping = false;
   stop = async (signal: string) => {
     if (stopping) {
@@ -125,6 +126,9 @@ async function main(): Promise<void> {
       { signal, inFlight: connections.inFlight, deadlineMs: config.shutdownTimeoutMs },
       "shutting down: no new connections, finishing in-flight requests",
     );
+    early.markUnready();
+    // Kept listening a while (MDG_SHUTDOWN_DELAY_MS, 0 by default): a balancer that polls /readyz sees 503 first.
+    if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
     const result = await connections.drain(config.shutdownTimeoutMs);
     // Apollo's stop also closes the rate-limit counters (Redis connection).
     await apollo.stop().catch((err) => logger.error({ err }, "stopping GraphQL failed"));

@@ -141,6 +141,9 @@ const envSchema = z.object({
   /** Hardening (README "Limits and hardening"). */
   MDG_REQUEST_TIMEOUT_MS: envNumber({ fallback: 10_000, min: 1, max: 10 * MINUTE_MS, unit: "milliseconds" }),
   MDG_SHUTDOWN_TIMEOUT_MS: envNumber({ fallback: 20_000, min: 1, max: 60 * MINUTE_MS, unit: "milliseconds" }),
+  /** Behind a load balancer: no listening socket until the API is ready (README "Running N replicas"). */
+  MDG_SHUTDOWN_DELAY_MS: envNumber({ fallback: 0, min: 0, max: 10 * MINUTE_MS, unit: "milliseconds" }),
+  MDG_LISTEN_WHEN_READY: optionalBool,
   MDG_GRAPHQL_MAX_DEPTH: envNumber({ fallback: 15, min: 1, max: 1_000 }),
   MDG_GRAPHQL_MAX_ALIASES: envNumber({ fallback: 100, min: 1, max: 100_000 }),
   MDG_GRAPHQL_MAX_ROOT_FIELDS: envNumber({ fallback: 100, min: 1, max: 100_000 }),
@@ -203,6 +206,16 @@ export interface Config {
   maxHeavyPerKey: number;
   /** Longest SIGTERM waits for in-flight requests before closing their connections. */
   shutdownTimeoutMs: number;
+  /**
+   * Listen only once the API is ready (a load balancer's connection attempt is then refused and retried elsewhere)
+   * instead of listening at once and answering 500 with the start-up phase.
+   */
+  listenWhenReady: boolean;
+  /**
+   * After SIGTERM, how long `/readyz` answers 503 while everything else is still served, before the listener closes:
+   * time for a balancer that polls readiness to stop sending here.
+   */
+  shutdownDelayMs: number;
   graphql: GraphqlLimitsConfig;
   rateLimit: RateLimitConfig;
   /** `GET /metrics`: on by default; with a token it needs `Authorization: Bearer <token>`. */
@@ -282,6 +295,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     requestTimeoutMs: e.MDG_REQUEST_TIMEOUT_MS,
     shutdownTimeoutMs: e.MDG_SHUTDOWN_TIMEOUT_MS,
+    listenWhenReady: e.MDG_LISTEN_WHEN_READY ?? false,
+    shutdownDelayMs: e.MDG_SHUTDOWN_DELAY_MS,
     maxHeavyPerKey: e.MDG_MAX_HEAVY_PER_KEY,
     graphql: {
       maxDepth: e.MDG_GRAPHQL_MAX_DEPTH,
