@@ -132,7 +132,7 @@ async function startNginx(replicaPorts: number[]): Promise<Nginx & { prefix: str
   const check = spawnSync(bin, ["-t", "-p", prefix, "-e", join(prefix, "logs", "error.log"), "-c", conf]);
   expect(check.stderr.toString()).toContain("test is successful");
   const child = spawn(bin, ["-p", prefix, "-e", join(prefix, "logs", "error.log"), "-c", conf, "-g", "daemon off;"], {
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", "ignore", "ignore"],
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   // Every replica is ready, so nginx's own answer through a replica says it is up.
@@ -263,6 +263,7 @@ describeWithNginx("the rolling-restart and lost-replica tests behind nginx")("re
 
   afterAll(async () => {
     for (const r of replicas) if (r.child.exitCode === null) r.child.kill("SIGKILL");
+    await Promise.all(replicas.map((r) => r.exited));
     if (nginx && nginx.child.exitCode === null) {
       nginx.child.kill("SIGQUIT");
       await Promise.race([nginx.exited, sleep(5_000)]);
