@@ -90,7 +90,7 @@ async function readyReplica(port: number, storeEnv: NodeJS.ProcessEnv): Promise<
     await waitFor200(`http://127.0.0.1:${port}/readyz`, 60_000, () => r.child.exitCode === null, `replica :${port}`);
   } catch (e) {
     r.child.kill("SIGKILL");
-    throw new Error(`${(e as Error).message}: ${r.output.join("").slice(-2000)}`);
+    throw new Error(`${(e as Error).message}: ${r.output.join("").slice(-2000)}`, { cause: e });
   }
   return r;
 }
