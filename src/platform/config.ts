@@ -70,6 +70,22 @@ function redisUrlProblem(value: string): string | undefined {
   return undefined;
 }
 
+/** `postgres://` or `postgresql://` with a host or a socket path; the value is never echoed (it may hold a password). */
+function postgresUrlProblem(value: string): string | undefined {
+  const expected = "expected postgres://[user[:password]@]host[:port]/database or postgresql://…";
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `not a valid postgres:// URL (it does not parse; ${expected})`;
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") {
+    return `not a valid postgres:// URL (the scheme must be postgres: or postgresql:; ${expected})`;
+  }
+  if (url.hostname === "" && !url.searchParams.has("host")) return `not a valid postgres:// URL (no host; ${expected})`;
+  return undefined;
+}
+
 /** `true`/`false` (also `1`/`0`, `on`/`off`, `yes`/`no`); unset or empty means "not given". */
 const optionalBool = z
   .enum(["true", "false", "1", "0", "on", "off", "yes", "no", ""], { error: "expected true or false" })
@@ -124,6 +140,21 @@ const envSchema = z.object({
   HOST: z.string().min(1).default("0.0.0.0"),
   MDG_DATA_SOURCE: z.enum(["sqlite", "postgres", "upstream"]).default("sqlite"),
   MDG_SQLITE_PATH: z.string().min(1).default("./data/market.db"),
+  // Empty means unset, as for REDIS_URL; required (checked in loadConfig) only with MDG_DATA_SOURCE=postgres.
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()))
+    .transform((v, ctx) => {
+      const problem = v === undefined ? undefined : postgresUrlProblem(v);
+      if (problem === undefined) return v;
+      ctx.addIssue({ code: "custom", message: problem });
+      return z.NEVER;
+    }),
+  /** Connections each process keeps to PostgreSQL. */
+  MDG_PG_POOL_SIZE: envNumber({ fallback: 10, min: 1, max: 1_000 }),
+  /** Longest one PostgreSQL statement may run; below MDG_REQUEST_TIMEOUT_MS so a slow query fails its request. */
+  MDG_PG_STATEMENT_TIMEOUT_MS: envNumber({ fallback: 5_000, min: 1, max: 10 * MINUTE_MS, unit: "milliseconds" }),
   // Empty means unset (`KEY=` as .env.example writes it), not an invalid value.
   MDG_BOOTSTRAP_API_KEY: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(1).optional()),
   MDG_SAMPLE_ANCHOR_DATE: z.preprocess((v) => (v === "" ? undefined : v), isoDay.optional()),
@@ -184,6 +215,8 @@ export interface Config {
   host: string;
   dataSource: Env["MDG_DATA_SOURCE"];
   sqlitePath: string;
+  /** MDG_DATA_SOURCE=postgres: where the store is, and how this process uses it (src/sources/postgres/). */
+  postgres: PostgresConfig;
   bootstrapApiKey: string | undefined;
   /** The generated sample store built when `sqlitePath` is missing; `scale` (0 < scale <= 1) shrinks every count. */
   sample: { anchorDate: string; seed: number; scale: number };
@@ -245,6 +278,13 @@ export interface GraphqlLimitsConfig {
   batching: boolean;
 }
 
+export interface PostgresConfig {
+  /** DATABASE_URL; set whenever `dataSource` is `postgres` (loadConfig refuses otherwise). */
+  url: string | undefined;
+  poolSize: number;
+  statementTimeoutMs: number;
+}
+
 /** Where per-key rate and quota counters live (src/platform/quotas/). */
 export interface RateLimitConfig {
   /** Unset: counters in this process's memory. Set: shared by every replica through Redis. */
@@ -276,12 +316,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration: ${problems}`);
   }
   const e = parsed.data;
+  if (e.MDG_DATA_SOURCE === "postgres" && e.DATABASE_URL === undefined) {
+    throw new ConfigError(
+      "invalid configuration: DATABASE_URL: unset; MDG_DATA_SOURCE=postgres needs postgres://[user[:password]@]host[:port]/database",
+    );
+  }
   return {
     nodeEnv: e.NODE_ENV,
     port: e.PORT,
     host: e.HOST,
     dataSource: e.MDG_DATA_SOURCE,
     sqlitePath: e.MDG_SQLITE_PATH,
+    postgres: {
+      url: e.DATABASE_URL,
+      poolSize: e.MDG_PG_POOL_SIZE,
+      statementTimeoutMs: e.MDG_PG_STATEMENT_TIMEOUT_MS,
+    },
     bootstrapApiKey: e.MDG_BOOTSTRAP_API_KEY,
     sample: { anchorDate: e.MDG_SAMPLE_ANCHOR_DATE ?? utcToday(), seed: e.MDG_SAMPLE_SEED, scale: e.MDG_SAMPLE_SCALE },
     sizes: {

@@ -10,8 +10,11 @@ import { assertStorePath } from "./sqlite/sqlite.open";
 export interface Sources {
   market: MarketDataSource;
   keys: ApiKeyStore;
-  /** Set when the sample data set was built for this start (how long it took, and where). */
-  sampleBuilt?: { ms: number; path: string };
+  /**
+   * Set when the sample data set was built for this start (how long it took, and where: the SQLite file, or
+   * `postgres` with the SQLite build's and the copy's share of the time).
+   */
+  sampleBuilt?: { ms: number; path: string; buildMs?: number; copyMs?: number };
   /** Closes whatever was opened, once. */
   close(): Promise<void>;
 }
@@ -34,8 +37,7 @@ export class SourceUnavailableError extends StartupError {
   override name = "SourceUnavailableError";
 }
 
-const NOT_YET: Record<"postgres" | "upstream", string> = {
-  postgres: "MDG_DATA_SOURCE=postgres is not available yet: the PostgreSQL adapter is not implemented; use sqlite",
+const NOT_YET: Record<"upstream", string> = {
   upstream:
     "MDG_DATA_SOURCE=upstream is not available yet: the upstream (gateway) adapter is not implemented; use sqlite",
 };
@@ -51,6 +53,7 @@ export async function openSources(config: Config, opts: OpenSourcesOptions = {})
     case "sqlite":
       return openSqlite(config, opts);
     case "postgres":
+      return openPostgres(config, opts);
     case "upstream":
       throw new SourceUnavailableError(NOT_YET[config.dataSource]);
   }
@@ -75,4 +78,51 @@ async function openSqlite(config: Config, opts: OpenSourcesOptions): Promise<Sou
   const source = openSqliteSource(path, { readonly: opts.readonly });
   let closed: Promise<void> | undefined;
   return { market: source, keys: source.keys, sampleBuilt, close: () => (closed ??= source.close()) };
+}
+
+/**
+ * PostgreSQL at DATABASE_URL: one pool for market data and API keys. Migrates at start under an advisory lock
+ * (postgres.migrate.ts); a database without any schema also gets the generated sample, copied in the same
+ * transaction, unless `buildSample` is false (the keys CLI) or the store is opened read-only (no migration at all).
+ */
+async function openPostgres(config: Config, opts: OpenSourcesOptions): Promise<Sources> {
+  const { createPostgresPool, PostgresSource } = await import("./postgres/postgres.source");
+  const { migratePostgres } = await import("./postgres/postgres.migrate");
+  const pool = createPostgresPool({
+    url: config.postgres.url!,
+    poolSize: config.postgres.poolSize,
+    statementTimeoutMs: config.postgres.statementTimeoutMs,
+  });
+  let sampleBuilt: Sources["sampleBuilt"];
+  try {
+    if (!opts.readonly) {
+      const started = Date.now();
+      let timing: { buildMs: number; copyMs: number } | undefined;
+      const fill =
+        opts.buildSample === false
+          ? undefined
+          : async (client: import("pg").PoolClient) => {
+              const { loadSample, sampleBuildPath } = await import("./postgres/postgres.sample");
+              const file = sampleBuildPath(config.sqlitePath, config.sample);
+              opts.log?.(`Empty PostgreSQL database: loading the generated sample (built as SQLite at ${file})`);
+              timing = await loadSample(client, file, config.sample, { log: opts.log, signal: opts.signal });
+            };
+      const result = await migratePostgres(pool, { fillEmpty: fill });
+      if (result.filled && timing) sampleBuilt = { ms: Date.now() - started, path: "postgres", ...timing };
+    }
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw postgresStartupError(err);
+  }
+  const source = new PostgresSource(pool);
+  return { market: source, keys: source.keys, sampleBuilt, close: () => source.close() };
+}
+
+/** What pg throws while connecting or migrating, as one line naming DATABASE_URL (never its value). */
+function postgresStartupError(err: unknown): Error {
+  if (err instanceof StartupError) return err;
+  const e = err as { code?: unknown; message?: unknown };
+  const message = typeof e.message === "string" ? e.message : String(err);
+  const code = typeof e.code === "string" ? ` (${e.code})` : "";
+  return new StartupError(`DATABASE_URL: cannot open the PostgreSQL store: ${message}${code}`, { cause: err });
 }
