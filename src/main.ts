@@ -10,7 +10,9 @@ import { systemClock } from "./platform/clock";
 import { type Config, loadConfig } from "./platform/config";
 import { createLogger } from "./platform/logger";
 import { SearchIndex } from "./domains/search/search.index";
+import { LiveSearchIndex, type SearchIndexReader } from "./domains/search/search.live";
 import { type EarlyServer, listenEarly } from "./http/server/server.startup";
+import type { ChangeNotice } from "./sources/source.changes";
 import { openSources } from "./sources/source.factory";
 
 /**
@@ -46,8 +48,19 @@ async function openService(config: Config, logger: Logger, early: EarlyServer, s
   try {
     signal.throwIfAborted();
     const started = Date.now();
-    const searchIndex = await SearchIndex.build(source);
-    logger.info({ securities: searchIndex.size, ms: Date.now() - started }, "search index ready");
+    // A store other processes write: the index follows its change notices (new, renamed, removed securities),
+    // those committed while it is built included (applied again if the build saw them: no harm).
+    let live: LiveSearchIndex | undefined;
+    const meanwhile: ChangeNotice[] = [];
+    sources.changes?.subscribe((notice) => (live ? live.apply(notice) : void meanwhile.push(notice)));
+    const built = await SearchIndex.build(source);
+    logger.info({ securities: built.size, ms: Date.now() - started }, "search index ready");
+    let searchIndex: SearchIndexReader = built;
+    if (sources.changes) {
+      const following = new LiveSearchIndex(built, source);
+      for (const notice of meanwhile) await following.apply(notice);
+      searchIndex = live = following;
+    }
     // Building the index leaves about 90 MB of garbage that V8 would otherwise keep as heap for a long while.
     collectGarbage();
     signal.throwIfAborted();

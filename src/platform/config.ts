@@ -175,6 +175,8 @@ const envSchema = z.object({
   /** Behind a load balancer: no listening socket until the API is ready (README "Running N replicas"). */
   MDG_SHUTDOWN_DELAY_MS: envNumber({ fallback: 0, min: 0, max: 10 * MINUTE_MS, unit: "milliseconds" }),
   MDG_LISTEN_WHEN_READY: optionalBool,
+  /** How often each replica reads PostgreSQL's change version (src/sources/postgres/postgres.changes.ts). */
+  MDG_PG_CHANGE_POLL_MS: envNumber({ fallback: 250, min: 10, max: MINUTE_MS, unit: "milliseconds" }),
   MDG_GRAPHQL_MAX_DEPTH: envNumber({ fallback: 15, min: 1, max: 1_000 }),
   MDG_GRAPHQL_MAX_ALIASES: envNumber({ fallback: 100, min: 1, max: 100_000 }),
   MDG_GRAPHQL_MAX_ROOT_FIELDS: envNumber({ fallback: 100, min: 1, max: 100_000 }),
@@ -249,6 +251,8 @@ export interface Config {
    * time for a balancer that polls readiness to stop sending here.
    */
   shutdownDelayMs: number;
+  /** MDG_DATA_SOURCE=postgres: how often the change version is read (every replica sees a commit within 1 s). */
+  pgChangePollMs: number;
   graphql: GraphqlLimitsConfig;
   rateLimit: RateLimitConfig;
   /** `GET /metrics`: on by default; with a token it needs `Authorization: Bearer <token>`. */
@@ -347,6 +351,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: e.MDG_SHUTDOWN_TIMEOUT_MS,
     listenWhenReady: e.MDG_LISTEN_WHEN_READY ?? false,
     shutdownDelayMs: e.MDG_SHUTDOWN_DELAY_MS,
+    pgChangePollMs: e.MDG_PG_CHANGE_POLL_MS,
     maxHeavyPerKey: e.MDG_MAX_HEAVY_PER_KEY,
     graphql: {
       maxDepth: e.MDG_GRAPHQL_MAX_DEPTH,

@@ -4,6 +4,7 @@ import type { ApiKeyStore } from "../platform/auth/auth.types";
 import { StartupError } from "../platform/errors";
 import type { Config } from "../platform/config";
 import type { MarketDataSource } from "./source.capabilities";
+import type { ChangeFeed } from "./source.changes";
 import { assertStorePath } from "./sqlite/sqlite.open";
 
 /** What the service reads: its market data, and its own API keys (apart: a gateway keeps its keys). */
@@ -15,6 +16,8 @@ export interface Sources {
    * `postgres` with the SQLite build's and the copy's share of the time).
    */
   sampleBuilt?: { ms: number; path: string; buildMs?: number; copyMs?: number };
+  /** Change notices, when other processes write the store (PostgreSQL): the search index follows them. */
+  changes?: ChangeFeed;
   /** Closes whatever was opened, once. */
   close(): Promise<void>;
 }
@@ -115,7 +118,21 @@ async function openPostgres(config: Config, opts: OpenSourcesOptions): Promise<S
     throw postgresStartupError(err);
   }
   const source = new PostgresSource(pool);
-  return { market: source, keys: source.keys, sampleBuilt, close: () => source.close() };
+  if (opts.readonly) return { market: source, keys: source.keys, sampleBuilt, close: () => source.close() };
+  // Every replica polls the change version (MDG_PG_CHANGE_POLL_MS): commits by anyone reach its caches within 1 s.
+  const { PostgresChangeFeed, withChanges } = await import("./postgres/postgres.changes");
+  const changes = new PostgresChangeFeed(pool, {
+    pollMs: config.pgChangePollMs,
+    onError: (err) => opts.log?.(`change notices: ${err instanceof Error ? err.message : String(err)}`),
+  });
+  try {
+    await changes.start();
+  } catch (err) {
+    await source.close();
+    throw postgresStartupError(err);
+  }
+  const market = withChanges(source, changes);
+  return { market, keys: source.keys, sampleBuilt, changes, close: () => market.close() };
 }
 
 /** What pg throws while connecting or migrating, as one line naming DATABASE_URL (never its value). */

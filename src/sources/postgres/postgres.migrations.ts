@@ -15,6 +15,8 @@
  * the batch statements of postgres.source.ts: listings by security, securities by ISIN/CUSIP/WKN, lists by type,
  * the calendar by ex-date.
  */
+import { CHANGES_MIGRATION } from "./postgres.changes";
+
 export interface Migration {
   version: number;
   name: string;
@@ -270,6 +272,7 @@ export const MIGRATIONS: readonly Migration[] = [
   );
   `,
   },
+  CHANGES_MIGRATION,
 ];
 
 /** Every table the migrations create (what `--replace` drops): read from the statements themselves. */
