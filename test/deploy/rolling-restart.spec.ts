@@ -1,3 +1,4 @@
+// @requires-env DATABASE_URL postgres://postgres@127.0.0.1:5432/test
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
@@ -7,6 +8,7 @@ import Database from "better-sqlite3";
 import { BOOTSTRAP_KEY, TEST_STORE_PATH } from "../helpers/constants";
 import { ROOT } from "../helpers/entry";
 import { describeWithNginx, requireNginx } from "../helpers/nginx";
+import { createReplicaDatabase } from "../helpers/postgres.replicas";
 
 /**
  * Three replicas of the built service (`node dist/main.js`) over one store, behind nginx run from deploy/nginx.conf
@@ -14,7 +16,8 @@ import { describeWithNginx, requireNginx } from "../helpers/nginx";
  * - a rolling restart (SIGTERM each replica in turn, wait for its exit, start it again, wait until ready) fails not
  *   one request, and every replica answers some;
  * - a replica killed with SIGKILL loses at most the requests it had in flight (nginx retries the rest elsewhere).
- * The numbers go to test-artifacts/deploy-numbers.json and the console (README "Running N replicas").
+ * Over one SQLite file always, and over one PostgreSQL database when DATABASE_URL is set. The numbers go to
+ * test-artifacts/deploy-numbers.json and the console (README "Running N replicas").
  */
 const STORE = process.env.MDG_TEST_STORE_PATH ?? TEST_STORE_PATH;
 const REPLICAS = 3;
@@ -245,8 +248,10 @@ function recordNumbers(name: string, numbers: Record<string, unknown>): void {
   console.log(`${name}: ${JSON.stringify(numbers)}`);
 }
 
-describeWithNginx("the rolling-restart and lost-replica tests behind nginx")("replicas behind nginx (SQLite)", () => {
-  const storeEnv = { MDG_DATA_SOURCE: "sqlite", MDG_SQLITE_PATH: STORE };
+/** The two tests over one store: `store` gives the replicas' environment, `release` drops what it made. */
+function behindNginx(label: string, store: () => Promise<{ env: NodeJS.ProcessEnv; release(): Promise<void> }>) {
+  let storeEnv: NodeJS.ProcessEnv = {};
+  let release: (() => Promise<void>) | undefined;
   let replicas: Replica[] = [];
   let nginx: (Nginx & { prefix: string }) | undefined;
   let symbols: { stock: string; etf: string };
@@ -256,6 +261,7 @@ describeWithNginx("the rolling-restart and lost-replica tests behind nginx")("re
     const build = spawnSync(process.execPath, ["scripts/build-if-stale.js"], { cwd: ROOT, encoding: "utf8" });
     if (build.status !== 0) throw new Error(`build failed: ${build.stdout}${build.stderr}`);
     symbols = storeSymbols();
+    ({ env: storeEnv, release } = await store());
     const ports = await Promise.all(Array.from({ length: REPLICAS }, () => freePort()));
     replicas = await Promise.all(ports.map((p) => readyReplica(p, storeEnv)));
     nginx = await startNginx(ports);
@@ -270,6 +276,7 @@ describeWithNginx("the rolling-restart and lost-replica tests behind nginx")("re
       if (nginx.child.exitCode === null) nginx.child.kill("SIGKILL");
     }
     if (nginx) rmSync(nginx.prefix, { recursive: true, force: true });
+    await release?.();
   });
 
   it("restarts every replica in turn under load without one failed request", async () => {
@@ -290,7 +297,7 @@ describeWithNginx("the rolling-restart and lost-replica tests behind nginx")("re
     const outcome = await load.stop();
     const stats = accessStats(nginx!.accessLog);
 
-    recordNumbers("rolling restart (SQLite)", {
+    recordNumbers(`rolling restart (${label})`, {
       requests: outcome.ok + outcome.failed.length,
       failed: outcome.failed.length,
       retriedByNginx: stats.retried,
@@ -318,7 +325,7 @@ describeWithNginx("the rolling-restart and lost-replica tests behind nginx")("re
       .split("\n")
       .filter((l) => l.includes(`127.0.0.1:${victim.port}, `)).length;
 
-    recordNumbers("SIGKILL one replica (SQLite)", {
+    recordNumbers(`SIGKILL one replica (${label})`, {
       requests: outcome.ok + outcome.failed.length,
       failed: outcome.failed.length,
       inFlightAtKill,
@@ -332,4 +339,21 @@ describeWithNginx("the rolling-restart and lost-replica tests behind nginx")("re
       expect(stats.answeredBy.get(`127.0.0.1:${r.port}`) ?? 0).toBeGreaterThan(0);
     }
   }, 120_000);
-});
+}
+
+const withNginx = describeWithNginx("the rolling-restart and lost-replica tests behind nginx");
+
+withNginx("replicas behind nginx over one SQLite file", () =>
+  behindNginx("SQLite", async () => ({
+    env: { MDG_DATA_SOURCE: "sqlite", MDG_SQLITE_PATH: STORE },
+    release: async () => undefined,
+  })),
+);
+
+// Over PostgreSQL when DATABASE_URL is set (CI sets it): a database of this run's own, dropped after.
+(process.env.DATABASE_URL ? withNginx : describe.skip)("replicas behind nginx over one PostgreSQL database", () =>
+  behindNginx("PostgreSQL", async () => {
+    const db = await createReplicaDatabase("rolling");
+    return { env: db.env, release: () => db.drop() };
+  }),
+);
