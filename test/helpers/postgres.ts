@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import pg from "pg";
+import pg, { type PoolClient } from "pg";
 import { migratePostgres } from "../../src/sources/postgres/postgres.migrate";
 import { copySqliteStore } from "../../src/sources/postgres/postgres.sample";
 import { createPostgresPool } from "../../src/sources/postgres/postgres.source";
@@ -42,7 +42,9 @@ export async function createTestDatabase(prefix: string, opts: { load?: boolean 
   if (opts.load) {
     const pool = createPostgresPool({ url: db.url, poolSize: 1, statementTimeoutMs: 60_000 });
     try {
-      await migratePostgres(pool, { fillEmpty: (client) => copySqliteStore(client, TEST_STORE_PATH, () => undefined) });
+      const fillEmpty = async (client: PoolClient) =>
+        void (await copySqliteStore(client, TEST_STORE_PATH, () => undefined));
+      await migratePostgres(pool, { fillEmpty });
     } catch (e) {
       await db.drop();
       throw e;
