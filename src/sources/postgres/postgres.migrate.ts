@@ -18,10 +18,16 @@ export interface MigrateOptions {
   fillEmpty?: (client: PoolClient) => Promise<void>;
   migrations?: readonly Migration[];
   /**
-   * Drops every table of the schema first, in the same transaction, so the database is empty again and `fillEmpty`
-   * runs (`npm run sample -- --target postgres --replace`). API keys go too.
+   * Drops every table of the schema first, in the same transaction, so that `fillEmpty` runs
+   * (`npm run sample -- --target postgres`): `"if-no-data"` only when no table holds a security or an API key (else
+   * it throws HoldsDataError and changes nothing), `"always"` whatever they hold (`--replace`: API keys go too).
    */
-  replace?: boolean;
+  replace?: "if-no-data" | "always";
+}
+
+/** The database holds data that `replace: "if-no-data"` will not drop. */
+export class HoldsDataError extends Error {
+  override name = "HoldsDataError";
 }
 
 export interface MigrateResult {
@@ -45,7 +51,7 @@ export async function migratePostgres(pool: Pool, opts: MigrateOptions = {}): Pr
     // Waiting for the lock, and loading the sample, may take longer than any request's statement may.
     await client.query("SET LOCAL statement_timeout = 0");
     await client.query("SELECT pg_advisory_xact_lock($1, $2)", [...LOCK_KEY]);
-    if (opts.replace) await dropSchema(client);
+    if (opts.replace) await dropSchema(client, opts.replace);
     const exists = await client.query<{ present: boolean }>(
       "SELECT to_regclass('schema_migrations') IS NOT NULL AS present",
     );
@@ -85,7 +91,17 @@ export async function migratePostgres(pool: Pool, opts: MigrateOptions = {}): Pr
 }
 
 /** The tables of the schema and of the sample, dropped by `replace`. */
-async function dropSchema(client: PoolClient): Promise<void> {
+async function dropSchema(client: PoolClient, mode: "if-no-data" | "always"): Promise<void> {
+  if (mode === "if-no-data") {
+    const held = await client.query<{ what: string }>(
+      `SELECT what FROM (VALUES ('securities', to_regclass('securities')), ('api_keys', to_regclass('api_keys')))
+         AS t(what, r) WHERE r IS NOT NULL`,
+    );
+    for (const { what } of held.rows) {
+      const rows = await client.query(`SELECT 1 FROM ${what} LIMIT 1`);
+      if (rows.rowCount) throw new HoldsDataError(`the database already holds data (${what} has rows)`);
+    }
+  }
   const res = await client.query<{ t: string }>(
     `SELECT table_name AS t FROM information_schema.tables WHERE table_schema = current_schema()
      AND table_type = 'BASE TABLE' AND table_name = ANY($1::text[])`,
