@@ -73,7 +73,8 @@ RUN("PostgreSQL answers as SQLite does", () => {
     }
     expect(differing).toEqual([]);
     expect(ok).toBeGreaterThan(asks.length / 2);
-    // The PostgreSQL app really read PostgreSQL.
-    expect(pg.market.stats.queries).toBeGreaterThan(asks.length);
+    // The PostgreSQL app really read PostgreSQL (fewer statements than asks: with change notices its instrument
+    // cache answers repeated lookups, as on SQLite).
+    expect(pg.market.stats.queries).toBeGreaterThan(asks.length / 2);
   }, 300_000);
 });
