@@ -227,7 +227,8 @@ export class PostgresChangeFeed implements ChangeFeed {
     to: number,
     prunedThrough: number,
   ): Promise<ChangeNotice["securities"]> {
-    if (from < prunedThrough) return "all";
+    // Behind the pruned log, or the version went back (the schema was dropped and made again: `--replace`).
+    if (from < prunedThrough || to < from) return "all";
     const res = await this.pool.query<{ security_id: number | null }>(
       "SELECT DISTINCT security_id FROM mdg_change_log WHERE version > $1 AND version <= $2",
       [from, to],
