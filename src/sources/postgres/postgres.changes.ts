@@ -213,10 +213,10 @@ export class PostgresChangeFeed implements ChangeFeed {
   }
 
   private async read(): Promise<{ version: number; prunedThrough: number }> {
-    const res = await this.pool.query<{ version: number; pruned_through: number }>({
-      name: "mdg_change_version",
-      text: "SELECT version, pruned_through FROM mdg_change_version WHERE id = 1",
-    });
+    // Unnamed: a named (server-side prepared) statement does not survive PgBouncer's transaction mode.
+    const res = await this.pool.query<{ version: number; pruned_through: number }>(
+      "SELECT version, pruned_through FROM mdg_change_version WHERE id = 1",
+    );
     const row = res.rows[0];
     if (!row) throw new Error("mdg_change_version has no row: the change-notice migration did not run");
     return { version: Number(row.version), prunedThrough: Number(row.pruned_through) };
