@@ -48,7 +48,7 @@ export interface TestAppOptions {
   market?: (source: SqliteSource) => MarketDataSource;
   /** Where answers come from (default: the row-store services). */
   answers?: Answers;
-  /** Build the search index from `market` for this app alone (default: one index from the store, shared by the file). */
+  /** Build the search index from `market`, for this app alone (default: one index of the store, shared by the file). */
   ownIndex?: boolean;
 }
 

@@ -15,8 +15,6 @@ import { from as copyFrom } from "pg-copy-streams";
 const FIRST = ["meta", "exchanges", "securities", "listings"];
 /** SQLite's own tables, and API keys (a deployment's keys are its own, never sample data). */
 const SKIPPED = /^(sqlite_.*|api_keys)$/;
-/** Big tables loaded without their primary key, which is built once at the end: far cheaper than row by row. */
-const INDEX_AFTER = new Set(["daily_bars", "intraday_bars", "fx_daily", "quarterly_financials", "dividends"]);
 
 /**
  * `sample_series` with PostgreSQL's types; the generator creates it on SQLite (sample.series.ts SERIES_TABLE_SQL),
@@ -95,7 +93,7 @@ export async function copySqliteStore(client: PoolClient, file: string, log: (ms
       db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[]
     ).filter((t) => !SKIPPED.test(t));
     tables.sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1));
-    // Memory for building the primary keys after the copy (one sort each), for this transaction only.
+    // Memory for building the keys and indexes after the copy (one sort each), for this transaction only.
     await client.query("SET LOCAL maintenance_work_mem = '256MB'");
     if (tables.includes("sample_series")) await client.query(SERIES_TABLE_SQL);
     const present = new Set(
@@ -110,23 +108,25 @@ export async function copySqliteStore(client: PoolClient, file: string, log: (ms
       // A generator newer than this schema: refusing beats serving a sample that answers differently from SQLite.
       throw new Error(`the sample has tables the PostgreSQL schema lacks (${missing.join(", ")}); add a migration`);
     }
+    const rebuild = await dropIndexesAndKeys(client, tables);
     let total = 0;
     for (const table of tables) {
       const tableStarted = performance.now();
       const names = db.prepare(`SELECT name FROM pragma_table_info(?) ORDER BY cid`).pluck().all(table) as string[];
       const types = await columnTypes(client, table, names);
       const columns = names.map((c) => `"${c}"`).join(", ");
-      const pk = INDEX_AFTER.has(table) ? await dropPrimaryKey(client, table) : null;
       const stmt = db.prepare(`SELECT ${columns} FROM "${table}"`).raw(true);
       const encoder = new BinaryRows(types);
       // Binary: no number is printed by Node nor parsed by PostgreSQL (most of the cost of a text COPY of bars).
       const copy = client.query(copyFrom(`COPY "${table}" (${columns}) FROM STDIN (FORMAT binary, FREEZE)`));
       await pipeline(Readable.from(encoder.encode(stmt.iterate() as IterableIterator<unknown[]>)), copy);
-      if (pk) await client.query(`ALTER TABLE "${table}" ADD CONSTRAINT "${pk.name}" ${pk.definition}`);
       total += encoder.rows;
       const seconds = ((performance.now() - tableStarted) / 1000).toFixed(1);
       log(`  ${table}: ${encoder.rows.toLocaleString("en-US")} rows in ${seconds} s`);
     }
+    const indexStarted = performance.now();
+    for (const sql of rebuild) await client.query(sql);
+    log(`  keys and indexes: ${rebuild.length} in ${((performance.now() - indexStarted) / 1000).toFixed(1)} s`);
     // Ids the sample wrote explicitly: the identity columns continue after them for a loader's inserts.
     for (const table of ["securities", "listings"]) {
       await client.query(
@@ -145,16 +145,36 @@ function rank(table: string): number {
   return i < 0 ? FIRST.length : i;
 }
 
-async function dropPrimaryKey(client: PoolClient, table: string): Promise<{ name: string; definition: string } | null> {
-  const res = await client.query<{ name: string; definition: string }>(
-    `SELECT conname AS name, pg_get_constraintdef(oid) AS definition FROM pg_constraint
-     WHERE conrelid = $1::regclass AND contype = 'p'`,
-    [table],
+/**
+ * Drops the keys (primary, unique, foreign) and indexes of `tables` and returns the statements that make them again:
+ * building each once from sorted data after the copy costs far less than maintaining it row by row (a foreign key
+ * is a lookup per row; re-adding it checks all rows in one join). Check constraints stay.
+ */
+async function dropIndexesAndKeys(client: PoolClient, tables: readonly string[]): Promise<string[]> {
+  const constraints = await client.query<{ tbl: string; name: string; def: string; type: string }>(
+    `SELECT c.conrelid::regclass::text AS tbl, c.conname AS name, pg_get_constraintdef(c.oid) AS def, c.contype AS type
+     FROM pg_constraint c WHERE c.conrelid = ANY($1::regclass[]) AND c.contype IN ('p', 'u', 'f')
+     ORDER BY c.contype = 'f', c.conname`,
+    [tables],
   );
-  const pk = res.rows[0];
-  if (!pk) return null;
-  await client.query(`ALTER TABLE "${table}" DROP CONSTRAINT "${pk.name}"`);
-  return pk;
+  const indexes = await client.query<{ name: string; def: string }>(
+    `SELECT i.indexrelid::regclass::text AS name, pg_get_indexdef(i.indexrelid) AS def FROM pg_index i
+     WHERE i.indrelid = ANY($1::regclass[])
+       AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = i.indexrelid AND c.contype IN ('p', 'u'))
+     ORDER BY 1`,
+    [tables],
+  );
+  const keys = constraints.rows.filter((c) => c.type !== "f");
+  const foreign = constraints.rows.filter((c) => c.type === "f");
+  // Foreign keys first: they depend on the keys they reference.
+  for (const c of foreign) await client.query(`ALTER TABLE ${c.tbl} DROP CONSTRAINT "${c.name}"`);
+  for (const c of keys) await client.query(`ALTER TABLE ${c.tbl} DROP CONSTRAINT "${c.name}"`);
+  for (const i of indexes.rows) await client.query(`DROP INDEX ${i.name}`);
+  return [
+    ...keys.map((c) => `ALTER TABLE ${c.tbl} ADD CONSTRAINT "${c.name}" ${c.def}`),
+    ...indexes.rows.map((i) => i.def),
+    ...foreign.map((c) => `ALTER TABLE ${c.tbl} ADD CONSTRAINT "${c.name}" ${c.def}`),
+  ];
 }
 
 type ColumnType = "bigint" | "integer" | "double precision" | "text" | "boolean" | "bytea";

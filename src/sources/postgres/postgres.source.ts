@@ -576,10 +576,13 @@ export class PostgresSource implements RowStore {
   async listSecurities(p: ListSecuritiesParams): Promise<Page<SecurityRow> | null> {
     const afterId = p.cursor === undefined ? 0 : decodeListCursor(p.list, p.cursor);
     if (afterId === null) return null;
+    // One type (every list but "all") reads the (type, id) index in order from the cursor on; with `= ANY` the planner
+    // read a small type's whole range and sorted it for every page (EXPLAIN: all 1,500 ETFs for a page of 100).
+    const one = p.types.length === 1;
     const rows = await this.all(
       `SELECT ${SECURITY_COLUMNS} FROM securities s
-       WHERE s.type = ANY($1::text[]) AND s.id > $2 ORDER BY s.id LIMIT $3`,
-      [textParam(p.types), afterId, p.limit + 1],
+       WHERE ${one ? "s.type = $1::text" : "s.type = ANY($1::text[])"} AND s.id > $2 ORDER BY s.id LIMIT $3`,
+      [one ? noNul(p.types[0]!) : textParam(p.types), afterId, p.limit + 1],
     );
     const page = rows.slice(0, p.limit).map(toSecurity);
     const last = page[page.length - 1];
