@@ -4,7 +4,7 @@ import type { Config } from "./platform/config";
 import type { MarketDataSource } from "./sources/source.capabilities";
 import type { RateLimiter } from "./platform/quotas/quota.service";
 import { createLoaders, type Loaders } from "./sources/source.loaders";
-import type { SearchIndex } from "./domains/search/search.index";
+import type { SearchIndexReader } from "./domains/search/search.live";
 import { ROW_STORE_ETF_ANSWERS, type EtfAnswers } from "./domains/etf/etf.answers";
 import { ROW_STORE_FUND_ANSWERS, type FundAnswers } from "./domains/fund/fund.answers";
 import { ROW_STORE_QUOTE_ANSWERS, type QuoteAnswers } from "./domains/quote/quote.answers";
@@ -33,7 +33,7 @@ export interface AppDeps {
   config: Config;
   source: MarketDataSource;
   clock: Clock;
-  searchIndex: SearchIndex;
+  searchIndex: SearchIndexReader;
   /** Where answers come from; the row-store services when absent. */
   answers?: Answers;
   /** Per-key rate and quota; createApp builds one from the config when absent. */
@@ -47,7 +47,7 @@ export interface Context {
   clock: Clock;
   config: Config;
   source: MarketDataSource;
-  searchIndex: SearchIndex;
+  searchIndex: SearchIndexReader;
   answers: Answers;
   loaders: Loaders;
 }

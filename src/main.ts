@@ -10,7 +10,9 @@ import { systemClock } from "./platform/clock";
 import { type Config, loadConfig } from "./platform/config";
 import { createLogger } from "./platform/logger";
 import { SearchIndex } from "./domains/search/search.index";
+import { LiveSearchIndex, type SearchIndexReader } from "./domains/search/search.live";
 import { type EarlyServer, listenEarly } from "./http/server/server.startup";
+import type { ChangeNotice } from "./sources/source.changes";
 import { openSources } from "./sources/source.factory";
 
 /**
@@ -46,8 +48,19 @@ async function openService(config: Config, logger: Logger, early: EarlyServer, s
   try {
     signal.throwIfAborted();
     const started = Date.now();
-    const searchIndex = await SearchIndex.build(source);
-    logger.info({ securities: searchIndex.size, ms: Date.now() - started }, "search index ready");
+    // A store other processes write: the index follows its change notices (new, renamed, removed securities),
+    // those committed while it is built included (applied again if the build saw them: no harm).
+    let live: LiveSearchIndex | undefined;
+    const meanwhile: ChangeNotice[] = [];
+    sources.changes?.subscribe((notice) => (live ? live.apply(notice) : void meanwhile.push(notice)));
+    const built = await SearchIndex.build(source);
+    logger.info({ securities: built.size, ms: Date.now() - started }, "search index ready");
+    let searchIndex: SearchIndexReader = built;
+    if (sources.changes) {
+      const following = new LiveSearchIndex(built, source);
+      for (const notice of meanwhile) await following.apply(notice);
+      searchIndex = live = following;
+    }
     // Building the index leaves about 90 MB of garbage that V8 would otherwise keep as heap for a long while.
     collectGarbage();
     signal.throwIfAborted();
@@ -101,7 +114,7 @@ async function main(): Promise<void> {
     process.exit(0);
   }
   const { sources, app, apollo } = started;
-  early.mount(app);
+  await early.mount(app);
   const { connections } = early;
   logger.info(
     {
@@ -113,7 +126,8 @@ async function main(): Promise<void> {
     `listening on http://localhost:${early.port} (GraphiQL at /graphql)`,
   );
 
-  // SIGTERM: stop accepting, answer every in-flight request (up to MDG_SHUTDOWN_TIMEOUT_MS), close the store, exit 0.
+  // SIGTERM: /readyz 503, stop accepting, answer every in-flight request (up to MDG_SHUTDOWN_TIMEOUT_MS), close the
+  // store, exit 0.
   let stopping = false;
   stop = async (signal: string) => {
     if (stopping) {
@@ -125,6 +139,9 @@ async function main(): Promise<void> {
       { signal, inFlight: connections.inFlight, deadlineMs: config.shutdownTimeoutMs },
       "shutting down: no new connections, finishing in-flight requests",
     );
+    early.markUnready();
+    // Kept listening a while (MDG_SHUTDOWN_DELAY_MS, 0 by default): a balancer that polls /readyz sees 503 first.
+    if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
     const result = await connections.drain(config.shutdownTimeoutMs);
     // Apollo's stop also closes the rate-limit counters (Redis connection).
     await apollo.stop().catch((err) => logger.error({ err }, "stopping GraphQL failed"));

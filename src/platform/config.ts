@@ -70,6 +70,22 @@ function redisUrlProblem(value: string): string | undefined {
   return undefined;
 }
 
+/** `postgres://` or `postgresql://` with a host or a socket path; the value is never echoed (it may hold a password). */
+function postgresUrlProblem(value: string): string | undefined {
+  const expected = "expected postgres://[user[:password]@]host[:port]/database or postgresql://…";
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `not a valid postgres:// URL (it does not parse; ${expected})`;
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") {
+    return `not a valid postgres:// URL (the scheme must be postgres: or postgresql:; ${expected})`;
+  }
+  if (url.hostname === "" && !url.searchParams.has("host")) return `not a valid postgres:// URL (no host; ${expected})`;
+  return undefined;
+}
+
 /** `true`/`false` (also `1`/`0`, `on`/`off`, `yes`/`no`); unset or empty means "not given". */
 const optionalBool = z
   .enum(["true", "false", "1", "0", "on", "off", "yes", "no", ""], { error: "expected true or false" })
@@ -139,6 +155,21 @@ const envSchema = z.object({
   HOST: z.string().min(1).default("0.0.0.0"),
   MDG_DATA_SOURCE: z.enum(["sqlite", "postgres", "upstream"]).default("sqlite"),
   MDG_SQLITE_PATH: z.string().min(1).default("./data/market.db"),
+  // Empty means unset, as for REDIS_URL; required (checked in loadConfig) only with MDG_DATA_SOURCE=postgres.
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()))
+    .transform((v, ctx) => {
+      const problem = v === undefined ? undefined : postgresUrlProblem(v);
+      if (problem === undefined) return v;
+      ctx.addIssue({ code: "custom", message: problem });
+      return z.NEVER;
+    }),
+  /** Connections each process keeps to PostgreSQL. */
+  MDG_PG_POOL_SIZE: envNumber({ fallback: 10, min: 1, max: 1_000 }),
+  /** Longest one PostgreSQL statement may run; below MDG_REQUEST_TIMEOUT_MS so a slow query fails its request. */
+  MDG_PG_STATEMENT_TIMEOUT_MS: envNumber({ fallback: 5_000, min: 1, max: 10 * MINUTE_MS, unit: "milliseconds" }),
   // Empty means unset (`KEY=` as .env.example writes it), not an invalid value.
   MDG_BOOTSTRAP_API_KEY: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(1).optional()),
   MDG_SAMPLE_ANCHOR_DATE: z.preprocess((v) => (v === "" ? undefined : v), isoDay.optional()),
@@ -156,6 +187,11 @@ const envSchema = z.object({
   /** Hardening (README "Limits and hardening"). */
   MDG_REQUEST_TIMEOUT_MS: envNumber({ fallback: 10_000, min: 1, max: 10 * MINUTE_MS, unit: "milliseconds" }),
   MDG_SHUTDOWN_TIMEOUT_MS: envNumber({ fallback: 20_000, min: 1, max: 60 * MINUTE_MS, unit: "milliseconds" }),
+  /** Behind a load balancer: no listening socket until the API is ready (README "Running N replicas"). */
+  MDG_SHUTDOWN_DELAY_MS: envNumber({ fallback: 0, min: 0, max: 10 * MINUTE_MS, unit: "milliseconds" }),
+  MDG_LISTEN_WHEN_READY: optionalBool,
+  /** How often each replica reads PostgreSQL's change version (src/sources/postgres/postgres.changes.ts). */
+  MDG_PG_CHANGE_POLL_MS: envNumber({ fallback: 250, min: 10, max: MINUTE_MS, unit: "milliseconds" }),
   MDG_GRAPHQL_MAX_DEPTH: envNumber({ fallback: 15, min: 1, max: 1_000 }),
   MDG_GRAPHQL_MAX_ALIASES: envNumber({ fallback: 100, min: 1, max: 100_000 }),
   MDG_GRAPHQL_MAX_ROOT_FIELDS: envNumber({ fallback: 100, min: 1, max: 100_000 }),
@@ -239,6 +275,8 @@ export interface Config {
   host: string;
   dataSource: Env["MDG_DATA_SOURCE"];
   sqlitePath: string;
+  /** MDG_DATA_SOURCE=postgres: where the store is, and how this process uses it (src/sources/postgres/). */
+  postgres: PostgresConfig;
   bootstrapApiKey: string | undefined;
   /** The generated sample store built when `sqlitePath` is missing; `scale` (0 < scale <= 1) shrinks every count. */
   sample: { anchorDate: string; seed: number; scale: number };
@@ -261,6 +299,18 @@ export interface Config {
   maxHeavyPerKey: number;
   /** Longest SIGTERM waits for in-flight requests before closing their connections. */
   shutdownTimeoutMs: number;
+  /**
+   * Listen only once the API is ready (a load balancer's connection attempt is then refused and retried elsewhere)
+   * instead of listening at once and answering 500 with the start-up phase.
+   */
+  listenWhenReady: boolean;
+  /**
+   * After SIGTERM, how long `/readyz` answers 503 while everything else is still served, before the listener closes:
+   * time for a balancer that polls readiness to stop sending here.
+   */
+  shutdownDelayMs: number;
+  /** MDG_DATA_SOURCE=postgres: how often the change version is read (every replica sees a commit within 1 s). */
+  pgChangePollMs: number;
   graphql: GraphqlLimitsConfig;
   rateLimit: RateLimitConfig;
   /** `GET /metrics`: on by default; with a token it needs `Authorization: Bearer <token>`. */
@@ -323,6 +373,13 @@ export interface GraphqlLimitsConfig {
   batching: boolean;
 }
 
+export interface PostgresConfig {
+  /** DATABASE_URL; set whenever `dataSource` is `postgres` (loadConfig refuses otherwise). */
+  url: string | undefined;
+  poolSize: number;
+  statementTimeoutMs: number;
+}
+
 /** Where per-key rate and quota counters live (src/platform/quotas/). */
 export interface RateLimitConfig {
   /** Unset: counters in this process's memory. Set: shared by every replica through Redis. */
@@ -354,12 +411,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration: ${problems}`);
   }
   const e = parsed.data;
+  if (e.MDG_DATA_SOURCE === "postgres" && e.DATABASE_URL === undefined) {
+    throw new ConfigError(
+      "invalid configuration: DATABASE_URL: unset; MDG_DATA_SOURCE=postgres needs postgres://[user[:password]@]host[:port]/database",
+    );
+  }
   return {
     nodeEnv: e.NODE_ENV,
     port: e.PORT,
     host: e.HOST,
     dataSource: e.MDG_DATA_SOURCE,
     sqlitePath: e.MDG_SQLITE_PATH,
+    postgres: {
+      url: e.DATABASE_URL,
+      poolSize: e.MDG_PG_POOL_SIZE,
+      statementTimeoutMs: e.MDG_PG_STATEMENT_TIMEOUT_MS,
+    },
     bootstrapApiKey: e.MDG_BOOTSTRAP_API_KEY,
     sample: { anchorDate: e.MDG_SAMPLE_ANCHOR_DATE ?? utcToday(), seed: e.MDG_SAMPLE_SEED, scale: e.MDG_SAMPLE_SCALE },
     sizes: {
@@ -373,6 +440,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     requestTimeoutMs: e.MDG_REQUEST_TIMEOUT_MS,
     shutdownTimeoutMs: e.MDG_SHUTDOWN_TIMEOUT_MS,
+    listenWhenReady: e.MDG_LISTEN_WHEN_READY ?? false,
+    shutdownDelayMs: e.MDG_SHUTDOWN_DELAY_MS,
+    pgChangePollMs: e.MDG_PG_CHANGE_POLL_MS,
     maxHeavyPerKey: e.MDG_MAX_HEAVY_PER_KEY,
     graphql: {
       maxDepth: e.MDG_GRAPHQL_MAX_DEPTH,

@@ -4,14 +4,20 @@ import type { ApiKeyStore } from "../platform/auth/auth.types";
 import { StartupError } from "../platform/errors";
 import type { Config } from "../platform/config";
 import type { MarketDataSource } from "./source.capabilities";
+import type { ChangeFeed } from "./source.changes";
 import { assertStorePath } from "./sqlite/sqlite.open";
 
 /** What the service reads: its market data, and its own API keys (apart: a gateway keeps its keys). */
 export interface Sources {
   market: MarketDataSource;
   keys: ApiKeyStore;
-  /** Set when the sample data set was built for this start (how long it took, and where). */
-  sampleBuilt?: { ms: number; path: string };
+  /**
+   * Set when the sample data set was built for this start (how long it took, and where: the SQLite file, or
+   * `postgres` with the SQLite build's and the copy's share of the time).
+   */
+  sampleBuilt?: { ms: number; path: string; buildMs?: number; copyMs?: number };
+  /** Change notices, when other processes write the store (PostgreSQL): the search index follows them. */
+  changes?: ChangeFeed;
   /** Closes whatever was opened, once. */
   close(): Promise<void>;
 }
@@ -34,8 +40,7 @@ export class SourceUnavailableError extends StartupError {
   override name = "SourceUnavailableError";
 }
 
-const NOT_YET: Record<"postgres" | "upstream", string> = {
-  postgres: "MDG_DATA_SOURCE=postgres is not available yet: the PostgreSQL adapter is not implemented; use sqlite",
+const NOT_YET: Record<"upstream", string> = {
   upstream:
     "MDG_DATA_SOURCE=upstream is not available yet: the upstream (gateway) adapter is not implemented; use sqlite",
 };
@@ -51,6 +56,7 @@ export async function openSources(config: Config, opts: OpenSourcesOptions = {})
     case "sqlite":
       return openSqlite(config, opts);
     case "postgres":
+      return openPostgres(config, opts);
     case "upstream":
       throw new SourceUnavailableError(NOT_YET[config.dataSource]);
   }
@@ -75,4 +81,65 @@ async function openSqlite(config: Config, opts: OpenSourcesOptions): Promise<Sou
   const source = openSqliteSource(path, { readonly: opts.readonly });
   let closed: Promise<void> | undefined;
   return { market: source, keys: source.keys, sampleBuilt, close: () => (closed ??= source.close()) };
+}
+
+/**
+ * PostgreSQL at DATABASE_URL: one pool for market data and API keys. Migrates at start under an advisory lock
+ * (postgres.migrate.ts); a database without any schema also gets the generated sample, copied in the same
+ * transaction, unless `buildSample` is false (the keys CLI) or the store is opened read-only (no migration at all).
+ */
+async function openPostgres(config: Config, opts: OpenSourcesOptions): Promise<Sources> {
+  const { createPostgresPool, PostgresSource } = await import("./postgres/postgres.source");
+  const { migratePostgres } = await import("./postgres/postgres.migrate");
+  const pool = createPostgresPool({
+    url: config.postgres.url!,
+    poolSize: config.postgres.poolSize,
+    statementTimeoutMs: config.postgres.statementTimeoutMs,
+  });
+  let sampleBuilt: Sources["sampleBuilt"];
+  try {
+    if (!opts.readonly) {
+      const started = Date.now();
+      let timing: { buildMs: number; copyMs: number } | undefined;
+      const fill =
+        opts.buildSample === false
+          ? undefined
+          : async (client: import("pg").PoolClient) => {
+              const { loadSample, sampleBuildPath } = await import("./postgres/postgres.sample");
+              const file = sampleBuildPath(config.sqlitePath, config.sample);
+              opts.log?.(`Empty PostgreSQL database: loading the generated sample (built as SQLite at ${file})`);
+              timing = await loadSample(client, file, config.sample, { log: opts.log, signal: opts.signal });
+            };
+      const result = await migratePostgres(pool, { fillEmpty: fill });
+      if (result.filled && timing) sampleBuilt = { ms: Date.now() - started, path: "postgres", ...timing };
+    }
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw postgresStartupError(err);
+  }
+  const source = new PostgresSource(pool);
+  if (opts.readonly) return { market: source, keys: source.keys, sampleBuilt, close: () => source.close() };
+  // Every replica polls the change version (MDG_PG_CHANGE_POLL_MS): commits by anyone reach its caches within 1 s.
+  const { PostgresChangeFeed, withChanges } = await import("./postgres/postgres.changes");
+  const changes = new PostgresChangeFeed(pool, {
+    pollMs: config.pgChangePollMs,
+    onError: (err) => opts.log?.(`change notices: ${err instanceof Error ? err.message : String(err)}`),
+  });
+  try {
+    await changes.start();
+  } catch (err) {
+    await source.close();
+    throw postgresStartupError(err);
+  }
+  const market = withChanges(source, changes);
+  return { market, keys: source.keys, sampleBuilt, changes, close: () => market.close() };
+}
+
+/** What pg throws while connecting or migrating, as one line naming DATABASE_URL (never its value). */
+function postgresStartupError(err: unknown): Error {
+  if (err instanceof StartupError) return err;
+  const e = err as { code?: unknown; message?: unknown };
+  const message = typeof e.message === "string" ? e.message : String(err);
+  const code = typeof e.code === "string" ? ` (${e.code})` : "";
+  return new StartupError(`DATABASE_URL: cannot open the PostgreSQL store: ${message}${code}`, { cause: err });
 }

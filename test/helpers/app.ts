@@ -48,6 +48,8 @@ export interface TestAppOptions {
   market?: (source: SqliteSource) => MarketDataSource;
   /** Where answers come from (default: the row-store services). */
   answers?: Answers;
+  /** Build the search index from `market`, for this app alone (default: one index of the store, shared by the file). */
+  ownIndex?: boolean;
 }
 
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -61,10 +63,10 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
   });
   const source = openSqliteSource(storePath, { mustExist: true });
   // The index is read-only: share it between apps of one test file (a copy of the store holds the same securities).
-  index ??= SearchIndex.build(source);
-  const clock = opts.clock ?? fixedClock(`${TEST_ANCHOR}T15:00:00Z`);
   const market = opts.market ? opts.market(source) : source;
-  const deps: AppDeps = { config, source: market, clock, searchIndex: await index, answers: opts.answers };
+  const searchIndex = opts.ownIndex ? await SearchIndex.build(market) : await (index ??= SearchIndex.build(source));
+  const clock = opts.clock ?? fixedClock(`${TEST_ANCHOR}T15:00:00Z`);
+  const deps: AppDeps = { config, source: market, clock, searchIndex, answers: opts.answers };
   const apiKeys = new ApiKeyService(source.keys, clock, { bootstrapKey: BOOTSTRAP_KEY });
   const { app, apollo, rateLimiter, instrumentCache } = await createApp(
     deps,

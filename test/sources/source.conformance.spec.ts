@@ -1,3 +1,4 @@
+// @requires-env DATABASE_URL postgres://postgres@127.0.0.1:5432/test
 import { randomBytes } from "node:crypto";
 import type { ApiKeyRow } from "../../src/platform/auth/auth.types";
 import { NotAvailableError } from "../../src/platform/errors";

@@ -11,15 +11,36 @@ const ROOT = join(__dirname, "..", "..");
 const UPSTREAM_ENV = { MDG_UPSTREAM_URL: "http://127.0.0.1:9", MDG_UPSTREAM_API_KEY: "upstream-test-key" };
 const configFor = (env: NodeJS.ProcessEnv) =>
   loadConfig({ LOG_LEVEL: "silent", MDG_SQLITE_PATH: TEST_STORE_PATH, ...UPSTREAM_ENV, ...env });
+const NO_DATABASE_URL =
+  "invalid configuration: DATABASE_URL: unset; MDG_DATA_SOURCE=postgres needs " +
+  "postgres://[user[:password]@]host[:port]/database";
 const REFUSAL = {
-  postgres: "MDG_DATA_SOURCE=postgres is not available yet: the PostgreSQL adapter is not implemented; use sqlite",
   upstream:
     "MDG_DATA_SOURCE=upstream is not available yet: the upstream (gateway) adapter is not implemented; use sqlite",
 };
 
 describe("openSources (MDG_DATA_SOURCE)", () => {
   it.each(["sqlite", "postgres", "upstream"])("the config accepts %s: the factory decides", (value) => {
-    expect(configFor({ MDG_DATA_SOURCE: value }).dataSource).toBe(value);
+    const url = value === "postgres" ? { DATABASE_URL: "postgres://u@db.example/x" } : {};
+    expect(configFor({ MDG_DATA_SOURCE: value, ...url }).dataSource).toBe(value);
+  });
+
+  it("postgres needs DATABASE_URL, a postgres:// URL, and never repeats its value", () => {
+    expect(() => configFor({ MDG_DATA_SOURCE: "postgres" })).toThrow(NO_DATABASE_URL);
+    expect(() => configFor({ MDG_DATA_SOURCE: "postgres", DATABASE_URL: "" })).toThrow(NO_DATABASE_URL);
+    const secret = "mysql://user:s3cret@db.example/x";
+    expect(() => configFor({ MDG_DATA_SOURCE: "postgres", DATABASE_URL: secret })).toThrow(/DATABASE_URL: not a valid/);
+    try {
+      configFor({ MDG_DATA_SOURCE: "postgres", DATABASE_URL: secret });
+    } catch (e) {
+      expect((e as Error).message).not.toContain("s3cret");
+    }
+    const config = configFor({ MDG_DATA_SOURCE: "postgres", DATABASE_URL: "postgresql://u@db.example:5433/x" });
+    expect(config.postgres).toEqual({
+      url: "postgresql://u@db.example:5433/x",
+      poolSize: 10,
+      statementTimeoutMs: 5000,
+    });
   });
 
   it("the config still refuses anything else", () => {
@@ -51,7 +72,7 @@ describe("openSources (MDG_DATA_SOURCE)", () => {
 
 describe("the service refuses to start without its source", () => {
   // The real entry point, as `npm start` runs it: exit code 1 and the factory's message on stderr.
-  it.each(["postgres", "upstream"] as const)("MDG_DATA_SOURCE=%s: exit 1 with the message", (value) => {
+  it.each(["upstream"] as const)("MDG_DATA_SOURCE=%s: exit 1 with the message", (value) => {
     const env = {
       ...process.env,
       ...UPSTREAM_ENV,
@@ -69,8 +90,20 @@ describe("the service refuses to start without its source", () => {
     expect(run.stderr.trim()).toBe(REFUSAL[value]);
   });
 
+  it("MDG_DATA_SOURCE=postgres without DATABASE_URL: exit 1 naming the variable", () => {
+    const env = { ...process.env, MDG_DATA_SOURCE: "postgres", DATABASE_URL: "", LOG_LEVEL: "silent" };
+    const run = spawnSync(process.execPath, ["-r", "@swc-node/register", "src/main.ts"], {
+      cwd: ROOT,
+      env,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr.trim()).toBe(NO_DATABASE_URL);
+  });
+
   it("the keys CLI refuses the same way", () => {
-    const env = { ...process.env, MDG_DATA_SOURCE: "postgres", MDG_SQLITE_PATH: TEST_STORE_PATH };
+    const env = { ...process.env, ...UPSTREAM_ENV, MDG_DATA_SOURCE: "upstream", MDG_SQLITE_PATH: TEST_STORE_PATH };
     const run = spawnSync(process.execPath, ["-r", "@swc-node/register", "src/platform/auth/keys.cli.ts", "list"], {
       cwd: ROOT,
       env,
@@ -78,7 +111,7 @@ describe("the service refuses to start without its source", () => {
       timeout: 60_000,
     });
     expect(run.status).toBe(1);
-    expect(run.stderr.trim()).toBe(`keys: failed: ${REFUSAL.postgres}`);
+    expect(run.stderr.trim()).toBe(`keys: failed: ${REFUSAL.upstream}`);
   });
 });
 
@@ -97,7 +130,7 @@ describe("the sample generator is off the request path", () => {
       .map((e) => join(e.parentPath, e.name));
   }
 
-  it("nothing under src/ outside src/tools/ reaches src/tools/, except two loads made only when needed", () => {
+  it("nothing under src/ outside src/tools/ reaches src/tools/, except three loads made only when needed", () => {
     const reaching: string[] = [];
     for (const file of filesUnder(join(ROOT, "src"))) {
       const from = relative(ROOT, file);
@@ -109,13 +142,18 @@ describe("the sample generator is off the request path", () => {
       }
     }
     expect(reaching.sort()).toEqual([
+      "src/sources/postgres/postgres.sample.ts -> src/tools/sample/sample.store",
       "src/sources/source.factory.ts -> src/tools/sample/sample.store",
       "src/sources/sqlite/sqlite.synthetic.ts -> src/tools/sample/sample.series",
     ]);
     // …the first a dynamic import(), loaded only when a store must be built…
     const factory = readFileSync(join(ROOT, "src/sources/source.factory.ts"), "utf8");
     expect(factory).toMatch(/await import\("\.\.\/tools\/sample\/sample\.store"\)/);
-    // …the second a require() inside the function called once a store's meta row says it is the generated sample.
+    // …and so is PostgreSQL's, which the factory itself imports only to fill an empty database…
+    const pgSample = readFileSync(join(ROOT, "src/sources/postgres/postgres.sample.ts"), "utf8");
+    expect(pgSample).toMatch(/await import\("\.\.\/\.\.\/tools\/sample\/sample\.store"\)/);
+    expect(factory).toMatch(/await import\("\.\/postgres\/postgres\.sample"\)/);
+    // …the third a require() inside the function called once a store's meta row says it is the generated sample.
     const synthetic = readFileSync(join(ROOT, "src/sources/sqlite/sqlite.synthetic.ts"), "utf8");
     expect(synthetic).toMatch(/function seriesModule\(\)[^}]*require\("\.\.\/\.\.\/tools\/sample\/sample\.series"\)/);
     expect(synthetic).toMatch(/meta\.has\(SERIES_META_KEY\) \? seriesModule\(\) : null/);

@@ -1,4 +1,4 @@
-import type { ListingRow, SecurityType } from "../../sources/data-source";
+import type { ListingRow, SearchDocument, SecurityType } from "../../sources/data-source";
 import { requireCapability, type MarketDataSource } from "../../sources/source.capabilities";
 import { lowerBound, NameIndex } from "./search.names";
 
@@ -75,8 +75,10 @@ export class SearchIndex {
   private readonly symbols: SortedKeys;
   private readonly codes: SortedKeys;
   private readonly names: NameIndex;
+  /** Security ids, made on the first `has` (only a store with change notices asks). */
+  private positions: Set<number> | undefined;
 
-  private constructor(
+  constructor(
     private readonly nameList: string[],
     private readonly isins: (string | null)[],
     private readonly listingSymbols: string[],
@@ -119,44 +121,25 @@ export class SearchIndex {
 
   /** From the source's search corpus; NOT_AVAILABLE when it has none (an upstream searches itself). */
   static async build(source: MarketDataSource): Promise<SearchIndex> {
-    const strings = new Interner();
-    const names: string[] = [];
-    const isins: (string | null)[] = [];
-    const listingSymbols: string[] = [];
-    const c = {
-      ids: [] as number[],
-      types: [] as number[],
-      flags: [] as number[],
-      caps: [] as number[],
-      currencies: [] as number[],
-      listingOffsets: [0],
-      listingExchange: [] as number[],
-      listingCurrency: [] as number[],
-      listingPrimary: [] as number[],
-      codePairs: [] as [string, number][],
-    };
-    for await (const page of requireCapability(source, "searchCorpus").searchDocuments()) {
-      for (const { security: s, listings } of page) {
-        const i = c.ids.length;
-        c.ids.push(s.id);
-        c.types.push(TYPES.indexOf(s.type));
-        c.flags.push((s.isAdr ? ADR : 0) | (s.isActive ? ACTIVE : 0));
-        c.caps.push(s.marketCap ?? Number.NaN);
-        c.currencies.push(strings.id(s.currency));
-        names.push(s.name);
-        isins.push(s.isin);
-        if (s.isin) c.codePairs.push([s.isin, i]);
-        if (s.cusip) c.codePairs.push([s.cusip, i]);
-        for (const l of listings) {
-          listingSymbols.push(l.symbol);
-          c.listingExchange.push(strings.id(l.exchange));
-          c.listingCurrency.push(strings.id(l.currency));
-          c.listingPrimary.push(l.isPrimary ? 1 : 0);
-        }
-        c.listingOffsets.push(listingSymbols.length);
-      }
+    const columns = new IndexColumns();
+    for await (const page of requireCapability(source, "searchCorpus").searchDocuments()) columns.add(page);
+    return columns.index();
+  }
+
+  /** From documents at hand: the few securities a change notice names (src/domains/search/search.live.ts). */
+  static fromDocuments(docs: readonly SearchDocument[]): SearchIndex {
+    const columns = new IndexColumns();
+    columns.add(docs);
+    return columns.index();
+  }
+
+  /** Whether the security with this id is in the index. */
+  has(securityId: number): boolean {
+    if (this.positions === undefined) {
+      this.positions = new Set<number>();
+      for (const id of this.ids) this.positions.add(id);
     }
-    return new SearchIndex(names, isins, listingSymbols, strings, c);
+    return this.positions.has(securityId);
   }
 
   /** The security at position i, as an object (made on demand for the few that answer a query). */
@@ -189,13 +172,15 @@ export class SearchIndex {
     return keys.keys[p] === key ? keys.owner[p] : undefined;
   }
 
-  search(query: string, opts: SearchOptions): SecurityMatch[] {
+  /** `skip`: security ids answered elsewhere (changed since this index was built), never returned. */
+  search(query: string, opts: SearchOptions, skip?: ReadonlySet<number>): SecurityMatch[] {
     const q = query.trim();
     const upper = q.toUpperCase();
     const out: SecurityMatch[] = [];
     const seen = new Set<number>();
     const accept = (i: number, match: MatchKind, score: number) => {
       if (seen.has(i) || (opts.types && !opts.types.includes(TYPES[this.types[i]!]!))) return;
+      if (skip !== undefined && skip.has(this.ids[i]!)) return;
       seen.add(i);
       out.push({ security: this.security(i), match, score });
     };
@@ -236,5 +221,52 @@ export class SearchIndex {
   private capOf(i: number): number {
     const cap = this.caps[i]!;
     return Number.isNaN(cap) ? 0 : cap;
+  }
+}
+
+/** The flat columns of an index, filled page by page. */
+class IndexColumns {
+  private readonly strings = new Interner();
+  private readonly names: string[] = [];
+  private readonly isins: (string | null)[] = [];
+  private readonly listingSymbols: string[] = [];
+  private readonly c = {
+    ids: [] as number[],
+    types: [] as number[],
+    flags: [] as number[],
+    caps: [] as number[],
+    currencies: [] as number[],
+    listingOffsets: [0],
+    listingExchange: [] as number[],
+    listingCurrency: [] as number[],
+    listingPrimary: [] as number[],
+    codePairs: [] as [string, number][],
+  };
+
+  add(page: readonly SearchDocument[]): void {
+    const { c, strings } = this;
+    for (const { security: s, listings } of page) {
+      const i = c.ids.length;
+      c.ids.push(s.id);
+      c.types.push(TYPES.indexOf(s.type));
+      c.flags.push((s.isAdr ? ADR : 0) | (s.isActive ? ACTIVE : 0));
+      c.caps.push(s.marketCap ?? Number.NaN);
+      c.currencies.push(strings.id(s.currency));
+      this.names.push(s.name);
+      this.isins.push(s.isin);
+      if (s.isin) c.codePairs.push([s.isin, i]);
+      if (s.cusip) c.codePairs.push([s.cusip, i]);
+      for (const l of listings) {
+        this.listingSymbols.push(l.symbol);
+        c.listingExchange.push(strings.id(l.exchange));
+        c.listingCurrency.push(strings.id(l.currency));
+        c.listingPrimary.push(l.isPrimary ? 1 : 0);
+      }
+      c.listingOffsets.push(this.listingSymbols.length);
+    }
+  }
+
+  index(): SearchIndex {
+    return new SearchIndex(this.names, this.isins, this.listingSymbols, this.strings, this.c);
   }
 }

@@ -12,6 +12,8 @@ export interface DrainResult {
 export interface ConnectionTracker {
   /** Requests being answered right now. */
   readonly inFlight: number;
+  /** True from the moment `drain` is called: `/readyz` then answers 503. */
+  readonly draining: boolean;
   /**
    * Stops accepting connections, closes idle keep-alive connections, lets
    * every in-flight request finish (its answer carries `Connection: close`),
@@ -60,6 +62,9 @@ export function trackConnections(server: Server): ConnectionTracker {
   return {
     get inFlight() {
       return inFlight;
+    },
+    get draining() {
+      return draining;
     },
     drain(deadlineMs: number): Promise<DrainResult> {
       const started = Date.now();

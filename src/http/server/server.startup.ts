@@ -25,9 +25,13 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 export interface EarlyServer {
   server: Server;
   connections: ConnectionTracker;
-  port: number;
+  /** The port bound (the configured one until then, with `listenWhenReady`). */
+  readonly port: number;
   setPhase(phase: StartupPhase): void;
-  mount(app: RequestListener): void;
+  /** From now on `/readyz` answers 503 (SIGTERM); `connections.drain` then stops accepting. */
+  markUnready(): void;
+  /** Hands every later request to `app`; with `listenWhenReady`, starts listening (a bind failure rejects). */
+  mount(app: RequestListener): Promise<void>;
   /** Stops listening and closes every connection (SIGTERM before the app was mounted: nothing worth finishing). */
   close(): Promise<void>;
 }
@@ -62,21 +66,56 @@ export function startupListener(phase: () => StartupPhase): RequestListener {
   };
 }
 
-/** Listens on the configured port and host; a bind failure rejects with a StartupError naming PORT or HOST. */
-export async function listenEarly(options: { port: number; host: string }, logger: Logger): Promise<EarlyServer> {
+/**
+ * `/readyz` once SIGTERM came: 503, before the app (which would still ping the store and answer 200), so whatever
+ * routes by readiness (an orchestrator, a balancer with active checks) stops sending here while the listener is kept
+ * open for MDG_SHUTDOWN_DELAY_MS. 503 rather than the contract's 500: it is not a fault, and it is the status
+ * balancers treat as "try another".
+ */
+function drainingReadyz(req: IncomingMessage, res: ServerResponse): boolean {
+  if (req.method !== "GET" && req.method !== "HEAD") return false;
+  if ((req.url ?? "/").split("?", 1)[0] !== "/readyz") return false;
+  const incoming = req.headers["x-request-id"];
+  res.setHeader("x-request-id", typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID());
+  sendJson(res, 503, { status: "draining" });
+  return true;
+}
+
+/**
+ * Listens on the configured port and host; a bind failure rejects with a StartupError naming PORT or HOST. With
+ * `listenWhenReady` nothing listens until `mount`: behind a load balancer a starting replica then refuses
+ * connections (which the balancer retries on another replica) rather than answering 500 with its phase.
+ */
+export async function listenEarly(
+  options: { port: number; host: string; listenWhenReady?: boolean },
+  logger: Logger,
+): Promise<EarlyServer> {
   let phase: StartupPhase = "starting";
+  let unready = false;
   let current: RequestListener = startupListener(() => phase);
   // One indirection per request, so the app replaces the start-up answers without closing the socket.
-  const server = createHttpServer((req, res) => current(req, res), logger);
+  const server = createHttpServer((req, res) => {
+    if ((unready || connections.draining) && drainingReadyz(req, res)) return;
+    current(req, res);
+  }, logger);
   const connections = trackConnections(server);
-  const port = await listen(server, options.port, options.host);
-  logger.info({ port }, `health checks answered on port ${port}; /readyz says ready once the store is open`);
+  let port = options.port;
+  if (!options.listenWhenReady) {
+    port = await listen(server, options.port, options.host);
+    logger.info({ port }, `health checks answered on port ${port}; /readyz says ready once the store is open`);
+  }
   return {
     server,
     connections,
-    port,
+    get port() {
+      return port;
+    },
     setPhase: (next) => (phase = next),
-    mount: (app) => (current = app),
+    markUnready: () => (unready = true),
+    mount: async (app) => {
+      current = app;
+      if (options.listenWhenReady) port = await listen(server, options.port, options.host);
+    },
     close: () =>
       new Promise<void>((done) => {
         server.close(() => done());

@@ -2,7 +2,7 @@ import type { Database as Db, Statement } from "better-sqlite3";
 import type { BarRow } from "../data-source";
 
 /** The daily bars of one computed path, columns as typed arrays (sample.series.ts DailySeries). */
-interface DailySeries {
+export interface DailySeries {
   t: Float64Array;
   o: Float64Array;
   h: Float64Array;
@@ -19,13 +19,13 @@ interface SeriesModule {
 }
 
 /** The meta key the generator writes beside its `sample_series` table (sample.series.ts SERIES_META_KEY). */
-const SERIES_META_KEY = "synthetic_daily_bars";
+export const SERIES_META_KEY = "synthetic_daily_bars";
 
 /**
  * The generator's module, required the first time a store turns out to be the generated sample: a user's store
  * never loads it (test/sources/source.factory.spec.ts). Synchronous, as every SQLite read here is.
  */
-function seriesModule(): SeriesModule {
+export function seriesModule(): SeriesModule {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return require("../../tools/sample/sample.series") as SeriesModule;
 }
@@ -43,7 +43,7 @@ function seriesModule(): SeriesModule {
  */
 
 /** Paths kept computed: a candle asked again (another range, a page) reuses its path. */
-const CACHED_PATHS = 32;
+export const CACHED_PATHS = 32;
 
 export class SampleSeriesBars {
   private state: "unknown" | "off" | "on" = "unknown";
@@ -150,7 +150,8 @@ function lowerBound(a: Float64Array, x: number): number {
   return lo;
 }
 
-function slice(s: DailySeries, from: number, to: number): BarRow[] {
+/** The bars of a computed path within [from, to] (also the PostgreSQL source's, postgres.synthetic.ts). */
+export function slice(s: DailySeries, from: number, to: number): BarRow[] {
   const out: BarRow[] = [];
   for (let i = lowerBound(s.t, from); i < s.t.length && (s.t[i] as number) <= to; i++) {
     out.push({

@@ -7,6 +7,7 @@ import { loadConfig } from "../../../src/platform/config";
 import type { MarketDataSource } from "../../../src/sources/source.capabilities";
 import { openSources } from "../../../src/sources/source.factory";
 import { TEST_STORE_PATH } from "../../helpers/constants";
+import { createTestDatabase } from "../../helpers/postgres";
 
 /** One process's view of an adapter's store. */
 export interface OpenedSources {
@@ -51,9 +52,17 @@ const sqlite: AdapterUnderTest = {
   known: { indexSymbol: "MDG100", fxCurrency: "EUR" },
 };
 
-/*
- * Next: { name: "postgres", skip: process.env.DATABASE_URL ? undefined : "DATABASE_URL unset", ... } loading the
- * same data set (and `// @requires-env DATABASE_URL …` in source.conformance.spec.ts, so a run without it says
- * so), and the upstream adapter against a second instance of this service.
- */
-export const ADAPTERS: readonly AdapterUnderTest[] = [sqlite];
+const postgres: AdapterUnderTest = {
+  name: "postgres",
+  skip: process.env.DATABASE_URL ? undefined : "DATABASE_URL unset",
+  async setUp() {
+    // A database of its own, holding the same data set, copied as a first start copies the sample.
+    const db = await createTestDatabase("conf", { load: true });
+    const config = loadConfig({ MDG_DATA_SOURCE: "postgres", DATABASE_URL: db.url, LOG_LEVEL: "silent" });
+    return { open: () => openSources(config, { buildSample: false }), tearDown: () => db.drop() };
+  },
+  known: { indexSymbol: "MDG100", fxCurrency: "EUR" },
+};
+
+/* Next: the upstream adapter against a second instance of this service. */
+export const ADAPTERS: readonly AdapterUnderTest[] = [sqlite, postgres];
