@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { loadConfig } from "../../src/platform/config";
+import { StartupError } from "../../src/platform/errors";
 import { CAPABILITY_NAMES } from "../../src/sources/source.capabilities";
 import { openSources, SourceUnavailableError } from "../../src/sources/source.factory";
 import { TEST_STORE_PATH } from "../helpers/constants";
@@ -51,6 +52,14 @@ describe("openSources (MDG_DATA_SOURCE)", () => {
     const opened = openSources(configFor({ MDG_DATA_SOURCE: value }));
     await expect(opened).rejects.toBeInstanceOf(SourceUnavailableError);
     await expect(opened).rejects.toThrow(message);
+  });
+
+  it("postgres that cannot be reached: one StartupError naming DATABASE_URL, never its password", async () => {
+    const url = "postgres://someone:s3cret-pw@127.0.0.1:1/nowhere";
+    const opened = openSources(configFor({ MDG_DATA_SOURCE: "postgres", DATABASE_URL: url }));
+    await expect(opened).rejects.toBeInstanceOf(StartupError);
+    await expect(opened).rejects.toThrow(/^DATABASE_URL: cannot open the PostgreSQL store: .*ECONNREFUSED/);
+    await opened.catch((e: Error) => expect(e.message).not.toContain("s3cret"));
   });
 
   it("sqlite opens the store's market data and its API keys apart; builds nothing for an existing store", async () => {
