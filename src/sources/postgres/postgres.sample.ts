@@ -109,6 +109,9 @@ export async function copySqliteStore(client: PoolClient, file: string, log: (ms
       throw new Error(`the sample has tables the PostgreSQL schema lacks (${missing.join(", ")}); add a migration`);
     }
     const rebuild = await dropIndexesAndKeys(client, tables);
+    // The change feed's triggers (postgres.changes.ts) would log every sample row one by one: the fill is the
+    // database's first state, not a change, and replicas that start after its commit read it whole.
+    for (const table of tables) await client.query(`ALTER TABLE "${table}" DISABLE TRIGGER USER`);
     let total = 0;
     for (const table of tables) {
       const tableStarted = performance.now();
@@ -124,6 +127,7 @@ export async function copySqliteStore(client: PoolClient, file: string, log: (ms
       const seconds = ((performance.now() - tableStarted) / 1000).toFixed(1);
       log(`  ${table}: ${encoder.rows.toLocaleString("en-US")} rows in ${seconds} s`);
     }
+    for (const table of tables) await client.query(`ALTER TABLE "${table}" ENABLE TRIGGER USER`);
     const indexStarted = performance.now();
     for (const sql of rebuild) await client.query(sql);
     log(`  keys and indexes: ${rebuild.length} in ${((performance.now() - indexStarted) / 1000).toFixed(1)} s`);
