@@ -1,12 +1,12 @@
 import { addYears, formatDay, parseDay, SECONDS_PER_DAY } from "./sample.calendar";
 import { createContext, GENERATOR_VERSION, INTRADAY_DAYS, type SampleContext } from "./sample.context";
 import { generateCrypto } from "./sample.crypto";
-import { planDividends, planSplits } from "./sample.dividends";
+import { type DividendPlan, planDividends, planSplits } from "./sample.dividends";
 import { generateEtfs } from "./sample.etfs";
 import { QUARTERS, quartersOf, type QuarterRow, RECENT_QUARTERS } from "./sample.financials";
 import { forexPairs, type ForexPair } from "./sample.forex";
 import { generateFunds } from "./sample.funds";
-import { generateBonds } from "./sample.holdings";
+import { generateBonds, HoldingSet, type HoldingTemplate } from "./sample.holdings";
 import { assignWkns } from "./sample.identifiers";
 import { buildIndices } from "./sample.indices";
 import { currencyDigits, EXCHANGES, exchange } from "./sample.markets";
@@ -35,7 +35,7 @@ import {
   type SeriesRow,
 } from "./sample.series";
 import { BuildHelper, type StoredPath } from "./sample.helper";
-import { generateStocks } from "./sample.securities";
+import { generateStocks, stockDescription } from "./sample.securities";
 
 /** Exchanges in Germany: a security listed on one carries a WKN. */
 const GERMAN_EXCHANGES = new Set(["XFRA", "XETR"]);
@@ -76,10 +76,13 @@ const BAR_COLUMNS = ["listing_id", "t", "o", "h", "l", "c", "v"];
 /** Years of daily history of the listings that are neither the largest nor stored (at least this much). */
 export const RECENT_HISTORY_YEARS = 2;
 
-/** A listing's planned path; a secondary listing's spec is derived from its primary's in writeBars. */
+/**
+ * A listing's planned path: its row (the spec is built from it when run: a spec's day and factor windows cost ~50 MB
+ * over all listings); a secondary listing's row is derived from its primary's in writeBars.
+ */
 export type PlannedSeries =
-  | { spec: HistorySpec; row: SeriesRow; stored: boolean; primary: null; listing?: undefined }
-  | { spec: null; row: null; stored: false; primary: number; listing: Listing };
+  | { row: SeriesRow; stored: boolean; primary: null; fx: ForexSecurity | null; listing?: undefined }
+  | { row: null; stored: false; primary: number; fx: null; listing: Listing };
 
 export class SampleGenerator {
   readonly ctx: SampleContext;
@@ -92,7 +95,7 @@ export class SampleGenerator {
   readonly securities: Security[];
   readonly listings: Listing[];
   readonly splits: Map<number, Split[]>;
-  readonly dividends: Map<number, DividendRow[]>;
+  readonly dividends: DividendPlan;
   /** Trailing totals of each stock's latest four quarters, filled as the quarters are written. */
   private readonly ttm = new Map<number, { eps: number; netIncome: number } | null>();
   readonly indices: IndexDef[];
@@ -210,7 +213,6 @@ export class SampleGenerator {
 
   private buildHistorySpecs(): PlannedSeries[] {
     const ctx = this.ctx;
-    const cal = this.calendar;
     const twoYearsBack = addYears(ctx.anchorDay, -RECENT_HISTORY_YEARS);
 
     // Specs are built from rows by the calendar, as a reader builds them: one code path, one object shape.
@@ -343,16 +345,21 @@ export class SampleGenerator {
           break;
       }
       r.stored = keep;
-      const spec = cal.spec(r);
-      if (s.type === "forex") {
-        spec.fxBase = (s as ForexSecurity).base;
-        spec.fxQuote = (s as ForexSecurity).quote;
-      }
-      planned.push({ spec, row: r, stored: keep, primary: null });
+      planned.push({ row: r, stored: keep, primary: null, fx: s.type === "forex" ? (s as ForexSecurity) : null });
       for (const other of s.listings.slice(1))
-        planned.push({ spec: null, row: null, stored: false, primary: l.id, listing: other });
+        planned.push({ row: null, stored: false, primary: l.id, fx: null, listing: other });
     }
     return planned;
+  }
+
+  /** The spec of a primary listing's planned path. */
+  private specOf(row: SeriesRow, fx: ForexSecurity | null): HistorySpec {
+    const spec = this.calendar.spec(row);
+    if (fx) {
+      spec.fxBase = fx.base;
+      spec.fxQuote = fx.quote;
+    }
+    return spec;
   }
 
   /**
@@ -369,11 +376,10 @@ export class SampleGenerator {
     this.writeFinancials(sink);
     this.writeSecurities(sink);
     this.writeEtfs(sink);
-    for (const e of this.etfs) e.holdings = [];
+    for (const e of this.etfs) e.holdings = HoldingSet.EMPTY;
     this.writeFunds(sink);
-    for (const f of this.funds) f.holdings = [];
+    for (const f of this.funds) f.holdings = HoldingSet.EMPTY;
     this.writeCorporateActions(sink);
-    this.dividends.clear();
     this.writeIndices(sink);
     const stats = this.writeBars(sink, helper);
     this.adoptBars(sink, helper);
@@ -393,7 +399,7 @@ export class SampleGenerator {
     for (let i = 0; i < plans.length; i++) {
       const p = plans[i] as PlannedSeries;
       if (!p.row) continue;
-      if (p.stored) stored.push({ ...p.row, fxBase: p.spec.fxBase, fxQuote: p.spec.fxQuote });
+      if (p.stored) stored.push({ ...p.row, fxBase: p.fx?.base, fxQuote: p.fx?.quote });
       else if (p.row.style !== "fx" && plans[i + 1]?.primary !== p.row.listingId) rows.push(p.row);
     }
     const ctx = this.ctx;
@@ -430,11 +436,12 @@ export class SampleGenerator {
     let rows =
       this.securities.length + this.listings.length * 2 + this.ctx.fx.currencies.length * this.calendar.allDays.length;
     for (const p of this.historySpecs())
-      if (p.spec && p.stored) rows += p.spec.days.length + p.spec.intradayBars * INTRADAY_DAYS;
+      if (p.row && p.stored)
+        rows += this.calendar.window(p.row.market, p.row.firstDay).days.length + p.row.intradayBars * INTRADAY_DAYS;
     for (const e of this.etfs) rows += e.holdings.length + 12;
     for (const f of this.funds) rows += f.holdings.length + 14;
     for (const s of this.stocks) rows += s.order < this.ctx.counts.stocksWithFinancials ? QUARTERS : RECENT_QUARTERS;
-    for (const d of this.dividends.values()) rows += d.length;
+    rows += this.dividends.rowCount;
     for (const s of this.splits.values()) rows += s.length;
     for (const i of this.indices) rows += i.members.length;
     return rows;
@@ -520,7 +527,7 @@ export class SampleGenerator {
         s.sharesOutstanding,
         s.isAdr ? 1 : 0,
         1,
-        s.description,
+        s.type === "stock" ? stockDescription(s as Stock) : s.description,
         s.website,
         s.ipoDate,
         s.nextEarningsDate,
@@ -563,9 +570,9 @@ export class SampleGenerator {
     this.specs = undefined;
     let primaryRow: SeriesRow | undefined;
     for (let p = planned.pop(); p !== undefined; p = planned.pop()) {
-      let spec = p.spec;
       let row = p.row;
-      if (!spec || !row) {
+      let spec: HistorySpec;
+      if (!row) {
         // A secondary listing: its primary's path converted at the last day's rate, as its quote was before.
         if (primaryRow?.listingId !== p.primary)
           throw new Error(`listing ${p.listing?.id}: its primary is not the last path`);
@@ -591,8 +598,10 @@ export class SampleGenerator {
           stored: false,
         };
         spec = this.calendar.spec(row);
+      } else {
+        spec = this.specOf(row, p.fx);
+        primaryRow = row;
       }
-      if (p.spec) primaryRow = row;
       if (helper.has(row.listingId)) {
         series.write(seriesRowValues(spec, false));
         continue;
@@ -602,7 +611,7 @@ export class SampleGenerator {
       const q =
         p.stored && !handed
           ? sim.run(spec, r.fork(spec.stream), daily, intraday)
-          : sim.quoteOnly(spec, r.fork(spec.stream), p.spec === null);
+          : sim.quoteOnly(spec, r.fork(spec.stream), p.row === null);
       stats.set(spec.listingId, q);
       series.write(seriesRowValues(spec, p.stored));
     }
@@ -675,8 +684,11 @@ export class SampleGenerator {
         e.holdings.length,
         p.holdingsDate,
       ]);
-      e.holdings.forEach((h, i) => {
-        const mv = roundTo((p.aum * h.weightUnits) / 1_000_000, 2);
+      const held = e.holdings;
+      for (let i = 0; i < held.length; i++) {
+        const h = held.position(i);
+        const units = held.weightUnits(i);
+        const mv = roundTo((p.aum * units) / 1_000_000, 2);
         holdings.write([
           e.id,
           i + 1,
@@ -687,11 +699,11 @@ export class SampleGenerator {
           h.cusip,
           h.sector,
           h.country,
-          roundTo(mv / h.unitPrice, 4),
-          unitsToPercent(h.weightUnits),
+          roundTo(mv / held.unitPrice(i), 4),
+          unitsToPercent(units),
           mv,
         ]);
-      });
+      }
       for (const [k, units] of exposure(e.holdings, (h) => h.sector)) sectors.write([e.id, k, unitsToPercent(units)]);
       for (const [k, units] of exposure(e.holdings, (h) => h.country))
         countries.write([e.id, k, unitsToPercent(units)]);
@@ -757,8 +769,11 @@ export class SampleGenerator {
         f.holdings.length,
         p.holdingsDate,
       ]);
-      f.holdings.forEach((h, i) => {
-        const mv = roundTo((p.aum * h.weightUnits) / 1_000_000, 2);
+      const held = f.holdings;
+      for (let i = 0; i < held.length; i++) {
+        const h = held.position(i);
+        const units = held.weightUnits(i);
+        const mv = roundTo((p.aum * units) / 1_000_000, 2);
         holdings.write([
           f.id,
           i + 1,
@@ -769,10 +784,10 @@ export class SampleGenerator {
           h.assetClass,
           h.sector,
           h.country,
-          unitsToPercent(h.weightUnits),
+          unitsToPercent(units),
           mv,
         ]);
-      });
+      }
       for (const [k, units] of exposure(f.holdings, (h) => h.sector)) sectors.write([f.id, k, unitsToPercent(units)]);
       for (const [k, units] of exposure(f.holdings, (h) => h.country))
         countries.write([f.id, k, unitsToPercent(units)]);
@@ -856,7 +871,7 @@ export class SampleGenerator {
       "currency",
       "frequency",
     ]);
-    for (const id of [...this.dividends.keys()].sort((a, b) => a - b)) {
+    for (const id of this.dividends.ids()) {
       for (const x of this.dividends.get(id) as DividendRow[]) {
         d.write([
           id,
@@ -899,11 +914,11 @@ const ALLOCATION_CLASS: Readonly<Record<HoldingRow["assetClass"], string>> = {
  * Weight units per key, sorted by key (primary-key order). Holdings without a
  * sector or country (government bonds, cash, futures) are counted as "Other".
  */
-function exposure(holdings: readonly HoldingRow[], key: (h: HoldingRow) => string | null): [string, number][] {
+function exposure(holdings: HoldingSet, key: (h: HoldingTemplate) => string | null): [string, number][] {
   const m = new Map<string, number>();
-  for (const h of holdings) {
-    const k = key(h) ?? "Other";
-    m.set(k, (m.get(k) ?? 0) + h.weightUnits);
+  for (let i = 0; i < holdings.length; i++) {
+    const k = key(holdings.position(i)) ?? "Other";
+    m.set(k, (m.get(k) ?? 0) + holdings.weightUnits(i));
   }
   return [...m.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 }
