@@ -267,6 +267,12 @@ export class DividendPlan {
     return this.counts.keys();
   }
 
+  /** Forgets every payer (once the dividends are written). */
+  clear(): void {
+    this.payers.clear();
+    this.counts.clear();
+  }
+
   /** Rows of every payer. */
   get rowCount(): number {
     let n = 0;

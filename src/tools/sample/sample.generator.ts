@@ -25,7 +25,7 @@ import type {
   Stock,
 } from "./sample.model";
 import { unitsToPercent, roundTo } from "./sample.numbers";
-import { BarSimulator, convertedQuote, type HistorySpec, type QuoteStats, type RowWriter } from "./sample.prices";
+import { BarSimulator, convertedQuote, type HistorySpec, QuoteTable, type RowWriter } from "./sample.prices";
 import {
   SeriesCalendar,
   SERIES_COLUMNS,
@@ -381,10 +381,26 @@ export class SampleGenerator {
     for (const f of this.funds) f.holdings = HoldingSet.EMPTY;
     this.writeCorporateActions(sink);
     this.writeIndices(sink);
+    this.release();
     const stats = this.writeBars(sink, helper);
     this.adoptBars(sink, helper);
     helper.collect(stats);
     this.writeQuotes(sink, stats);
+  }
+
+  /**
+   * Past the reference tables the build needs only the listings and their planned paths: the securities, their
+   * corporate actions and the index definitions are let go, so the price history and the quotes run on a heap without
+   * them (a generator writes once).
+   */
+  private release(): void {
+    this.historySpecs();
+    for (const list of [this.stocks, this.etfs, this.funds, this.crypto, this.forex, this.securities] as Security[][])
+      list.length = 0;
+    this.splits.clear();
+    this.dividends.clear();
+    this.indices.length = 0;
+    this.ttm.clear();
   }
 
   /**
@@ -551,7 +567,7 @@ export class SampleGenerator {
     sink.endStage();
   }
 
-  private writeBars(sink: SampleSink, helper: BuildHelper): Map<number, QuoteStats> {
+  private writeBars(sink: SampleSink, helper: BuildHelper): QuoteTable {
     const ctx = this.ctx;
     sink.beginStage("price history");
     const daily = sink.table("daily_bars", BAR_COLUMNS);
@@ -561,10 +577,9 @@ export class SampleGenerator {
     const handed = helper.barsHanded;
     const series = sink.table("sample_series", SERIES_COLUMNS);
     const sim = new BarSimulator(this.calendar.allDays.length, ctx.fx);
-    const stats = new Map<number, QuoteStats>();
+    const stats = new QuoteTable(this.listings.length);
     const r = ctx.rng("bars");
     const qr = ctx.rng("quotes");
-    const listingById = new Map(this.listings.map((l) => [l.id, l]));
     // Each plan is dropped once run (nothing after this stage reads them): popped from the end of a reversed copy.
     const planned = this.historySpecs().slice().reverse();
     this.specs = undefined;
@@ -576,8 +591,9 @@ export class SampleGenerator {
         // A secondary listing: its primary's path converted at the last day's rate, as its quote was before.
         if (primaryRow?.listingId !== p.primary)
           throw new Error(`listing ${p.listing?.id}: its primary is not the last path`);
-        const primaryQuote = stats.get(p.primary as number) as QuoteStats;
-        const primary = listingById.get(p.primary as number) as Listing;
+        const primaryQuote = stats.get(p.primary as number);
+        // Listing ids are positions in this.listings, from 1.
+        const primary = this.listings[(p.primary as number) - 1] as Listing;
         const l = p.listing as Listing;
         const day = primaryRow.market === "daily" ? ctx.anchorDay : ctx.lastTradingDay;
         const baseDecimals = currencyDigits(l.currency) === 0 ? 0 : 2;
@@ -619,14 +635,14 @@ export class SampleGenerator {
     return stats;
   }
 
-  private writeQuotes(sink: SampleSink, stats: ReadonlyMap<number, QuoteStats>): void {
+  private writeQuotes(sink: SampleSink, stats: QuoteTable): void {
     sink.beginStage("quotes");
     const w = sink.table("quotes", ["listing_id", "t", "c", "o", "h", "l", "pc", "v", "ma50", "ma200", "avg_volume"]);
     // The quote is the last bar; its time is that bar's close, but never after the anchor (a 24-hour market's
     // day, or an exchange session on the anchor day, closes after the anchor day began: that would be the future).
     const anchorT = this.ctx.anchorDay * SECONDS_PER_DAY;
     for (const l of this.listings) {
-      const q = stats.get(l.id) as QuoteStats;
+      const q = stats.get(l.id);
       w.write([l.id, Math.min(q.t, anchorT), q.c, q.o, q.h, q.l, q.pc, q.v, q.ma50, q.ma200, q.avgVolume]);
     }
     sink.endStage();

@@ -288,7 +288,7 @@ export class BuildHelper {
   }
 
   /** Every quote, by listing id: runs what the helper has not taken, then waits for what it has. */
-  collect(into: Map<number, QuoteStats>): void {
+  collect(into: { set(listingId: number, q: QuoteStats): void }): void {
     const job = this.job;
     runQuoteJob(job);
     const control = new Int32Array(job.control);
