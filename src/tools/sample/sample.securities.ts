@@ -214,9 +214,10 @@ export function stockDescription(stock: Stock): string {
   const industry = sectorByName(stock.sector ?? "").industries.find((x) => x.name === stock.industry);
   const primary = stock.listings[0];
   if (!industry || !primary) throw new Error(`stock ${stock.id}: no industry or no listing to describe`);
+  const adr = stock.isAdr ? " as American depositary receipts" : "";
   return (
     `${stock.name} ${industry.activity}. The company is based in ${withArticle(countryName(stock.country ?? ""))} ` +
-    `and its shares trade on ${exchange(primary.exchange).name}${stock.isAdr ? " as American depositary receipts" : ""}.`
+    `and its shares trade on ${exchange(primary.exchange).name}${adr}.`
   );
 }
 
