@@ -171,7 +171,7 @@ export function planDividends(
   etfs: readonly Etf[],
   funds: readonly Fund[],
   splits: ReadonlyMap<number, Split[]>,
-): Map<number, DividendRow[]> {
+): DividendPlan {
   const r = ctx.rng("dividends");
   const payers: Payer[] = [];
   const yearsBefore = (ex: number) => Math.max(0, Math.floor((ctx.anchorDay - ex) / 365.25));
@@ -224,10 +224,59 @@ export function planDividends(
     }
   }
 
-  const out = new Map<number, DividendRow[]>();
-  for (const p of payers) {
-    const rows = rowsFor(ctx, r.fork(`rows-${p.security.id}`), p, splits.get(p.security.id));
-    if (rows.length > 0) out.set(p.security.id, rows);
+  return new DividendPlan(ctx, r, payers, splits);
+}
+
+/**
+ * The dividends of every payer, computed again whenever asked: a payer's rows are a pure function of its plan, its
+ * splits and its own random stream, so keeping ~1.5 million rows in memory for the whole build bought nothing.
+ */
+export class DividendPlan {
+  private readonly payers = new Map<number, Payer>();
+  /** Rows per payer that pays at all, by security id in ascending order. */
+  private readonly counts = new Map<number, number>();
+
+  constructor(
+    private readonly ctx: SampleContext,
+    private readonly r: Random,
+    payers: readonly Payer[],
+    private readonly splits: ReadonlyMap<number, Split[]>,
+  ) {
+    const paying: [number, number][] = [];
+    for (const p of payers) {
+      const n = this.rowsOf(p).length;
+      if (n === 0) continue;
+      this.payers.set(p.security.id, p);
+      paying.push([p.security.id, n]);
+    }
+    for (const [id, n] of paying.sort((a, b) => a[0] - b[0])) this.counts.set(id, n);
   }
-  return out;
+
+  private rowsOf(p: Payer): DividendRow[] {
+    return rowsFor(this.ctx, this.r.fork(`rows-${p.security.id}`), p, this.splits.get(p.security.id));
+  }
+
+  /** A security's dividends, or undefined when it pays none. */
+  get(id: number): DividendRow[] | undefined {
+    const p = this.payers.get(id);
+    return p ? this.rowsOf(p) : undefined;
+  }
+
+  /** Securities that pay, in id order. */
+  ids(): IterableIterator<number> {
+    return this.counts.keys();
+  }
+
+  /** Forgets every payer (once the dividends are written). */
+  clear(): void {
+    this.payers.clear();
+    this.counts.clear();
+  }
+
+  /** Rows of every payer. */
+  get rowCount(): number {
+    let n = 0;
+    for (const c of this.counts.values()) n += c;
+    return n;
+  }
 }

@@ -379,7 +379,7 @@ export function generateEtfs(
     const shares = Math.max(10_000, Math.round(aumLocal / price));
     const aum = roundTo(shares * price, 2);
     const holdingsRaw = d.holdings(currency, er);
-    const holdings = finishHoldings(holdingsRaw);
+    const holdings = finishHoldings(ctx, holdingsRaw);
 
     const letters = initials(issuer) + initials(`${d.regionName} ${d.theme}`) + issuer.slice(1).toUpperCase();
     const listings: Listing[] = [];

@@ -40,7 +40,7 @@ export function quartersOf(
   ctx: SampleContext,
   s: Stock,
   splits: ReadonlyMap<number, Split[]>,
-  dividends: ReadonlyMap<number, DividendRow[]>,
+  dividends: { get(id: number): readonly DividendRow[] | undefined },
 ): QuarterRow[] {
   return companyQuarters(ctx, ctx.rng("financials").fork(s.id), s, splits.get(s.id), dividends.get(s.id));
 }

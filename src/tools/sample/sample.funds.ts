@@ -15,11 +15,12 @@ import {
   COMMODITIES,
   finishHoldings,
   futuresHoldings,
+  type HoldingSet,
   StockPools,
   stockHolding,
   type WeightedHolding,
 } from "./sample.holdings";
-import type { Etf, Fund, HoldingRow, Stock } from "./sample.model";
+import type { Etf, Fund, Stock } from "./sample.model";
 import { FUND_COMPANY_FORMS } from "./sample.names";
 import { interpolate, roundPrice, roundTo } from "./sample.numbers";
 import type { Random } from "./sample.random";
@@ -167,7 +168,7 @@ interface Strategy {
   riskClass: number;
   volatility: number;
   beta: number;
-  holdings: HoldingRow[];
+  holdings: HoldingSet;
   frequency: number;
   yieldPct: number;
   /** Relative pull on assets: broad equity and balanced funds gather the most. */
@@ -331,7 +332,7 @@ export function generateFunds(
           frequency,
           yieldPct: s.yieldPct,
         },
-        holdings: rate === 1 ? s.holdings : s.holdings.map((h) => ({ ...h, unitPrice: h.unitPrice * rate })),
+        holdings: rate === 1 ? s.holdings : s.holdings.scaled(rate),
       });
     }
   });
@@ -638,7 +639,7 @@ function makeStrategy(
     riskClass,
     volatility,
     beta,
-    holdings: finishHoldings(rows),
+    holdings: finishHoldings(ctx, rows),
     frequency,
     yieldPct,
     popularity,

@@ -1,12 +1,12 @@
 import { addYears, formatDay, parseDay, SECONDS_PER_DAY } from "./sample.calendar";
 import { createContext, GENERATOR_VERSION, INTRADAY_DAYS, type SampleContext } from "./sample.context";
 import { generateCrypto } from "./sample.crypto";
-import { planDividends, planSplits } from "./sample.dividends";
+import { type DividendPlan, planDividends, planSplits } from "./sample.dividends";
 import { generateEtfs } from "./sample.etfs";
 import { QUARTERS, quartersOf, type QuarterRow, RECENT_QUARTERS } from "./sample.financials";
 import { forexPairs, type ForexPair } from "./sample.forex";
 import { generateFunds } from "./sample.funds";
-import { generateBonds } from "./sample.holdings";
+import { generateBonds, HoldingSet, type HoldingTemplate } from "./sample.holdings";
 import { assignWkns } from "./sample.identifiers";
 import { buildIndices } from "./sample.indices";
 import { currencyDigits, EXCHANGES, exchange } from "./sample.markets";
@@ -25,7 +25,7 @@ import type {
   Stock,
 } from "./sample.model";
 import { unitsToPercent, roundTo } from "./sample.numbers";
-import { BarSimulator, convertedQuote, type HistorySpec, type QuoteStats, type RowWriter } from "./sample.prices";
+import { BarSimulator, convertedQuote, type HistorySpec, QuoteTable, type RowWriter } from "./sample.prices";
 import {
   SeriesCalendar,
   SERIES_COLUMNS,
@@ -35,7 +35,7 @@ import {
   type SeriesRow,
 } from "./sample.series";
 import { BuildHelper, type StoredPath } from "./sample.helper";
-import { generateStocks } from "./sample.securities";
+import { generateStocks, stockDescription } from "./sample.securities";
 
 /** Exchanges in Germany: a security listed on one carries a WKN. */
 const GERMAN_EXCHANGES = new Set(["XFRA", "XETR"]);
@@ -76,10 +76,13 @@ const BAR_COLUMNS = ["listing_id", "t", "o", "h", "l", "c", "v"];
 /** Years of daily history of the listings that are neither the largest nor stored (at least this much). */
 export const RECENT_HISTORY_YEARS = 2;
 
-/** A listing's planned path; a secondary listing's spec is derived from its primary's in writeBars. */
+/**
+ * A listing's planned path: its row (the spec is built from it when run: a spec's day and factor windows cost ~50 MB
+ * over all listings); a secondary listing's row is derived from its primary's in writeBars.
+ */
 export type PlannedSeries =
-  | { spec: HistorySpec; row: SeriesRow; stored: boolean; primary: null; listing?: undefined }
-  | { spec: null; row: null; stored: false; primary: number; listing: Listing };
+  | { row: SeriesRow; stored: boolean; primary: null; fx: ForexSecurity | null; listing?: undefined }
+  | { row: null; stored: false; primary: number; fx: null; listing: Listing };
 
 export class SampleGenerator {
   readonly ctx: SampleContext;
@@ -92,7 +95,7 @@ export class SampleGenerator {
   readonly securities: Security[];
   readonly listings: Listing[];
   readonly splits: Map<number, Split[]>;
-  readonly dividends: Map<number, DividendRow[]>;
+  readonly dividends: DividendPlan;
   /** Trailing totals of each stock's latest four quarters, filled as the quarters are written. */
   private readonly ttm = new Map<number, { eps: number; netIncome: number } | null>();
   readonly indices: IndexDef[];
@@ -210,7 +213,6 @@ export class SampleGenerator {
 
   private buildHistorySpecs(): PlannedSeries[] {
     const ctx = this.ctx;
-    const cal = this.calendar;
     const twoYearsBack = addYears(ctx.anchorDay, -RECENT_HISTORY_YEARS);
 
     // Specs are built from rows by the calendar, as a reader builds them: one code path, one object shape.
@@ -343,16 +345,21 @@ export class SampleGenerator {
           break;
       }
       r.stored = keep;
-      const spec = cal.spec(r);
-      if (s.type === "forex") {
-        spec.fxBase = (s as ForexSecurity).base;
-        spec.fxQuote = (s as ForexSecurity).quote;
-      }
-      planned.push({ spec, row: r, stored: keep, primary: null });
+      planned.push({ row: r, stored: keep, primary: null, fx: s.type === "forex" ? (s as ForexSecurity) : null });
       for (const other of s.listings.slice(1))
-        planned.push({ spec: null, row: null, stored: false, primary: l.id, listing: other });
+        planned.push({ row: null, stored: false, primary: l.id, fx: null, listing: other });
     }
     return planned;
+  }
+
+  /** The spec of a primary listing's planned path. */
+  private specOf(row: SeriesRow, fx: ForexSecurity | null): HistorySpec {
+    const spec = this.calendar.spec(row);
+    if (fx) {
+      spec.fxBase = fx.base;
+      spec.fxQuote = fx.quote;
+    }
+    return spec;
   }
 
   /**
@@ -369,16 +376,31 @@ export class SampleGenerator {
     this.writeFinancials(sink);
     this.writeSecurities(sink);
     this.writeEtfs(sink);
-    for (const e of this.etfs) e.holdings = [];
+    for (const e of this.etfs) e.holdings = HoldingSet.EMPTY;
     this.writeFunds(sink);
-    for (const f of this.funds) f.holdings = [];
+    for (const f of this.funds) f.holdings = HoldingSet.EMPTY;
     this.writeCorporateActions(sink);
-    this.dividends.clear();
     this.writeIndices(sink);
+    this.release();
     const stats = this.writeBars(sink, helper);
     this.adoptBars(sink, helper);
     helper.collect(stats);
     this.writeQuotes(sink, stats);
+  }
+
+  /**
+   * Past the reference tables the build needs only the listings and their planned paths: the securities, their
+   * corporate actions and the index definitions are let go, so the price history and the quotes run on a heap without
+   * them (a generator writes once).
+   */
+  private release(): void {
+    this.historySpecs();
+    for (const list of [this.stocks, this.etfs, this.funds, this.crypto, this.forex, this.securities] as Security[][])
+      list.length = 0;
+    this.splits.clear();
+    this.dividends.clear();
+    this.indices.length = 0;
+    this.ttm.clear();
   }
 
   /**
@@ -393,7 +415,7 @@ export class SampleGenerator {
     for (let i = 0; i < plans.length; i++) {
       const p = plans[i] as PlannedSeries;
       if (!p.row) continue;
-      if (p.stored) stored.push({ ...p.row, fxBase: p.spec.fxBase, fxQuote: p.spec.fxQuote });
+      if (p.stored) stored.push({ ...p.row, fxBase: p.fx?.base, fxQuote: p.fx?.quote });
       else if (p.row.style !== "fx" && plans[i + 1]?.primary !== p.row.listingId) rows.push(p.row);
     }
     const ctx = this.ctx;
@@ -430,11 +452,12 @@ export class SampleGenerator {
     let rows =
       this.securities.length + this.listings.length * 2 + this.ctx.fx.currencies.length * this.calendar.allDays.length;
     for (const p of this.historySpecs())
-      if (p.spec && p.stored) rows += p.spec.days.length + p.spec.intradayBars * INTRADAY_DAYS;
+      if (p.row && p.stored)
+        rows += this.calendar.window(p.row.market, p.row.firstDay).days.length + p.row.intradayBars * INTRADAY_DAYS;
     for (const e of this.etfs) rows += e.holdings.length + 12;
     for (const f of this.funds) rows += f.holdings.length + 14;
     for (const s of this.stocks) rows += s.order < this.ctx.counts.stocksWithFinancials ? QUARTERS : RECENT_QUARTERS;
-    for (const d of this.dividends.values()) rows += d.length;
+    rows += this.dividends.rowCount;
     for (const s of this.splits.values()) rows += s.length;
     for (const i of this.indices) rows += i.members.length;
     return rows;
@@ -520,7 +543,7 @@ export class SampleGenerator {
         s.sharesOutstanding,
         s.isAdr ? 1 : 0,
         1,
-        s.description,
+        s.type === "stock" ? stockDescription(s as Stock) : s.description,
         s.website,
         s.ipoDate,
         s.nextEarningsDate,
@@ -544,7 +567,7 @@ export class SampleGenerator {
     sink.endStage();
   }
 
-  private writeBars(sink: SampleSink, helper: BuildHelper): Map<number, QuoteStats> {
+  private writeBars(sink: SampleSink, helper: BuildHelper): QuoteTable {
     const ctx = this.ctx;
     sink.beginStage("price history");
     const daily = sink.table("daily_bars", BAR_COLUMNS);
@@ -554,23 +577,23 @@ export class SampleGenerator {
     const handed = helper.barsHanded;
     const series = sink.table("sample_series", SERIES_COLUMNS);
     const sim = new BarSimulator(this.calendar.allDays.length, ctx.fx);
-    const stats = new Map<number, QuoteStats>();
+    const stats = new QuoteTable(this.listings.length);
     const r = ctx.rng("bars");
     const qr = ctx.rng("quotes");
-    const listingById = new Map(this.listings.map((l) => [l.id, l]));
     // Each plan is dropped once run (nothing after this stage reads them): popped from the end of a reversed copy.
     const planned = this.historySpecs().slice().reverse();
     this.specs = undefined;
     let primaryRow: SeriesRow | undefined;
     for (let p = planned.pop(); p !== undefined; p = planned.pop()) {
-      let spec = p.spec;
       let row = p.row;
-      if (!spec || !row) {
+      let spec: HistorySpec;
+      if (!row) {
         // A secondary listing: its primary's path converted at the last day's rate, as its quote was before.
         if (primaryRow?.listingId !== p.primary)
           throw new Error(`listing ${p.listing?.id}: its primary is not the last path`);
-        const primaryQuote = stats.get(p.primary as number) as QuoteStats;
-        const primary = listingById.get(p.primary as number) as Listing;
+        const primaryQuote = stats.get(p.primary as number);
+        // Listing ids are positions in this.listings, from 1.
+        const primary = this.listings[(p.primary as number) - 1] as Listing;
         const l = p.listing as Listing;
         const day = primaryRow.market === "daily" ? ctx.anchorDay : ctx.lastTradingDay;
         const baseDecimals = currencyDigits(l.currency) === 0 ? 0 : 2;
@@ -591,8 +614,10 @@ export class SampleGenerator {
           stored: false,
         };
         spec = this.calendar.spec(row);
+      } else {
+        spec = this.specOf(row, p.fx);
+        primaryRow = row;
       }
-      if (p.spec) primaryRow = row;
       if (helper.has(row.listingId)) {
         series.write(seriesRowValues(spec, false));
         continue;
@@ -602,7 +627,7 @@ export class SampleGenerator {
       const q =
         p.stored && !handed
           ? sim.run(spec, r.fork(spec.stream), daily, intraday)
-          : sim.quoteOnly(spec, r.fork(spec.stream), p.spec === null);
+          : sim.quoteOnly(spec, r.fork(spec.stream), p.row === null);
       stats.set(spec.listingId, q);
       series.write(seriesRowValues(spec, p.stored));
     }
@@ -610,14 +635,14 @@ export class SampleGenerator {
     return stats;
   }
 
-  private writeQuotes(sink: SampleSink, stats: ReadonlyMap<number, QuoteStats>): void {
+  private writeQuotes(sink: SampleSink, stats: QuoteTable): void {
     sink.beginStage("quotes");
     const w = sink.table("quotes", ["listing_id", "t", "c", "o", "h", "l", "pc", "v", "ma50", "ma200", "avg_volume"]);
     // The quote is the last bar; its time is that bar's close, but never after the anchor (a 24-hour market's
     // day, or an exchange session on the anchor day, closes after the anchor day began: that would be the future).
     const anchorT = this.ctx.anchorDay * SECONDS_PER_DAY;
     for (const l of this.listings) {
-      const q = stats.get(l.id) as QuoteStats;
+      const q = stats.get(l.id);
       w.write([l.id, Math.min(q.t, anchorT), q.c, q.o, q.h, q.l, q.pc, q.v, q.ma50, q.ma200, q.avgVolume]);
     }
     sink.endStage();
@@ -675,8 +700,11 @@ export class SampleGenerator {
         e.holdings.length,
         p.holdingsDate,
       ]);
-      e.holdings.forEach((h, i) => {
-        const mv = roundTo((p.aum * h.weightUnits) / 1_000_000, 2);
+      const held = e.holdings;
+      for (let i = 0; i < held.length; i++) {
+        const h = held.position(i);
+        const units = held.weightUnits(i);
+        const mv = roundTo((p.aum * units) / 1_000_000, 2);
         holdings.write([
           e.id,
           i + 1,
@@ -687,11 +715,11 @@ export class SampleGenerator {
           h.cusip,
           h.sector,
           h.country,
-          roundTo(mv / h.unitPrice, 4),
-          unitsToPercent(h.weightUnits),
+          roundTo(mv / held.unitPrice(i), 4),
+          unitsToPercent(units),
           mv,
         ]);
-      });
+      }
       for (const [k, units] of exposure(e.holdings, (h) => h.sector)) sectors.write([e.id, k, unitsToPercent(units)]);
       for (const [k, units] of exposure(e.holdings, (h) => h.country))
         countries.write([e.id, k, unitsToPercent(units)]);
@@ -757,8 +785,11 @@ export class SampleGenerator {
         f.holdings.length,
         p.holdingsDate,
       ]);
-      f.holdings.forEach((h, i) => {
-        const mv = roundTo((p.aum * h.weightUnits) / 1_000_000, 2);
+      const held = f.holdings;
+      for (let i = 0; i < held.length; i++) {
+        const h = held.position(i);
+        const units = held.weightUnits(i);
+        const mv = roundTo((p.aum * units) / 1_000_000, 2);
         holdings.write([
           f.id,
           i + 1,
@@ -769,10 +800,10 @@ export class SampleGenerator {
           h.assetClass,
           h.sector,
           h.country,
-          unitsToPercent(h.weightUnits),
+          unitsToPercent(units),
           mv,
         ]);
-      });
+      }
       for (const [k, units] of exposure(f.holdings, (h) => h.sector)) sectors.write([f.id, k, unitsToPercent(units)]);
       for (const [k, units] of exposure(f.holdings, (h) => h.country))
         countries.write([f.id, k, unitsToPercent(units)]);
@@ -856,7 +887,7 @@ export class SampleGenerator {
       "currency",
       "frequency",
     ]);
-    for (const id of [...this.dividends.keys()].sort((a, b) => a - b)) {
+    for (const id of this.dividends.ids()) {
       for (const x of this.dividends.get(id) as DividendRow[]) {
         d.write([
           id,
@@ -899,11 +930,11 @@ const ALLOCATION_CLASS: Readonly<Record<HoldingRow["assetClass"], string>> = {
  * Weight units per key, sorted by key (primary-key order). Holdings without a
  * sector or country (government bonds, cash, futures) are counted as "Other".
  */
-function exposure(holdings: readonly HoldingRow[], key: (h: HoldingRow) => string | null): [string, number][] {
+function exposure(holdings: HoldingSet, key: (h: HoldingTemplate) => string | null): [string, number][] {
   const m = new Map<string, number>();
-  for (const h of holdings) {
-    const k = key(h) ?? "Other";
-    m.set(k, (m.get(k) ?? 0) + h.weightUnits);
+  for (let i = 0; i < holdings.length; i++) {
+    const k = key(holdings.position(i)) ?? "Other";
+    m.set(k, (m.get(k) ?? 0) + holdings.weightUnits(i));
   }
   return [...m.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 }

@@ -3,7 +3,7 @@ import { rmSync } from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { generateFx } from "./sample.forex";
-import { BatchInserter } from "./sample.insert";
+import { BatchInserter, BUILD_CACHE_KIB, BUILD_THREAD_LIMITS } from "./sample.insert";
 import { BarSimulator, type QuoteStats, type RowWriter } from "./sample.prices";
 import { Random } from "./sample.random";
 import { SeriesCalendar, type SeriesRow } from "./sample.series";
@@ -64,7 +64,7 @@ export function runBarsJob(job: BarsJob, seed: number, historyStart: number, anc
     try {
       db.pragma("journal_mode = OFF");
       db.pragma("synchronous = OFF");
-      db.pragma("cache_size = -16384");
+      db.pragma(`cache_size = -${BUILD_CACHE_KIB}`);
       for (const sql of job.tables) db.exec(sql);
       const calendar = new SeriesCalendar(seed, historyStart, anchorDay);
       const sim = new BarSimulator(
@@ -196,11 +196,13 @@ function quoteOf(calendar: SeriesCalendar, sim: BarSimulator, bars: Random, row:
 function startHelper(job: HelperJob): Worker {
   const ext = path.extname(__filename);
   const file = path.join(__dirname, `sample.helper.worker${ext}`);
-  if (ext !== ".ts") return new Worker(file, { workerData: job });
+  const resourceLimits = BUILD_THREAD_LIMITS;
+  if (ext !== ".ts") return new Worker(file, { workerData: job, resourceLimits });
   const loader = require.resolve("@swc-node/register");
   return new Worker(`require(${JSON.stringify(loader)}); require(${JSON.stringify(file)});`, {
     eval: true,
     workerData: job,
+    resourceLimits,
   });
 }
 
@@ -288,7 +290,7 @@ export class BuildHelper {
   }
 
   /** Every quote, by listing id: runs what the helper has not taken, then waits for what it has. */
-  collect(into: Map<number, QuoteStats>): void {
+  collect(into: { set(listingId: number, q: QuoteStats): void }): void {
     const job = this.job;
     runQuoteJob(job);
     const control = new Int32Array(job.control);

@@ -325,17 +325,92 @@ export function futuresHoldings(
   return out;
 }
 
+/** What a holding row says about the position itself; one shared object per distinct position of a build. */
+export type HoldingTemplate = Readonly<Omit<HoldingRow, "unitPrice" | "weightUnits">>;
+
+/**
+ * A holder's portfolio, packed: a shared template per position and two typed arrays. With a row object per position
+ * the ETFs and funds took ~170 MB of heap in the full sample for the whole build; packed they take ~40 MB, and the
+ * writer reads them without building a row.
+ */
+export class HoldingSet {
+  static readonly EMPTY = new HoldingSet([], new Float64Array(0), new Int32Array(0));
+
+  constructor(
+    private readonly templates: readonly HoldingTemplate[],
+    private readonly unitPrices: Float64Array,
+    private readonly units: Int32Array,
+  ) {}
+
+  get length(): number {
+    return this.templates.length;
+  }
+
+  /** What position `i` (0-based, in position order) holds. */
+  position(i: number): HoldingTemplate {
+    return this.templates[i] as HoldingTemplate;
+  }
+
+  /** Price of one unit of position `i` in the holder's currency. */
+  unitPrice(i: number): number {
+    return this.unitPrices[i] as number;
+  }
+
+  /** Weight of position `i` in units of 0.0001 %. */
+  weightUnits(i: number): number {
+    return this.units[i] as number;
+  }
+
+  /** The same positions priced in another currency: unit prices times `rate`. */
+  scaled(rate: number): HoldingSet {
+    return new HoldingSet(
+      this.templates,
+      this.unitPrices.map((p) => p * rate),
+      this.units,
+    );
+  }
+}
+
+/** Templates by content, one table per build (a test process runs several builds). */
+const templateTables = new WeakMap<SampleContext, Map<string, HoldingTemplate>>();
+
+function template(ctx: SampleContext, h: WeightedHolding): HoldingTemplate {
+  let table = templateTables.get(ctx);
+  if (!table) {
+    table = new Map();
+    templateTables.set(ctx, table);
+  }
+  const key = [h.holdingSecurityId, h.symbol, h.name, h.isin, h.cusip, h.sector, h.country, h.assetClass].join(
+    "\u0001",
+  );
+  let t = table.get(key);
+  if (!t) {
+    t = {
+      holdingSecurityId: h.holdingSecurityId,
+      symbol: h.symbol,
+      name: h.name,
+      isin: h.isin,
+      cusip: h.cusip,
+      sector: h.sector,
+      country: h.country,
+      assetClass: h.assetClass,
+    };
+    table.set(key, t);
+  }
+  return t;
+}
+
 /**
  * Turns raw weights into exact percentages (sum 100.0000) and sorts by
  * weight, largest first, which is the order positions are numbered in.
  */
-export function finishHoldings(items: readonly WeightedHolding[]): HoldingRow[] {
+export function finishHoldings(ctx: SampleContext, items: readonly WeightedHolding[]): HoldingSet {
   const units = allocateWeightUnits(items.map((h) => h.raw));
-  const rows: HoldingRow[] = items.map((h, i) => {
-    const { raw: _raw, ...rest } = h;
-    return { ...rest, weightUnits: units[i] as number };
-  });
-  // Stable sort keeps ties in generation order, so output is deterministic.
-  rows.sort((a, b) => b.weightUnits - a.weightUnits);
-  return rows;
+  // Ties keep generation order, so output is deterministic.
+  const order = items.map((_h, i) => i).sort((a, b) => (units[b] as number) - (units[a] as number) || a - b);
+  return new HoldingSet(
+    order.map((i) => template(ctx, items[i] as WeightedHolding)),
+    Float64Array.from(order, (i) => (items[i] as WeightedHolding).unitPrice),
+    Int32Array.from(order, (i) => units[i] as number),
+  );
 }

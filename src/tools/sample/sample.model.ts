@@ -5,6 +5,7 @@
  */
 
 import type { EtfProfileRow, FundProfileRow, ListingRow, SecurityRow } from "../../sources/data-source";
+import type { HoldingSet } from "./sample.holdings";
 
 export type { SecurityType } from "../../sources/data-source";
 
@@ -74,7 +75,7 @@ export interface EtfProfile extends Omit<EtfProfileRow, "securityId" | "holdings
 export interface Etf extends Security {
   type: "etf";
   profile: EtfProfile;
-  holdings: HoldingRow[];
+  holdings: HoldingSet;
 }
 
 /** The store's fund profile as generated, plus how it distributes (for the dividends it pays). */
@@ -87,7 +88,7 @@ export interface FundProfile extends Omit<FundProfileRow, "securityId" | "holdin
 export interface Fund extends Security {
   type: "fund";
   profile: FundProfile;
-  holdings: HoldingRow[];
+  holdings: HoldingSet;
 }
 
 export interface Crypto extends Security {

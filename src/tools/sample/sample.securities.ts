@@ -4,7 +4,7 @@ import { assertReferenceCodes, countryName, currencyDigits, exchange } from "./s
 import type { Listing, Stock } from "./sample.model";
 import { interpolate, roundPrice } from "./sample.numbers";
 import type { Random } from "./sample.random";
-import { SECTOR_WEIGHTS, SECTORS } from "./sample.sectors";
+import { SECTOR_WEIGHTS, SECTORS, sectorByName } from "./sample.sectors";
 
 /**
  * The stock universe: companies, their market caps, primary and secondary
@@ -136,8 +136,7 @@ export function generateStocks(ctx: SampleContext, firstId: number): Stock[] {
     const domicile = sr.weighted(DOMICILES, large ? LARGE_CAP_MIX : SMALL_CAP_MIX);
     const country = domicile === "ADR" ? sr.pick(ADR_COUNTRIES) : domicile;
     const exCode = primaryExchange(domicile, sr);
-    const ex = exchange(exCode);
-    const currency = ex.currency;
+    const currency = exchange(exCode).currency;
     const sector = SECTORS[sr.weightedIndex(SECTOR_WEIGHTS)] ?? SECTORS[0]!;
     const industry = sr.pick(sector.industries);
     const company = ctx.namer.company(country, sector.name, industry);
@@ -174,6 +173,7 @@ export function generateStocks(ctx: SampleContext, firstId: number): Stock[] {
       marketCap,
       sharesOutstanding: shares,
       isAdr: domicile === "ADR",
+      // Written as stockDescription(stock) when the row is: ~90,000 texts would sit in memory for the whole build.
       description: null,
       website: `https://www.${slug(company.shortName)}.example`,
       ipoDate: null,
@@ -196,9 +196,6 @@ export function generateStocks(ctx: SampleContext, firstId: number): Stock[] {
       esg: sr.next(),
       order: i,
     };
-    stock.description =
-      `${company.name} ${industry.activity}. The company is based in ${withArticle(countryName(country))} ` +
-      `and its shares trade on ${ex.name}${stock.isAdr ? " as American depositary receipts" : ""}.`;
     addStockListings(ctx, stock, exCode, sr, (i + 1) * rankStretch);
     stocks.push(stock);
   }
@@ -210,6 +207,18 @@ export function generateStocks(ctx: SampleContext, firstId: number): Stock[] {
   });
   assignIpoDates(ctx, stocks);
   return stocks;
+}
+
+/** A stock's description: a pure function of its name, industry, country and primary listing. */
+export function stockDescription(stock: Stock): string {
+  const industry = sectorByName(stock.sector ?? "").industries.find((x) => x.name === stock.industry);
+  const primary = stock.listings[0];
+  if (!industry || !primary) throw new Error(`stock ${stock.id}: no industry or no listing to describe`);
+  const adr = stock.isAdr ? " as American depositary receipts" : "";
+  return (
+    `${stock.name} ${industry.activity}. The company is based in ${withArticle(countryName(stock.country ?? ""))} ` +
+    `and its shares trade on ${exchange(primary.exchange).name}${adr}.`
+  );
 }
 
 function listing(stock: Stock, symbol: string, exCode: string, isPrimary: boolean): Listing {

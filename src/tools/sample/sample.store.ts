@@ -7,7 +7,7 @@ import { Worker } from "node:worker_threads";
 import { SampleGenerator, type SampleSink } from "./sample.generator";
 import { migrate } from "../../sources/sqlite/sqlite.migrate";
 import { SERIES_TABLE_SQL } from "./sample.series";
-import { BatchInserter } from "./sample.insert";
+import { BatchInserter, BUILD_CACHE_KIB, BUILD_THREAD_LIMITS } from "./sample.insert";
 import type { RowWriter } from "./sample.prices";
 import type { SampleOptions, SampleSummary } from "./sample.types";
 import { acquireStoreLock, removeDatabaseFiles, removeLeftoverScratchFiles, storeLockHeld } from "./sample.lock";
@@ -19,8 +19,6 @@ export type { SampleOptions, SampleSummary } from "./sample.types";
  */
 
 const PROGRESS_EVERY_ROWS = 1 << 16;
-/** SQLite page cache during the build, in KiB. */
-const BUILD_CACHE_KIB = 16 * 1024;
 
 class SqliteSink implements SampleSink {
   private readonly inserters = new Map<string, BatchInserter>();
@@ -118,7 +116,8 @@ export function fillSampleData(db: Database.Database, opts: SampleOptions): Samp
   db.pragma("synchronous = OFF");
   db.pragma("locking_mode = EXCLUSIVE");
   // Every table is filled in primary-key order, so each insert appends to the right edge of its B-tree and a small
-  // cache holds the pages being written: 256 MiB here cost ~180 MiB of peak RSS for no measurable speed.
+  // cache holds the pages being written: 256 MiB here cost ~180 MiB of peak RSS for no measurable speed (nor did
+  // 16 MiB against 4).
   db.pragma(`cache_size = -${BUILD_CACHE_KIB}`);
   db.pragma("temp_store = FILE");
   db.pragma("mmap_size = 0");
@@ -240,11 +239,13 @@ export function buildStoreFile(request: BuildRequest, onProgress: SampleOptions[
 function startBuildWorker(request: BuildRequest): Worker {
   const ext = path.extname(__filename);
   const file = path.join(__dirname, `sample.worker${ext}`);
-  if (ext !== ".ts") return new Worker(file, { workerData: request });
+  const resourceLimits = BUILD_THREAD_LIMITS;
+  if (ext !== ".ts") return new Worker(file, { workerData: request, resourceLimits });
   const loader = require.resolve("@swc-node/register");
   return new Worker(`require(${JSON.stringify(loader)}); require(${JSON.stringify(file)});`, {
     eval: true,
     workerData: request,
+    resourceLimits,
   });
 }
 
