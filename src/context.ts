@@ -8,17 +8,32 @@ import type { SearchIndex } from "./domains/search/search.index";
 import { ROW_STORE_ETF_ANSWERS, type EtfAnswers } from "./domains/etf/etf.answers";
 import { ROW_STORE_FUND_ANSWERS, type FundAnswers } from "./domains/fund/fund.answers";
 import { ROW_STORE_QUOTE_ANSWERS, type QuoteAnswers } from "./domains/quote/quote.answers";
+import { ROW_STORE_STOCK_ANSWERS, type StockAnswers } from "./domains/stock/stock.answers";
+import { ROW_STORE_CANDLE_ANSWERS, type CandleAnswers } from "./domains/candle/candle.answers";
+import { ROW_STORE_CRYPTO_ANSWERS, type CryptoAnswers } from "./domains/crypto/crypto.answers";
+import { ROW_STORE_DIVIDEND_ANSWERS, type DividendAnswers } from "./domains/dividend/dividend.answers";
+import { ROW_STORE_SEARCH_ANSWERS, type SearchAnswers } from "./domains/search/search.answers";
+import { ROW_STORE_LIST_ANSWERS, type ListAnswers } from "./domains/list/list.answers";
+import { ROW_STORE_INDICES_ANSWERS, type IndicesAnswers } from "./domains/indices/indices.answers";
 
 /**
  * The answers the resolvers ask for, by domain (README "Architecture"): over a
  * row store, the domain services; over an upstream that answers documents,
- * the upstream adapter's own. Domains not listed here call their services
- * directly, which read rows through the loaders.
+ * the upstream adapter's own (src/sources/upstream/upstream.answers.ts).
+ * Every GraphQL field, and so every REST endpoint, is answered through one
+ * of these.
  */
 export interface Answers {
   etf: EtfAnswers;
   fund: FundAnswers;
   quote: QuoteAnswers;
+  stock: StockAnswers;
+  candle: CandleAnswers;
+  crypto: CryptoAnswers;
+  dividend: DividendAnswers;
+  search: SearchAnswers;
+  list: ListAnswers;
+  indices: IndicesAnswers;
 }
 
 /** Every domain's answers computed from a row store's rows. */
@@ -26,6 +41,13 @@ export const ROW_STORE_ANSWERS: Answers = Object.freeze({
   etf: ROW_STORE_ETF_ANSWERS,
   fund: ROW_STORE_FUND_ANSWERS,
   quote: ROW_STORE_QUOTE_ANSWERS,
+  stock: ROW_STORE_STOCK_ANSWERS,
+  candle: ROW_STORE_CANDLE_ANSWERS,
+  crypto: ROW_STORE_CRYPTO_ANSWERS,
+  dividend: ROW_STORE_DIVIDEND_ANSWERS,
+  search: ROW_STORE_SEARCH_ANSWERS,
+  list: ROW_STORE_LIST_ANSWERS,
+  indices: ROW_STORE_INDICES_ANSWERS,
 });
 
 /** What lives as long as the process: pools, clients, indexes. Never per-user state. */
