@@ -117,22 +117,34 @@ export class StockResolver {
     return served(stock.country, "Stock.country");
   }
 
-  @FieldResolver(() => String, { nullable: true, description: "Sector (GICS-like, e.g. Information Technology); null where unknown" })
+  @FieldResolver(() => String, {
+    nullable: true,
+    description: "Sector (GICS-like, e.g. Information Technology); null where unknown",
+  })
   sector(@Root() stock: Stock): string | null {
     return served(stock.sector, "Stock.sector");
   }
 
-  @FieldResolver(() => String, { nullable: true, description: "Industry within the sector, e.g. Semiconductors; null where unknown" })
+  @FieldResolver(() => String, {
+    nullable: true,
+    description: "Industry within the sector, e.g. Semiconductors; null where unknown",
+  })
   industry(@Root() stock: Stock): string | null {
     return served(stock.industry, "Stock.industry");
   }
 
-  @FieldResolver(() => Float, { nullable: true, description: "Market capitalisation in the reporting currency; null where unknown" })
+  @FieldResolver(() => Float, {
+    nullable: true,
+    description: "Market capitalisation in the reporting currency; null where unknown",
+  })
   marketCapitalization(@Root() stock: Stock): number | null {
     return served(stock.marketCapitalization, "Stock.marketCapitalization");
   }
 
-  @FieldResolver(() => Float, { nullable: true, description: "Shares outstanding as of the latest reported quarter; null where unknown" })
+  @FieldResolver(() => Float, {
+    nullable: true,
+    description: "Shares outstanding as of the latest reported quarter; null where unknown",
+  })
   sharesOutstanding(@Root() stock: Stock): number | null {
     return served(stock.sharesOutstanding, "Stock.sharesOutstanding");
   }
