@@ -62,6 +62,20 @@ export interface AppDeps {
   rateLimiter?: RateLimiter;
 }
 
+/**
+ * Whether a request's answers are fresh: gateway mode serves the last good upstream answer when the upstream fails
+ * (stale-if-error), and each door marks such a response (REST `x-data-stale` and `Age`, GraphQL
+ * `extensions.stale`). A row store's answers are always fresh.
+ */
+export class Freshness {
+  /** The age in seconds of the oldest stale answer this request used; null when none was stale. */
+  staleAgeSeconds: number | null = null;
+
+  noteStale(ageSeconds: number): void {
+    this.staleAgeSeconds = Math.max(this.staleAgeSeconds ?? 0, Math.max(0, Math.floor(ageSeconds)));
+  }
+}
+
 /** One per request, for /graphql and REST alike. */
 export interface Context {
   requestId: string;
@@ -72,6 +86,7 @@ export interface Context {
   searchIndex: SearchIndex;
   answers: Answers;
   loaders: Loaders;
+  freshness: Freshness;
 }
 
 export function createContext(deps: AppDeps, requestId: string, principal: Principal | null): Context {
@@ -84,5 +99,6 @@ export function createContext(deps: AppDeps, requestId: string, principal: Princ
     searchIndex: deps.searchIndex,
     answers: deps.answers ?? ROW_STORE_ANSWERS,
     loaders: createLoaders(deps.source),
+    freshness: new Freshness(),
   } satisfies Context;
 }
