@@ -117,6 +117,21 @@ function originProblem(item: string): string | undefined {
   return undefined;
 }
 
+/** `http://` or `https://` with a host; the value is never echoed, since it may hold credentials. */
+function upstreamUrlProblem(value: string): string | undefined {
+  const expected = "expected http(s)://host[:port][/base path] of a Bavest-compatible API";
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `not a valid URL (it does not parse; ${expected})`;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return `not an http(s) URL; ${expected}`;
+  if (url.hostname === "") return `not a valid URL (no host; ${expected})`;
+  if (url.search !== "" || url.hash !== "") return `not a valid URL (no query or fragment allowed; ${expected})`;
+  return undefined;
+}
+
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   // 0 (a free port chosen by the system) only when written out: an empty PORT is a mistake, not a request for one.
@@ -171,6 +186,49 @@ const envSchema = z.object({
     .string()
     .optional()
     .transform((v) => (v === undefined || v === "" ? undefined : v)),
+  /** Gateway mode (MDG_DATA_SOURCE=upstream); README "Gateway: resilience" states each default's origin. */
+  MDG_UPSTREAM_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()))
+    .transform((v, ctx) => {
+      const problem = v === undefined ? undefined : upstreamUrlProblem(v);
+      if (problem === undefined) return v;
+      ctx.addIssue({ code: "custom", message: problem });
+      return z.NEVER;
+    }),
+  MDG_UPSTREAM_API_KEY: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim())),
+  MDG_UPSTREAM_TIMEOUT_MS: envNumber({ fallback: 2_000, min: 1, max: 10 * MINUTE_MS, unit: "milliseconds" }),
+  MDG_UPSTREAM_BULK_MAX: envNumber({ fallback: 100, min: 1, max: 10_000 }),
+  MDG_UPSTREAM_CONCURRENCY: envNumber({ fallback: 16, min: 1, max: 1_024 }),
+  MDG_UPSTREAM_RETRIES: envNumber({ fallback: 2, min: 0, max: 10 }),
+  MDG_UPSTREAM_RETRY_BASE_MS: envNumber({ fallback: 25, min: 1, max: MINUTE_MS, unit: "milliseconds" }),
+  MDG_UPSTREAM_RETRY_MAX_MS: envNumber({ fallback: 250, min: 1, max: MINUTE_MS, unit: "milliseconds" }),
+  MDG_UPSTREAM_RETRY_BUDGET_PERCENT: envNumber({ fallback: 20, min: 0, max: 100, fraction: true, unit: "percent" }),
+  MDG_UPSTREAM_RETRY_MIN_PER_SEC: envNumber({ fallback: 10, min: 0, max: 10_000, fraction: true }),
+  MDG_UPSTREAM_BREAKER_FAILURE_PERCENT: envNumber({ fallback: 50, min: 1, max: 100, fraction: true, unit: "percent" }),
+  MDG_UPSTREAM_BREAKER_MIN_CALLS: envNumber({ fallback: 10, min: 1, max: 1_000_000 }),
+  MDG_UPSTREAM_BREAKER_WINDOW_MS: envNumber({ fallback: 10_000, min: 100, max: 10 * MINUTE_MS, unit: "milliseconds" }),
+  MDG_UPSTREAM_BREAKER_OPEN_MS: envNumber({ fallback: 30_000, min: 1, max: 60 * MINUTE_MS, unit: "milliseconds" }),
+  MDG_UPSTREAM_TTL_QUOTE_S: envNumber({ fallback: 5, min: 0, max: 7 * 86_400, unit: "seconds" }),
+  MDG_UPSTREAM_TTL_BARS_S: envNumber({ fallback: 86_400, min: 0, max: 7 * 86_400, unit: "seconds" }),
+  MDG_UPSTREAM_TTL_REFERENCE_S: envNumber({ fallback: 3_600, min: 0, max: 7 * 86_400, unit: "seconds" }),
+  MDG_UPSTREAM_STALE_S: envNumber({ fallback: 86_400, min: 0, max: 7 * 86_400, unit: "seconds" }),
+  MDG_UPSTREAM_CACHE_MB: envNumber({ fallback: 64, min: 0.01, max: 64 * 1024, fraction: true, unit: "MiB" }),
+});
+
+/** What only gateway mode needs: checked when MDG_DATA_SOURCE=upstream, so other modes start without it. */
+const checkedEnvSchema = envSchema.superRefine((e, ctx) => {
+  if (e.MDG_DATA_SOURCE !== "upstream") return;
+  if (e.MDG_UPSTREAM_URL === undefined) {
+    ctx.addIssue({ code: "custom", path: ["MDG_UPSTREAM_URL"], message: "required when MDG_DATA_SOURCE=upstream" });
+  }
+  if (e.MDG_UPSTREAM_API_KEY === undefined) {
+    ctx.addIssue({ code: "custom", path: ["MDG_UPSTREAM_API_KEY"], message: "required when MDG_DATA_SOURCE=upstream" });
+  }
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -212,6 +270,39 @@ export interface Config {
    * none (MDG_CORS_ORIGINS).
    */
   corsOrigins: "*" | readonly string[];
+  upstream: UpstreamConfig;
+}
+
+/**
+ * Gateway mode's client (src/sources/upstream/upstream.client.ts). `url` and `apiKey` are set whenever
+ * `dataSource` is `upstream`; the key is a secret and never appears in a log line, a message or a metric.
+ */
+export interface UpstreamConfig {
+  url: string | undefined;
+  apiKey: string | undefined;
+  /** The whole call, retries and their waits included. */
+  timeoutMs: number;
+  /** Symbols per `POST /bulk` call. */
+  bulkMax: number;
+  /** Calls of one batch in flight at once (and the connection pool's size). */
+  concurrency: number;
+  retry: {
+    /** Retries of one call at most, on top of its first attempt. */
+    max: number;
+    /** Full-jitter exponential backoff: a wait drawn from [0, min(max, base × 2^n)]. */
+    baseMs: number;
+    maxMs: number;
+    /** Retries allowed as a share of calls over the last 10 s (Finagle's RetryBudget), plus a floor per second. */
+    budgetPercent: number;
+    minPerSecond: number;
+  };
+  breaker: { failurePercent: number; minCalls: number; windowMs: number; openMs: number };
+  /** Seconds an answer is fresh, by kind of data (404s take `reference`). */
+  ttlSeconds: { quote: number; bars: number; reference: number };
+  /** How long past its TTL a good answer may still be served stale when the upstream fails. */
+  staleSeconds: number;
+  /** Heap (estimated) for cached upstream answers in this process. */
+  cacheBytes: number;
 }
 
 /**
@@ -257,7 +348,7 @@ export function utcToday(now: Date = new Date()): string {
  * listed, so a misconfigured replica never starts half-working.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = envSchema.safeParse(env);
+  const parsed = checkedEnvSchema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
     throw new ConfigError(`invalid configuration: ${problems}`);
@@ -300,5 +391,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     metrics: { enabled: e.MDG_METRICS_ENABLED ?? true, token: e.MDG_METRICS_TOKEN },
     corsOrigins: e.MDG_CORS_ORIGINS,
+    upstream: {
+      url: e.MDG_UPSTREAM_URL,
+      apiKey: e.MDG_UPSTREAM_API_KEY,
+      timeoutMs: e.MDG_UPSTREAM_TIMEOUT_MS,
+      bulkMax: e.MDG_UPSTREAM_BULK_MAX,
+      concurrency: e.MDG_UPSTREAM_CONCURRENCY,
+      retry: {
+        max: e.MDG_UPSTREAM_RETRIES,
+        baseMs: e.MDG_UPSTREAM_RETRY_BASE_MS,
+        maxMs: e.MDG_UPSTREAM_RETRY_MAX_MS,
+        budgetPercent: e.MDG_UPSTREAM_RETRY_BUDGET_PERCENT,
+        minPerSecond: e.MDG_UPSTREAM_RETRY_MIN_PER_SEC,
+      },
+      breaker: {
+        failurePercent: e.MDG_UPSTREAM_BREAKER_FAILURE_PERCENT,
+        minCalls: e.MDG_UPSTREAM_BREAKER_MIN_CALLS,
+        windowMs: e.MDG_UPSTREAM_BREAKER_WINDOW_MS,
+        openMs: e.MDG_UPSTREAM_BREAKER_OPEN_MS,
+      },
+      ttlSeconds: {
+        quote: e.MDG_UPSTREAM_TTL_QUOTE_S,
+        bars: e.MDG_UPSTREAM_TTL_BARS_S,
+        reference: e.MDG_UPSTREAM_TTL_REFERENCE_S,
+      },
+      staleSeconds: e.MDG_UPSTREAM_STALE_S,
+      cacheBytes: Math.round(e.MDG_UPSTREAM_CACHE_MB * 2 ** 20),
+    },
   };
 }

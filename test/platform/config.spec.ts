@@ -36,6 +36,23 @@ const NUMBERS = [
   "MDG_GRAPHQL_MAX_COST",
   "MDG_REDIS_TIMEOUT_MS",
   "MDG_REDIS_COOLDOWN_MS",
+  "MDG_UPSTREAM_TIMEOUT_MS",
+  "MDG_UPSTREAM_BULK_MAX",
+  "MDG_UPSTREAM_CONCURRENCY",
+  "MDG_UPSTREAM_RETRIES",
+  "MDG_UPSTREAM_RETRY_BASE_MS",
+  "MDG_UPSTREAM_RETRY_MAX_MS",
+  "MDG_UPSTREAM_RETRY_BUDGET_PERCENT",
+  "MDG_UPSTREAM_RETRY_MIN_PER_SEC",
+  "MDG_UPSTREAM_BREAKER_FAILURE_PERCENT",
+  "MDG_UPSTREAM_BREAKER_MIN_CALLS",
+  "MDG_UPSTREAM_BREAKER_WINDOW_MS",
+  "MDG_UPSTREAM_BREAKER_OPEN_MS",
+  "MDG_UPSTREAM_TTL_QUOTE_S",
+  "MDG_UPSTREAM_TTL_BARS_S",
+  "MDG_UPSTREAM_TTL_REFERENCE_S",
+  "MDG_UPSTREAM_STALE_S",
+  "MDG_UPSTREAM_CACHE_MB",
 ];
 
 describe("numeric variables", () => {
@@ -115,6 +132,52 @@ describe("REDIS_URL", () => {
     expect(message).toMatch(/^invalid configuration: REDIS_URL: not a valid redis:\/\/ URL \(/);
     expect(message).toContain(why);
     expect(message).not.toContain("abc");
+    expect(message).not.toContain("s3cr3t");
+  });
+});
+
+describe("gateway mode (MDG_UPSTREAM_*)", () => {
+  const gateway = { MDG_DATA_SOURCE: "upstream", MDG_UPSTREAM_URL: "https://api.example.com/base" };
+
+  it("needs the URL and the key only when MDG_DATA_SOURCE=upstream", () => {
+    expect(loadConfig({}).upstream.url).toBeUndefined();
+    expect(refusal({ MDG_DATA_SOURCE: "upstream" })).toBe(
+      "invalid configuration: MDG_UPSTREAM_URL: required when MDG_DATA_SOURCE=upstream; " +
+        "MDG_UPSTREAM_API_KEY: required when MDG_DATA_SOURCE=upstream",
+    );
+    expect(refusal({ ...gateway, MDG_UPSTREAM_API_KEY: "  " })).toMatch(/MDG_UPSTREAM_API_KEY: required/);
+  });
+
+  it("keeps the defaults of issue 17 (Envoy, Finagle, opossum)", () => {
+    const c = loadConfig({ ...gateway, MDG_UPSTREAM_API_KEY: "k-123" }).upstream;
+    expect(c).toEqual({
+      url: "https://api.example.com/base",
+      apiKey: "k-123",
+      timeoutMs: 2_000,
+      bulkMax: 100,
+      concurrency: 16,
+      retry: { max: 2, baseMs: 25, maxMs: 250, budgetPercent: 20, minPerSecond: 10 },
+      breaker: { failurePercent: 50, minCalls: 10, windowMs: 10_000, openMs: 30_000 },
+      ttlSeconds: { quote: 5, bars: 86_400, reference: 3_600 },
+      staleSeconds: 86_400,
+      cacheBytes: 64 * 2 ** 20,
+    });
+  });
+
+  it.each([
+    ["ftp://user:s3cr3t-pw@host", "not an http(s) URL"],
+    ["api.example.com", "it does not parse"],
+    ["https://s3cr3t-pw@api.example.com/?key=s3cr3t-pw", "no query or fragment"],
+  ])("refuses MDG_UPSTREAM_URL=%s (%s) without echoing it", (url, why) => {
+    const message = refusal({ ...gateway, MDG_UPSTREAM_URL: url, MDG_UPSTREAM_API_KEY: "k-123" });
+    expect(message).toMatch(/^invalid configuration: MDG_UPSTREAM_URL: not/);
+    expect(message).toContain(why);
+    expect(message).not.toContain("s3cr3t");
+  });
+
+  it("never echoes the key, even beside another refusal", () => {
+    const message = refusal({ ...gateway, MDG_UPSTREAM_API_KEY: "s3cr3t-key", MDG_UPSTREAM_TIMEOUT_MS: "0" });
+    expect(message).toMatch(/MDG_UPSTREAM_TIMEOUT_MS: "0" is out of range/);
     expect(message).not.toContain("s3cr3t");
   });
 });

@@ -7,8 +7,10 @@ import { openSources, SourceUnavailableError } from "../../src/sources/source.fa
 import { TEST_STORE_PATH } from "../helpers/constants";
 
 const ROOT = join(__dirname, "..", "..");
+// Gateway mode needs its upstream's URL and key to pass the config; the factory then decides.
+const UPSTREAM_ENV = { MDG_UPSTREAM_URL: "http://127.0.0.1:9", MDG_UPSTREAM_API_KEY: "upstream-test-key" };
 const configFor = (env: NodeJS.ProcessEnv) =>
-  loadConfig({ LOG_LEVEL: "silent", MDG_SQLITE_PATH: TEST_STORE_PATH, ...env });
+  loadConfig({ LOG_LEVEL: "silent", MDG_SQLITE_PATH: TEST_STORE_PATH, ...UPSTREAM_ENV, ...env });
 const REFUSAL = {
   postgres: "MDG_DATA_SOURCE=postgres is not available yet: the PostgreSQL adapter is not implemented; use sqlite",
   upstream:
@@ -50,7 +52,13 @@ describe("openSources (MDG_DATA_SOURCE)", () => {
 describe("the service refuses to start without its source", () => {
   // The real entry point, as `npm start` runs it: exit code 1 and the factory's message on stderr.
   it.each(["postgres", "upstream"] as const)("MDG_DATA_SOURCE=%s: exit 1 with the message", (value) => {
-    const env = { ...process.env, MDG_DATA_SOURCE: value, MDG_SQLITE_PATH: TEST_STORE_PATH, LOG_LEVEL: "silent" };
+    const env = {
+      ...process.env,
+      ...UPSTREAM_ENV,
+      MDG_DATA_SOURCE: value,
+      MDG_SQLITE_PATH: TEST_STORE_PATH,
+      LOG_LEVEL: "silent",
+    };
     const run = spawnSync(process.execPath, ["-r", "@swc-node/register", "src/main.ts"], {
       cwd: ROOT,
       env,
