@@ -1,7 +1,9 @@
 import type { Principal } from "./platform/auth/auth.types";
 import type { Clock } from "./platform/clock";
 import type { Config } from "./platform/config";
+import type { Registry } from "prom-client";
 import type { MarketDataSource } from "./sources/source.capabilities";
+import type { UpstreamState } from "./sources/upstream/upstream.types";
 import type { RateLimiter } from "./platform/quotas/quota.service";
 import { createLoaders, type Loaders } from "./sources/source.loaders";
 import type { SearchIndex } from "./domains/search/search.index";
@@ -60,6 +62,10 @@ export interface AppDeps {
   answers?: Answers;
   /** Per-key rate and quota; createApp builds one from the config when absent. */
   rateLimiter?: RateLimiter;
+  /** Gateway mode: the upstream client's metrics, served on /metrics with the app's. */
+  metricsRegistry?: Registry;
+  /** Gateway mode: the upstream's state, which /readyz reports. */
+  upstreamState?: () => UpstreamState;
 }
 
 /**

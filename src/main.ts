@@ -39,20 +39,22 @@ const HEAP_GROWING_PERCENT = 80;
 async function openService(config: Config, logger: Logger, early: EarlyServer, signal: AbortSignal) {
   early.setPhase("building");
   // MDG_DATA_SOURCE picks the sources (src/sources/source.factory.ts); SQLite builds the sample data set when missing.
-  const sources = await openSources(config, { log: (msg: string) => logger.info(msg), signal });
+  const sources = await openSources(config, { log: (msg: string) => logger.info(msg), signal, logger });
   if (sources.sampleBuilt) logger.info(sources.sampleBuilt, "built the generated sample data set");
   early.setPhase("starting");
   const source = sources.market;
   try {
     signal.throwIfAborted();
     const started = Date.now();
-    const searchIndex = await SearchIndex.build(source);
+    // Gateway mode indexes nothing: the upstream searches itself.
+    const searchIndex = sources.answers ? await SearchIndex.empty() : await SearchIndex.build(source);
     logger.info({ securities: searchIndex.size, ms: Date.now() - started }, "search index ready");
     // Building the index leaves about 90 MB of garbage that V8 would otherwise keep as heap for a long while.
     collectGarbage();
     signal.throwIfAborted();
 
-    const deps = { config, source, clock: systemClock, searchIndex };
+    const { answers, metricsRegistry, upstreamState } = sources;
+    const deps = { config, source, clock: systemClock, searchIndex, answers, metricsRegistry, upstreamState };
     const apiKeys = new ApiKeyService(sources.keys, systemClock, { bootstrapKey: config.bootstrapApiKey });
     // A first start with no key at all gets a local development key in data/dev-key (never in production).
     await ensureDevKey(config, apiKeys, logger);

@@ -1,15 +1,25 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import type { Logger } from "pino";
+import type { Registry } from "prom-client";
+import type { Answers } from "../context";
 import type { ApiKeyStore } from "../platform/auth/auth.types";
 import { StartupError } from "../platform/errors";
 import type { Config } from "../platform/config";
 import type { MarketDataSource } from "./source.capabilities";
+import type { UpstreamState } from "./upstream/upstream.types";
 import { assertStorePath } from "./sqlite/sqlite.open";
 
 /** What the service reads: its market data, and its own API keys (apart: a gateway keeps its keys). */
 export interface Sources {
   market: MarketDataSource;
   keys: ApiKeyStore;
+  /** Gateway mode: the answers over the upstream (the row-store services otherwise). */
+  answers?: Answers;
+  /** Gateway mode: the upstream client's metrics, for /metrics. */
+  metricsRegistry?: Registry;
+  /** Gateway mode: the upstream's state, for /readyz. */
+  upstreamState?: () => UpstreamState;
   /** Set when the sample data set was built for this start (how long it took, and where). */
   sampleBuilt?: { ms: number; path: string };
   /** Closes whatever was opened, once. */
@@ -27,6 +37,8 @@ export interface OpenSourcesOptions {
   readonly?: boolean;
   /** Ends a sample build under way (SIGTERM during start-up): its worker, scratch file and lock go with it. */
   signal?: AbortSignal;
+  /** Gateway mode: where the upstream client tells the operator of a refused upstream key (never the key). */
+  logger?: Logger;
 }
 
 /** Why the service refuses to start with this MDG_DATA_SOURCE: a clear message, no stack. */
@@ -34,11 +46,7 @@ export class SourceUnavailableError extends StartupError {
   override name = "SourceUnavailableError";
 }
 
-const NOT_YET: Record<"postgres" | "upstream", string> = {
-  postgres: "MDG_DATA_SOURCE=postgres is not available yet: the PostgreSQL adapter is not implemented; use sqlite",
-  upstream:
-    "MDG_DATA_SOURCE=upstream is not available yet: the upstream (gateway) adapter is not implemented; use sqlite",
-};
+const NOT_YET = "MDG_DATA_SOURCE=postgres is not available yet: the PostgreSQL adapter is not implemented; use sqlite";
 
 /**
  * The one place that turns `MDG_DATA_SOURCE` into sources: used by main.ts,
@@ -50,9 +58,10 @@ export async function openSources(config: Config, opts: OpenSourcesOptions = {})
   switch (config.dataSource) {
     case "sqlite":
       return openSqlite(config, opts);
-    case "postgres":
     case "upstream":
-      throw new SourceUnavailableError(NOT_YET[config.dataSource]);
+      return openUpstream(config, opts);
+    case "postgres":
+      throw new SourceUnavailableError(NOT_YET);
   }
 }
 
@@ -75,4 +84,41 @@ async function openSqlite(config: Config, opts: OpenSourcesOptions): Promise<Sou
   const source = openSqliteSource(path, { readonly: opts.readonly });
   let closed: Promise<void> | undefined;
   return { market: source, keys: source.keys, sampleBuilt, close: () => (closed ??= source.close()) };
+}
+
+/**
+ * Gateway mode: the market data comes from the upstream API through one client; the gateway's own API keys live in
+ * a SQLite file at MDG_SQLITE_PATH that holds nothing else (no sample data set is built, so a gateway is ready in
+ * seconds). A file that already holds a sample store works too: its keys are the gateway's.
+ */
+async function openUpstream(config: Config, opts: OpenSourcesOptions): Promise<Sources> {
+  const path = config.sqlitePath;
+  assertStorePath(path, { write: !opts.readonly });
+  if (!opts.readonly) mkdirSync(dirname(path), { recursive: true });
+  const [{ openSqliteSource }, { createUpstreamClient, bulkPathsOf }, { ROUTES }, { createUpstreamAnswers }] =
+    await Promise.all([
+      import("./sqlite/sqlite.source"),
+      import("./upstream/upstream.client"),
+      import("../http/rest/rest.routes"),
+      import("./upstream/upstream.answers"),
+    ]);
+  const { createUpstreamSource } = await import("./upstream/upstream.source");
+  const { Registry } = await import("prom-client");
+  const keyStore = openSqliteSource(path, { readonly: opts.readonly });
+  const metricsRegistry = new Registry();
+  const client = createUpstreamClient(config, {
+    logger: opts.logger,
+    registry: metricsRegistry,
+    bulkPaths: bulkPathsOf(ROUTES),
+  });
+  const market = createUpstreamSource(client);
+  let closed: Promise<void> | undefined;
+  return {
+    market,
+    keys: keyStore.keys,
+    answers: createUpstreamAnswers(client),
+    metricsRegistry,
+    upstreamState: () => client.state(),
+    close: () => (closed ??= Promise.all([market.close(), keyStore.close()]).then(() => undefined)),
+  };
 }

@@ -1,4 +1,4 @@
-import type { ListingRow, SecurityType } from "../../sources/data-source";
+import type { ListingRow, SearchDocument, SecurityType } from "../../sources/data-source";
 import { requireCapability, type MarketDataSource } from "../../sources/source.capabilities";
 import { lowerBound, NameIndex } from "./search.names";
 
@@ -118,7 +118,16 @@ export class SearchIndex {
   }
 
   /** From the source's search corpus; NOT_AVAILABLE when it has none (an upstream searches itself). */
-  static async build(source: MarketDataSource): Promise<SearchIndex> {
+  static build(source: MarketDataSource): Promise<SearchIndex> {
+    return SearchIndex.fromPages(requireCapability(source, "searchCorpus").searchDocuments());
+  }
+
+  /** An index of nothing: gateway mode, where the upstream searches itself and nothing is indexed here. */
+  static empty(): Promise<SearchIndex> {
+    return SearchIndex.fromPages((async function* () {})());
+  }
+
+  private static async fromPages(pages: AsyncIterable<SearchDocument[]>): Promise<SearchIndex> {
     const strings = new Interner();
     const names: string[] = [];
     const isins: (string | null)[] = [];
@@ -135,7 +144,7 @@ export class SearchIndex {
       listingPrimary: [] as number[],
       codePairs: [] as [string, number][],
     };
-    for await (const page of requireCapability(source, "searchCorpus").searchDocuments()) {
+    for await (const page of pages) {
       for (const { security: s, listings } of page) {
         const i = c.ids.length;
         c.ids.push(s.id);
