@@ -95,6 +95,10 @@ async function openUpstream(config: Config, opts: OpenSourcesOptions): Promise<S
   const path = config.sqlitePath;
   assertStorePath(path, { write: !opts.readonly });
   if (!opts.readonly) mkdirSync(dirname(path), { recursive: true });
+  // The answers make the GraphQL types' objects, whose decorators need the metadata polyfill; main.ts loads it
+  // first, the keys CLI does not.
+  await import("reflect-metadata");
+  // The route table names the endpoints bulk serves, which the client batches.
   const [{ openSqliteSource }, { createUpstreamClient, bulkPathsOf }, { ROUTES }, { createUpstreamAnswers }] =
     await Promise.all([
       import("./sqlite/sqlite.source"),

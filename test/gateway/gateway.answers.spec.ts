@@ -57,7 +57,7 @@ async function another(env: NodeJS.ProcessEnv = {}): Promise<TestGateway> {
   return g;
 }
 
-it("answers the fixed list of requests (every REST endpoint, some GraphQL) as the upstream does, request ids apart", async () => {
+it("answers a fixed list of requests (every REST endpoint, some GraphQL) as the upstream, request ids apart", async () => {
   const db = new Database(TEST_STORE_PATH, { readonly: true, fileMustExist: true });
   const asks = corpus(db);
   db.close();
@@ -80,7 +80,8 @@ it("answers the fixed list of requests (every REST endpoint, some GraphQL) as th
     };
     if (JSON.stringify(got) !== JSON.stringify(want)) {
       differences.push(
-        `${a.name}\n  gateway:  ${JSON.stringify(got).slice(0, 400)}\n  upstream: ${JSON.stringify(want).slice(0, 400)}`,
+        `${a.name}\n  gateway:  ${JSON.stringify(got).slice(0, 400)}` +
+          `\n  upstream: ${JSON.stringify(want).slice(0, 400)}`,
       );
     }
   }
@@ -119,7 +120,7 @@ it("a REST bulk of 100 quotes costs one upstream call", async () => {
   expect(proxy.count()).toBe(1);
 });
 
-it("marks an answer served stale after the upstream failed: REST x-data-stale and Age, GraphQL extensions.stale", async () => {
+it("marks a stale answer after the upstream failed: REST x-data-stale and Age, GraphQL extensions.stale", async () => {
   // Quotes expire at once here, so the second ask must go upstream, fail, and fall back to the last good answer.
   const g = await another({ MDG_UPSTREAM_TTL_QUOTE_S: "0", MDG_UPSTREAM_RETRIES: "0" });
   const symbol = stocks[260]!;

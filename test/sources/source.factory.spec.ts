@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { loadConfig } from "../../src/platform/config";
 import { CAPABILITY_NAMES } from "../../src/sources/source.capabilities";
@@ -13,8 +14,6 @@ const configFor = (env: NodeJS.ProcessEnv) =>
   loadConfig({ LOG_LEVEL: "silent", MDG_SQLITE_PATH: TEST_STORE_PATH, ...UPSTREAM_ENV, ...env });
 const REFUSAL = {
   postgres: "MDG_DATA_SOURCE=postgres is not available yet: the PostgreSQL adapter is not implemented; use sqlite",
-  upstream:
-    "MDG_DATA_SOURCE=upstream is not available yet: the upstream (gateway) adapter is not implemented; use sqlite",
 };
 
 describe("openSources (MDG_DATA_SOURCE)", () => {
@@ -49,9 +48,56 @@ describe("openSources (MDG_DATA_SOURCE)", () => {
   });
 });
 
+describe("MDG_DATA_SOURCE=upstream (gateway mode)", () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), "mdg-factory-"))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("opens a row-less source, the upstream answers and a keys-only SQLite file; builds no sample", async () => {
+    const path = join(dir, "keys.sqlite");
+    const sources = await openSources(configFor({ MDG_DATA_SOURCE: "upstream", MDG_SQLITE_PATH: path }));
+    try {
+      expect(sources.sampleBuilt).toBeUndefined();
+      expect(sources.market.kind).toBe("upstream");
+      expect([...sources.market.capabilities]).toEqual([]);
+      expect(Object.keys(sources.answers!).sort()).toEqual(
+        ["candle", "crypto", "dividend", "etf", "fund", "indices", "list", "quote", "search", "stock"].sort(),
+      );
+      expect(sources.upstreamState!()).toEqual({ breaker: "closed" });
+      expect(await sources.keys.findApiKeyByHash("0".repeat(64))).toBeNull();
+      expect(existsSync(path)).toBe(true);
+    } finally {
+      await sources.close();
+      await sources.close();
+    }
+  });
+
+  it("the keys CLI creates and lists the gateway's own keys in that file", () => {
+    const env = {
+      ...process.env,
+      ...UPSTREAM_ENV,
+      MDG_DATA_SOURCE: "upstream",
+      MDG_SQLITE_PATH: join(dir, "keys.sqlite"),
+      LOG_LEVEL: "silent",
+    };
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, ["-r", "@swc-node/register", "src/platform/auth/keys.cli.ts", ...args], {
+        cwd: ROOT,
+        env,
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+    const created = cli("create", "--name", "gateway-client", "--scopes", "stock,etf");
+    expect(created.status).toBe(0);
+    const listed = cli("list");
+    expect(listed.status).toBe(0);
+    expect(listed.stdout).toContain("gateway-client");
+  });
+});
+
 describe("the service refuses to start without its source", () => {
   // The real entry point, as `npm start` runs it: exit code 1 and the factory's message on stderr.
-  it.each(["postgres", "upstream"] as const)("MDG_DATA_SOURCE=%s: exit 1 with the message", (value) => {
+  it.each(["postgres"] as const)("MDG_DATA_SOURCE=%s: exit 1 with the message", (value) => {
     const env = {
       ...process.env,
       ...UPSTREAM_ENV,
