@@ -57,7 +57,7 @@ async function another(env: NodeJS.ProcessEnv = {}): Promise<TestGateway> {
   return g;
 }
 
-it("answers a fixed list of requests (every REST endpoint, some GraphQL) as the upstream, request ids apart", async () => {
+it("answers the fixed requests (every REST endpoint, some GraphQL) as the upstream (request ids apart)", async () => {
   const db = new Database(TEST_STORE_PATH, { readonly: true, fileMustExist: true });
   const asks = corpus(db);
   db.close();
