@@ -181,6 +181,14 @@ it("reports the upstream's state on /readyz", async () => {
   expect(res.body).toMatchObject({ status: "ready", dataSource: "upstream", upstream: { breaker: "closed" } });
 });
 
+it("serves the upstream client's metrics on /metrics beside the app's", async () => {
+  remember(await gateway.post("/v1/quote", { symbol: stocks[290] }).expect(200));
+  const res = remember(await gateway.http.get("/metrics").expect(200));
+  expect(res.text).toMatch(/^# HELP mdg_http_request_duration_seconds /m);
+  expect(res.text).toMatch(/^mdg_upstream_request_duration_seconds_count\{/m);
+  expect(res.text).toMatch(/^mdg_upstream_breaker_state /m);
+});
+
 it("answers what the upstream does not serve with 404 NOT_AVAILABLE", async () => {
   const res = remember(
     await gateway.post("/graphql", { query: '{ indexConstituents(symbol: "SPX") { symbol } }' }).expect(200),
