@@ -47,7 +47,9 @@ export interface FaultProxy {
   /** Requests passed to the upstream, for one path or all. */
   forwarded(path?: string): number;
   calls(): readonly ProxyCall[];
-  /** Forgets the calls counted so far (faults stay). */
+  /** Most requests open at once (received, not yet answered) since the last `resetCounts`. */
+  peakInFlight(): number;
+  /** Forgets the calls counted so far, and the peak (faults stay). */
   resetCounts(): void;
   close(): Promise<void>;
 }
@@ -60,6 +62,8 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   let fault: Fault | null = null;
   let left = Infinity;
   let calls: ProxyCall[] = [];
+  let open = 0;
+  let peak = 0;
 
   const current = (): Fault | null => {
     if (!fault) return null;
@@ -102,6 +106,9 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   };
 
   const server: Server = createServer((req, res) => {
+    open += 1;
+    peak = Math.max(peak, open);
+    res.once("close", () => (open -= 1));
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
@@ -158,8 +165,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     count: (path) => matching(path).length,
     forwarded: (path) => matching(path).filter((c) => c.forwarded).length,
     calls: () => calls,
+    peakInFlight: () => peak,
     resetCounts() {
       calls = [];
+      peak = open;
     },
     async close() {
       for (const t of timers) clearTimeout(t);

@@ -35,6 +35,7 @@ export class UpstreamCache {
   private readonly memory: LRUCache<string, CachedAnswer>;
   private readonly redis: Redis | undefined;
   private redisDownUntil = 0;
+  private closing = false;
 
   constructor(
     private readonly config: Pick<UpstreamConfig, "ttlSeconds" | "staleSeconds" | "cacheBytes">,
@@ -52,11 +53,28 @@ export class UpstreamCache {
         maxRetriesPerRequest: 0,
         commandTimeout: redisOpts.timeoutMs,
         connectTimeout: Math.max(1_000, redisOpts.timeoutMs),
-        retryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 5), 2_000),
-        lazyConnect: false,
+        // No reconnect once closing: a pending attempt would keep the process alive after close().
+        retryStrategy: (times) => (this.closing ? null : Math.min(100 * 2 ** Math.min(times, 5), 2_000)),
       });
       this.redis.on("error", redisOpts.onError);
     }
+  }
+
+  /** Resolves once Redis accepts commands, or after `timeoutMs` (the cache works from memory meanwhile). */
+  async ready(timeoutMs: number): Promise<boolean> {
+    const redis = this.redis;
+    if (!redis) return false;
+    if (redis.status === "ready") return true;
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => done(false), timeoutMs);
+      const onReady = () => done(true);
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        redis.off("ready", onReady);
+        resolve(ok);
+      };
+      redis.on("ready", onReady);
+    });
   }
 
   get sharesViaRedis(): boolean {
@@ -132,11 +150,18 @@ export class UpstreamCache {
   }
 
   async close(): Promise<void> {
-    if (!this.redis) return;
+    const redis = this.redis;
+    if (!redis) return;
+    this.closing = true;
+    // QUIT needs a connection; one still connecting (or retrying) is simply dropped, its reconnect timer with it.
+    if (redis.status !== "ready") {
+      redis.disconnect();
+      return;
+    }
     try {
-      await this.redis.quit();
+      await redis.quit();
     } catch {
-      this.redis.disconnect();
+      redis.disconnect();
     }
   }
 

@@ -4,7 +4,8 @@ import type { Registry } from "prom-client";
 import { systemClock, type Clock } from "../../platform/clock";
 import type { Config, UpstreamConfig } from "../../platform/config";
 import { UpstreamUnavailableError } from "../../platform/errors";
-import { CircuitBreaker, RetryBudget } from "./upstream.breaker";
+import { CircuitBreaker } from "./upstream.breaker";
+import { RetryBudget } from "./upstream.budget";
 import { UpstreamCache, type CachedAnswer } from "./upstream.cache";
 import { requestKey, splitVersion } from "./upstream.keys";
 import { UpstreamMetrics } from "./upstream.metrics";
@@ -111,7 +112,14 @@ interface BatchItem {
   fallback?: CachedAnswer;
 }
 
-class Client implements UpstreamClient {
+/** The client with what start-up, /readyz and tests may also want: Redis readiness and the cache's size. */
+export interface GatewayUpstreamClient extends UpstreamClient {
+  /** True once the shared cache in Redis takes commands (false without REDIS_URL, or after `timeoutMs`). */
+  ready(timeoutMs: number): Promise<boolean>;
+  cacheStats(): { entries: number; bytes: number };
+}
+
+class Client implements GatewayUpstreamClient {
   private readonly transport: UpstreamTransport;
   private readonly cache: UpstreamCache;
   private readonly breaker: CircuitBreaker;
@@ -194,6 +202,14 @@ class Client implements UpstreamClient {
     });
     if (batch.size > 0) void this.loadBatch(group, [...batch.values()]);
     return Promise.all(out.map((p) => settled(abortable(p, signal))));
+  }
+
+  ready(timeoutMs: number): Promise<boolean> {
+    return this.cache.ready(timeoutMs);
+  }
+
+  cacheStats(): { entries: number; bytes: number } {
+    return this.cache.stats;
   }
 
   state(): UpstreamState {
@@ -414,6 +430,14 @@ class Client implements UpstreamClient {
  * 5xx and 429 inside a budget; a circuit breaker; identical calls in flight shared; answers cached per kind in
  * memory (and Redis with REDIS_URL) and served stale when the upstream fails; batches sent as bulk.
  */
-export function createUpstreamClient(config: Config, deps: UpstreamClientDeps = {}): UpstreamClient {
+export function createUpstreamClient(config: Config, deps: UpstreamClientDeps = {}): GatewayUpstreamClient {
   return new Client(config.upstream, config.rateLimit, deps);
+}
+
+/**
+ * What /readyz says of the upstream: not ready while the breaker is open (nothing is sent; only stale answers or
+ * failures come back), ready otherwise. The body names the breaker's state and the last failure's kind, nothing else.
+ */
+export function upstreamReadiness(state: UpstreamState): { ready: boolean; upstream: UpstreamState } {
+  return { ready: state.breaker !== "open", upstream: state };
 }

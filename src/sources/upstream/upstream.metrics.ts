@@ -29,7 +29,7 @@ export class UpstreamMetrics {
       name: "mdg_upstream_request_duration_seconds",
       help:
         "Attempts sent to the upstream, by endpoint (the path called: /v0/bulk for a batch) and outcome " +
-        "(ok, not_found, timeout, 5xx, 429, connection, malformed, unauthorised, rejected)",
+        "(ok, not_found, timeout, 5xx, 429, quota, connection, malformed, unauthorised, rejected)",
       labelNames: ["endpoint", "outcome"],
       buckets: UPSTREAM_BUCKETS,
       registers,

@@ -3,7 +3,7 @@ import type { UpstreamConfig } from "../../platform/config";
 
 /** Why one attempt did not give a 200 or a 404: the words of `UpstreamState.lastFailure` and of metric labels. */
 export type FailureKind =
-  "timeout" | "5xx" | "429" | "connection" | "malformed" | "unauthorised" | "rejected" | "breaker_open";
+  "timeout" | "5xx" | "429" | "quota" | "connection" | "malformed" | "unauthorised" | "rejected" | "breaker_open";
 
 /**
  * One failed attempt. Its message is the kind alone: no host, no key, no upstream body ever reaches a log line or
@@ -21,7 +21,7 @@ export class AttemptFailure extends Error {
 
   /** Worth another attempt: the same request may succeed (not a refused key, a malformed body or a 4xx). */
   get retryable(): boolean {
-    return this.kind === "timeout" || this.kind === "5xx" || this.kind === "429" || this.kind === "connection";
+    return ["timeout", "5xx", "429", "quota", "connection"].includes(this.kind);
   }
 }
 
@@ -37,6 +37,8 @@ export function parseRetryAfter(value: string | string[] | undefined, nowMs: num
   const text = Array.isArray(value) ? value[0] : value;
   if (text === undefined || text.trim() === "") return undefined;
   if (/^\s*\d+\s*$/.test(text)) return Number(text) * 1000;
+  // An HTTP date names its day and month; Date.parse alone would read "-5" as a year.
+  if (!/[a-z]{3}/i.test(text)) return undefined;
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
 }
@@ -98,9 +100,12 @@ export class UpstreamTransport {
       }
       return { status, body: parsed, bytes: text.length };
     }
+    const retryAfter = parseRetryAfter(res.headers["retry-after"], Date.now());
+    // This contract's spent quota is a 403 with Retry-After (docs/contract.md section 2): a wait, not a wrong key.
+    if (status === 403 && retryAfter !== undefined) throw new AttemptFailure("quota", retryAfter);
     if (status === 401 || status === 403) throw new AttemptFailure("unauthorised");
-    if (status === 429) throw new AttemptFailure("429", parseRetryAfter(res.headers["retry-after"], Date.now()));
-    if (status >= 500) throw new AttemptFailure("5xx", parseRetryAfter(res.headers["retry-after"], Date.now()));
+    if (status === 429) throw new AttemptFailure("429", retryAfter);
+    if (status >= 500) throw new AttemptFailure("5xx", retryAfter);
     throw new AttemptFailure("rejected");
   }
 

@@ -89,6 +89,22 @@ describe("the upstream client's basic calls", () => {
     expect(answers.every((a) => !(a instanceof Error) && a.status === 200)).toBe(true);
   });
 
+  it("keeps at most MDG_UPSTREAM_CONCURRENCY of a batch's single calls in flight", async () => {
+    const c = clientWith({ MDG_UPSTREAM_CONCURRENCY: "4" });
+    proxy.fault({ kind: "latency", ms: 50 });
+    const reqs = Array.from({ length: 20 }, (_, i) => ({
+      path: "/v0/search",
+      body: { query: symbols[i]! },
+      kind: "reference" as const,
+    }));
+    const answers = await c.requestMany(reqs);
+    expect(answers.every((a) => !(a instanceof Error) && a.status === 200)).toBe(true);
+    expect(proxy.count("/v0/search")).toBe(20);
+    // Never more than 4 at once, and more than one: the batch does run them side by side.
+    expect(proxy.peakInFlight()).toBeLessThanOrEqual(4);
+    expect(proxy.peakInFlight()).toBeGreaterThan(1);
+  });
+
   it("turns a 500 into UpstreamUnavailableError", async () => {
     const c = clientWith({ MDG_UPSTREAM_RETRIES: "0" });
     proxy.fault({ kind: "status", status: 500 });
