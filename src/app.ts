@@ -31,6 +31,7 @@ import { openApiRouter } from "./http/openapi/openapi.http";
 import { createOpenApiDocument } from "./http/openapi/openapi.routes";
 import { mapError } from "./http/rest/rest.errors";
 import { restRouter } from "./http/rest/rest.router";
+import { staleExtensionsPlugin } from "./http/graphql/graphql.stale";
 import type { MarketDataSource } from "./sources/source.capabilities";
 import { cacheInstruments, type CachedSource } from "./sources/source.cache";
 
@@ -58,6 +59,7 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
   // (src/platform/metrics/).
   const metrics = deps.config.metrics.enabled ? new Metrics({ keyCache: apiKeys.cacheStats }) : null;
   if (metrics) deps.source = metrics.instrumentSource(deps.source);
+  if (metrics && deps.metricsRegistry) metrics.include(deps.metricsRegistry);
   // Above the metrics wrapper: a lookup answered from the cache is not a store call.
   const instrumentCache = cacheInstruments(deps.source, deps.config.instrumentCacheBytes);
   deps.source = instrumentCache.source;
@@ -93,7 +95,14 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
   app.get("/readyz", async (_req, res) => {
     try {
       await deps.source.ping();
-      sendJson(res, 200, { status: "ready", dataSource: deps.source.kind, securities: deps.searchIndex.size });
+      // Gateway mode: ready while the upstream is down (stale answers, clear errors); its state is reported beside.
+      const upstream = deps.upstreamState?.();
+      sendJson(res, 200, {
+        status: "ready",
+        dataSource: deps.source.kind,
+        securities: deps.searchIndex.size,
+        ...(upstream && { upstream }),
+      });
     } catch (e) {
       logger.error({ err: e }, "readiness check failed");
       sendJson(res, 500, { status: "unavailable" });
@@ -124,6 +133,8 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
       // A field refused for its scope gives its units back (README "Limits and hardening").
       refundRefusedGraphqlFields(rateLimiter),
       { serverWillStart: async () => ({ serverWillStop: () => rateLimiter.close() }) },
+      // Gateway mode: a response with an answer served stale says so (docs/contract.md section 9).
+      staleExtensionsPlugin(),
       // Last: operations clients repeat run compiled by graphql-jit (src/http/graphql/graphql.executor.ts).
       jitExecutionPlugin<Context>(schema),
     ],

@@ -41,7 +41,7 @@ const HEAP_GROWING_PERCENT = 80;
 async function openService(config: Config, logger: Logger, early: EarlyServer, signal: AbortSignal) {
   early.setPhase("building");
   // MDG_DATA_SOURCE picks the sources (src/sources/source.factory.ts); SQLite builds the sample data set when missing.
-  const sources = await openSources(config, { log: (msg: string) => logger.info(msg), signal });
+  const sources = await openSources(config, { log: (msg: string) => logger.info(msg), signal, logger });
   if (sources.sampleBuilt) logger.info(sources.sampleBuilt, "built the generated sample data set");
   early.setPhase("starting");
   const source = sources.market;
@@ -53,7 +53,8 @@ async function openService(config: Config, logger: Logger, early: EarlyServer, s
     let live: LiveSearchIndex | undefined;
     const meanwhile: ChangeNotice[] = [];
     sources.changes?.subscribe((notice) => (live ? live.apply(notice) : void meanwhile.push(notice)));
-    const built = await SearchIndex.build(source);
+    // Gateway mode indexes nothing: the upstream searches itself.
+    const built = sources.answers ? await SearchIndex.empty() : await SearchIndex.build(source);
     logger.info({ securities: built.size, ms: Date.now() - started }, "search index ready");
     let searchIndex: SearchIndexReader = built;
     if (sources.changes) {
@@ -65,7 +66,8 @@ async function openService(config: Config, logger: Logger, early: EarlyServer, s
     collectGarbage();
     signal.throwIfAborted();
 
-    const deps = { config, source, clock: systemClock, searchIndex };
+    const { answers, metricsRegistry, upstreamState } = sources;
+    const deps = { config, source, clock: systemClock, searchIndex, answers, metricsRegistry, upstreamState };
     const apiKeys = new ApiKeyService(sources.keys, systemClock, { bootstrapKey: config.bootstrapApiKey });
     // A first start with no key at all gets a local development key in data/dev-key (never in production).
     await ensureDevKey(config, apiKeys, logger);

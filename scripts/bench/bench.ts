@@ -465,6 +465,109 @@ function writeReport(
 
 // ---------------------------------------------------------------- main
 
+const GATEWAY_PORT = SERVICE_PORT + 2;
+const MISS_GATEWAY_PORT = SERVICE_PORT + 3;
+
+/**
+ * Gateway mode (issue 17): gateways started as `npm start` starts them with MDG_DATA_SOURCE=upstream, in front of
+ * the service already running here (the local upstream). Cache hits: a gateway whose quote TTL outlasts the run,
+ * warmed with every body first, paired round by round with a baseline round (req/s ratio; target ≥ 0.75). Misses: a
+ * gateway with a quote TTL of 0, so every call goes upstream, paired round by round with the same load sent to the
+ * upstream directly (p50 over the upstream's own p50; target ≤ 1 ms).
+ */
+async function gatewayRows(env: NodeJS.ProcessEnv, bodies: string[]): Promise<string[]> {
+  const dir = join(ROOT, "data", `bench-gateway-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  const gatewayEnv = (port: number, ttl: string) => ({
+    ...env,
+    PORT: String(port),
+    MDG_DATA_SOURCE: "upstream",
+    MDG_UPSTREAM_URL: `http://127.0.0.1:${SERVICE_PORT}`,
+    MDG_UPSTREAM_API_KEY: KEY,
+    MDG_SQLITE_PATH: join(dir, `keys-${port}.sqlite`),
+    MDG_UPSTREAM_TTL_QUOTE_S: ttl,
+  });
+  try {
+    const hitsProc = start("gateway (hits)", startCommand(), gatewayEnv(GATEWAY_PORT, "86400"));
+    const missProc = start("gateway (misses)", startCommand(), gatewayEnv(MISS_GATEWAY_PORT, "0"));
+    await waitFor(`http://127.0.0.1:${GATEWAY_PORT}/readyz`, hitsProc);
+    await waitFor(`http://127.0.0.1:${MISS_GATEWAY_PORT}/readyz`, missProc);
+    for (const body of bodies) {
+      const res = await fetch(`http://127.0.0.1:${GATEWAY_PORT}/v1/quote`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": KEY },
+        body,
+      });
+      if (res.status !== 200) throw new Error(`gateway warm-up: ${body} answered ${res.status}`);
+    }
+    const bytes = (
+      await (
+        await fetch(`http://127.0.0.1:${SERVICE_PORT}/v1/quote`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-api-key": KEY },
+          body: bodies[0],
+        })
+      ).arrayBuffer()
+    ).byteLength;
+    const baselineProc = start("baseline", ["scripts/bench/baseline.server.js"], {
+      ...env,
+      PORT: String(BASELINE_PORT),
+      BENCH_BASELINE_BYTES: String(bytes),
+    });
+    await waitFor(`http://127.0.0.1:${BASELINE_PORT}/`, baselineProc);
+    const scenario = (name: string, port: number, pid: number, path: string, connections = 50): Scenario => ({
+      name,
+      kind: path === "/baseline" ? "baseline" : "rest",
+      port,
+      pid,
+      path,
+      connections,
+      bodies,
+    });
+    const base = scenario("baseline", BASELINE_PORT, baselineProc.pid!, "/baseline");
+    const hits = scenario("gateway REST quote, cache hits", GATEWAY_PORT, hitsProc.pid!, "/v1/quote");
+    // Misses at one connection: at 50, both p50s are queueing on two shared cores (Little's law), not the
+    // gateway's own time per call, which is what "over the upstream's latency" asks.
+    const direct = scenario("upstream REST quote, direct (1 conn.)", SERVICE_PORT, servicePidForRss, "/v1/quote", 1);
+    const misses = scenario("gateway REST quote, misses (1 conn.)", MISS_GATEWAY_PORT, missProc.pid!, "/v1/quote", 1);
+    const ratios: number[] = [];
+    const overheads: number[] = [];
+    const rows: Measured[] = [];
+    for (let k = 0; k < ROUNDS; k++) {
+      if (WARMUP > 0) await load(hits, WARMUP);
+      const b = report(await run(base, DURATION));
+      const h = report(await run(hits, DURATION));
+      ratios.push(h.rps / b.rps);
+      if (WARMUP > 0) await load(misses, WARMUP);
+      const d = report(await run(direct, DURATION));
+      const m = report(await run(misses, DURATION));
+      overheads.push(m.p50 - d.p50);
+      rows.push(b, h, d, m);
+    }
+    const ratio = median(ratios);
+    const overhead = median(overheads);
+    const verdict = (ok: boolean) => (ok ? "met" : "**missed**");
+    const table = rows.map(
+      (r) => `| ${r.scenario.name} | ${fmt(r.rps)} | ${r.p50} | ${r.p99} | ${fmt(r.cpuUs)} | ${r.bad} |`,
+    );
+    return [
+      `Gateway rows, ${ROUNDS} rounds of ${DURATION} s, 50 connections (misses: 1), ${bodies.length} quote bodies; ` +
+        `load average before: ${loadavg()[0]!.toFixed(2)}`,
+      "",
+      "| run | req/s | p50 ms | p99 ms | CPU µs/req | not 2xx |",
+      "|---|---|---|---|---|---|",
+      ...table,
+      "",
+      `- cache hits / baseline req/s: ${fmt(ratio, 2)} (rounds ${ratios.map((r) => fmt(r, 2)).join(", ")}; ` +
+        `target ≥ 0.75: ${verdict(ratio >= 0.75)})`,
+      `- cache misses p50 − upstream p50: ${fmt(overhead, 1)} ms (rounds ${overheads.join(", ")} ms; ` +
+        `target ≤ 1 ms: ${verdict(overhead <= 1)})`,
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<number> {
   const started = Date.now();
   const loadBefore = loadavg()[0]!;
@@ -546,6 +649,12 @@ async function main(): Promise<number> {
     writePeerReport(peers, { loadBefore, loadAfter, started, startArgs, only: true });
     console.log(peers.lines.join("\n"));
     return peers.misses.length === 0 ? 0 : 1;
+  }
+  if (process.env.BENCH_ONLY === "gateway") {
+    // `BENCH_ONLY=gateway npm run bench`: gateway mode's rows alone, printed; BENCHMARKS.md is edited by hand.
+    console.log((await gatewayRows(env, symbolBodies(inputs.quoteSymbols))).join("\n"));
+    stopAll();
+    return 0;
   }
   const gqlBodies = (doc: DocumentNode, symbols: string[]) => {
     const query = print(doc);

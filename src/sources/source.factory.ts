@@ -1,10 +1,14 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import type { Logger } from "pino";
+import type { Registry } from "prom-client";
+import type { Answers } from "../context";
 import type { ApiKeyStore } from "../platform/auth/auth.types";
 import { StartupError } from "../platform/errors";
 import type { Config } from "../platform/config";
 import type { MarketDataSource } from "./source.capabilities";
 import type { ChangeFeed } from "./source.changes";
+import type { UpstreamState } from "./upstream/upstream.types";
 import { assertStorePath } from "./sqlite/sqlite.open";
 
 /** What the service reads: its market data, and its own API keys (apart: a gateway keeps its keys). */
@@ -18,6 +22,12 @@ export interface Sources {
   sampleBuilt?: { ms: number; path: string; buildMs?: number; copyMs?: number };
   /** Change notices, when other processes write the store (PostgreSQL): the search index follows them. */
   changes?: ChangeFeed;
+  /** Gateway mode: the answers over the upstream (the row-store services otherwise). */
+  answers?: Answers;
+  /** Gateway mode: the upstream client's metrics, for /metrics. */
+  metricsRegistry?: Registry;
+  /** Gateway mode: the upstream's state, for /readyz. */
+  upstreamState?: () => UpstreamState;
   /** Closes whatever was opened, once. */
   close(): Promise<void>;
 }
@@ -33,17 +43,14 @@ export interface OpenSourcesOptions {
   readonly?: boolean;
   /** Ends a sample build under way (SIGTERM during start-up): its worker, scratch file and lock go with it. */
   signal?: AbortSignal;
+  /** Gateway mode: where the upstream client tells the operator of a refused upstream key (never the key). */
+  logger?: Logger;
 }
 
 /** Why the service refuses to start with this MDG_DATA_SOURCE: a clear message, no stack. */
 export class SourceUnavailableError extends StartupError {
   override name = "SourceUnavailableError";
 }
-
-const NOT_YET: Record<"upstream", string> = {
-  upstream:
-    "MDG_DATA_SOURCE=upstream is not available yet: the upstream (gateway) adapter is not implemented; use sqlite",
-};
 
 /**
  * The one place that turns `MDG_DATA_SOURCE` into sources: used by main.ts,
@@ -58,7 +65,7 @@ export async function openSources(config: Config, opts: OpenSourcesOptions = {})
     case "postgres":
       return openPostgres(config, opts);
     case "upstream":
-      throw new SourceUnavailableError(NOT_YET[config.dataSource]);
+      return openUpstream(config, opts);
   }
 }
 
@@ -142,4 +149,45 @@ function postgresStartupError(err: unknown): Error {
   const message = typeof e.message === "string" ? e.message : String(err);
   const code = typeof e.code === "string" ? ` (${e.code})` : "";
   return new StartupError(`DATABASE_URL: cannot open the PostgreSQL store: ${message}${code}`, { cause: err });
+}
+
+/**
+ * Gateway mode: the market data comes from the upstream API through one client; the gateway's own API keys live in
+ * a SQLite file at MDG_SQLITE_PATH that holds nothing else (no sample data set is built, so a gateway is ready in
+ * seconds). A file that already holds a sample store works too: its keys are the gateway's.
+ */
+async function openUpstream(config: Config, opts: OpenSourcesOptions): Promise<Sources> {
+  const path = config.sqlitePath;
+  assertStorePath(path, { write: !opts.readonly });
+  if (!opts.readonly) mkdirSync(dirname(path), { recursive: true });
+  // The answers make the GraphQL types' objects, whose decorators need the metadata polyfill; main.ts loads it
+  // first, the keys CLI does not.
+  await import("reflect-metadata");
+  // The route table names the endpoints bulk serves, which the client batches.
+  const [{ openSqliteSource }, { createUpstreamClient, bulkPathsOf }, { ROUTES }, { createUpstreamAnswers }] =
+    await Promise.all([
+      import("./sqlite/sqlite.source"),
+      import("./upstream/upstream.client"),
+      import("../http/rest/rest.routes"),
+      import("./upstream/upstream.answers"),
+    ]);
+  const { createUpstreamSource } = await import("./upstream/upstream.source");
+  const { Registry } = await import("prom-client");
+  const keyStore = openSqliteSource(path, { readonly: opts.readonly });
+  const metricsRegistry = new Registry();
+  const client = createUpstreamClient(config, {
+    logger: opts.logger,
+    registry: metricsRegistry,
+    bulkPaths: bulkPathsOf(ROUTES),
+  });
+  const market = createUpstreamSource(client);
+  let closed: Promise<void> | undefined;
+  return {
+    market,
+    keys: keyStore.keys,
+    answers: createUpstreamAnswers(client),
+    metricsRegistry,
+    upstreamState: () => client.state(),
+    close: () => (closed ??= Promise.all([market.close(), keyStore.close()]).then(() => undefined)),
+  };
 }

@@ -1,10 +1,11 @@
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { loadConfig } from "../../src/platform/config";
 import { StartupError } from "../../src/platform/errors";
 import { CAPABILITY_NAMES } from "../../src/sources/source.capabilities";
-import { openSources, SourceUnavailableError } from "../../src/sources/source.factory";
+import { openSources } from "../../src/sources/source.factory";
 import { TEST_STORE_PATH } from "../helpers/constants";
 
 const ROOT = join(__dirname, "..", "..");
@@ -15,10 +16,6 @@ const configFor = (env: NodeJS.ProcessEnv) =>
 const NO_DATABASE_URL =
   "invalid configuration: DATABASE_URL: unset; MDG_DATA_SOURCE=postgres needs " +
   "postgres://[user[:password]@]host[:port]/database";
-const REFUSAL = {
-  upstream:
-    "MDG_DATA_SOURCE=upstream is not available yet: the upstream (gateway) adapter is not implemented; use sqlite",
-};
 
 describe("openSources (MDG_DATA_SOURCE)", () => {
   it.each(["sqlite", "postgres", "upstream"])("the config accepts %s: the factory decides", (value) => {
@@ -48,12 +45,6 @@ describe("openSources (MDG_DATA_SOURCE)", () => {
     expect(() => configFor({ MDG_DATA_SOURCE: "mysql" })).toThrow(/MDG_DATA_SOURCE/);
   });
 
-  it.each(Object.entries(REFUSAL))("%s refuses with a clear message", async (value, message) => {
-    const opened = openSources(configFor({ MDG_DATA_SOURCE: value }));
-    await expect(opened).rejects.toBeInstanceOf(SourceUnavailableError);
-    await expect(opened).rejects.toThrow(message);
-  });
-
   it("postgres that cannot be reached: one StartupError naming DATABASE_URL, never its password", async () => {
     const url = "postgres://someone:s3cret-pw@127.0.0.1:1/nowhere";
     const opened = openSources(configFor({ MDG_DATA_SOURCE: "postgres", DATABASE_URL: url }));
@@ -79,26 +70,55 @@ describe("openSources (MDG_DATA_SOURCE)", () => {
   });
 });
 
-describe("the service refuses to start without its source", () => {
-  // The real entry point, as `npm start` runs it: exit code 1 and the factory's message on stderr.
-  it.each(["upstream"] as const)("MDG_DATA_SOURCE=%s: exit 1 with the message", (value) => {
+describe("MDG_DATA_SOURCE=upstream (gateway mode)", () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), "mdg-factory-"))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("opens a row-less source, the upstream answers and a keys-only SQLite file; builds no sample", async () => {
+    const path = join(dir, "keys.sqlite");
+    const sources = await openSources(configFor({ MDG_DATA_SOURCE: "upstream", MDG_SQLITE_PATH: path }));
+    try {
+      expect(sources.sampleBuilt).toBeUndefined();
+      expect(sources.market.kind).toBe("upstream");
+      expect([...sources.market.capabilities]).toEqual([]);
+      expect(Object.keys(sources.answers!).sort()).toEqual(
+        ["candle", "crypto", "dividend", "etf", "fund", "indices", "list", "quote", "search", "stock"].sort(),
+      );
+      expect(sources.upstreamState!()).toEqual({ breaker: "closed" });
+      expect(await sources.keys.findApiKeyByHash("0".repeat(64))).toBeNull();
+      expect(existsSync(path)).toBe(true);
+    } finally {
+      await sources.close();
+      await sources.close();
+    }
+  });
+
+  it("the keys CLI creates and lists the gateway's own keys in that file", () => {
     const env = {
       ...process.env,
       ...UPSTREAM_ENV,
-      MDG_DATA_SOURCE: value,
-      MDG_SQLITE_PATH: TEST_STORE_PATH,
+      MDG_DATA_SOURCE: "upstream",
+      MDG_SQLITE_PATH: join(dir, "keys.sqlite"),
       LOG_LEVEL: "silent",
     };
-    const run = spawnSync(process.execPath, ["-r", "@swc-node/register", "src/main.ts"], {
-      cwd: ROOT,
-      env,
-      encoding: "utf8",
-      timeout: 60_000,
-    });
-    expect(run.status).toBe(1);
-    expect(run.stderr.trim()).toBe(REFUSAL[value]);
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, ["-r", "@swc-node/register", "src/platform/auth/keys.cli.ts", ...args], {
+        cwd: ROOT,
+        env,
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+    const created = cli("create", "--name", "gateway-client", "--scopes", "stock,etf");
+    expect(created.status).toBe(0);
+    const listed = cli("list");
+    expect(listed.status).toBe(0);
+    expect(listed.stdout).toContain("gateway-client");
   });
+});
 
+describe("the service refuses to start without its source", () => {
+  // The real entry point, as `npm start` runs it: exit code 1 and the factory's message on stderr.
   it("MDG_DATA_SOURCE=postgres without DATABASE_URL: exit 1 naming the variable", () => {
     const env = { ...process.env, MDG_DATA_SOURCE: "postgres", DATABASE_URL: "", LOG_LEVEL: "silent" };
     const run = spawnSync(process.execPath, ["-r", "@swc-node/register", "src/main.ts"], {
@@ -112,7 +132,7 @@ describe("the service refuses to start without its source", () => {
   });
 
   it("the keys CLI refuses the same way", () => {
-    const env = { ...process.env, ...UPSTREAM_ENV, MDG_DATA_SOURCE: "upstream", MDG_SQLITE_PATH: TEST_STORE_PATH };
+    const env = { ...process.env, MDG_DATA_SOURCE: "postgres", DATABASE_URL: "", LOG_LEVEL: "silent" };
     const run = spawnSync(process.execPath, ["-r", "@swc-node/register", "src/platform/auth/keys.cli.ts", "list"], {
       cwd: ROOT,
       env,
@@ -120,7 +140,7 @@ describe("the service refuses to start without its source", () => {
       timeout: 60_000,
     });
     expect(run.status).toBe(1);
-    expect(run.stderr.trim()).toBe(`keys: failed: ${REFUSAL.upstream}`);
+    expect(run.stderr).toContain(NO_DATABASE_URL);
   });
 });
 

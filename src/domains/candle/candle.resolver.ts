@@ -1,6 +1,5 @@
 import { Args, Authorized, Ctx, Query, Resolver } from "type-graphql";
 import type { Context } from "../../context";
-import { getCandles } from "./candle.service";
 import { CandleArgs, Candles } from "./candle.types";
 
 @Resolver(() => Candles)
@@ -11,6 +10,6 @@ export class CandleResolver {
     description: "OHLCV candles of a stock, ETF, fund, crypto pair or forex pair, by symbol or ISIN",
   })
   candle(@Args(() => CandleArgs) args: CandleArgs, @Ctx() ctx: Context): Promise<Candles> {
-    return getCandles(ctx, args);
+    return ctx.answers.candle.get(ctx, args);
   }
 }

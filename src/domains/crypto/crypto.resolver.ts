@@ -1,6 +1,5 @@
 import { Args, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } from "type-graphql";
 import type { Context } from "../../context";
-import { getCryptoPrice } from "./crypto.service";
 import { CryptoPrice, CryptoPriceArgs } from "./crypto.types";
 
 @Resolver(() => CryptoPrice)
@@ -8,7 +7,7 @@ export class CryptoResolver {
   @Authorized("crypto")
   @Query(() => CryptoPrice, { description: "Price of a crypto pair" })
   cryptoPrice(@Args(() => CryptoPriceArgs) args: CryptoPriceArgs, @Ctx() ctx: Context): Promise<CryptoPrice> {
-    return getCryptoPrice(ctx, args.symbol);
+    return ctx.answers.crypto.price(ctx, args.symbol);
   }
 
   @FieldResolver(() => ID, {

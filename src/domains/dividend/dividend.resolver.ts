@@ -1,6 +1,5 @@
 import { Args, Authorized, Ctx, Query, Resolver } from "type-graphql";
 import type { Context } from "../../context";
-import { getAnnualDividends, getDividendCalendar, getDividendEstimate } from "./dividend.service";
 import {
   AnnualDividends,
   DividendCalendarArgs,
@@ -21,7 +20,7 @@ export class DividendResolver {
     @Args(() => DividendCalendarArgs) args: DividendCalendarArgs,
     @Ctx() ctx: Context,
   ): Promise<DividendCalendarPage> {
-    return getDividendCalendar(ctx, args);
+    return ctx.answers.dividend.calendar(ctx, args);
   }
 
   @Authorized("dividend")
@@ -32,7 +31,7 @@ export class DividendResolver {
     @Args(() => DividendSecurityArgs) args: DividendSecurityArgs,
     @Ctx() ctx: Context,
   ): Promise<AnnualDividends> {
-    return getAnnualDividends(ctx, args);
+    return ctx.answers.dividend.annual(ctx, args);
   }
 
   @Authorized("dividend")
@@ -43,6 +42,6 @@ export class DividendResolver {
     @Args(() => DividendSecurityArgs) args: DividendSecurityArgs,
     @Ctx() ctx: Context,
   ): Promise<DividendEstimate> {
-    return getDividendEstimate(ctx, args);
+    return ctx.answers.dividend.estimate(ctx, args);
   }
 }

@@ -2,6 +2,7 @@ import { Args, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } from 
 import type { Context } from "../../context";
 import { CountryWeight, SectorWeight } from "../exposure/exposure.types";
 import { listingId } from "../instrument/instrument.ids";
+import { served } from "../instrument/instrument.served";
 import { EtfArgs, EtfMetricsArgs, EtfsArgs } from "./etf.args";
 import { Etf, EtfFundamentals, EtfHoldings, EtfMetrics, EtfProfile } from "./etf.types";
 
@@ -28,7 +29,7 @@ export class EtfResolver {
       "Stable id of this listing (exchange:symbol), the same across restarts and replicas; for client caches",
   })
   id(@Root() etf: Etf): string {
-    return listingId(etf);
+    return listingId({ exchange: served(etf.exchange, "Etf.id"), symbol: etf.symbol });
   }
 
   @FieldResolver(() => EtfProfile, { nullable: true, description: "Null when the store holds no profile of the ETF" })
@@ -68,5 +69,16 @@ export class EtfResolver {
     @Ctx() ctx: Context,
   ): Promise<EtfMetrics> {
     return ctx.answers.etf.metrics(ctx, etf, args);
+  }
+
+  // What an upstream's ETF answers do not carry (instrument.served.ts); a row store fills both.
+  @FieldResolver(() => String, { description: "ISO 4217 currency of the listing" })
+  currency(@Root() etf: Etf): string {
+    return served(etf.currency, "Etf.currency");
+  }
+
+  @FieldResolver(() => String, { description: "MIC-style code of the listing's exchange" })
+  exchange(@Root() etf: Etf): string {
+    return served(etf.exchange, "Etf.exchange");
   }
 }

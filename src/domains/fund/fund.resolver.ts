@@ -2,6 +2,7 @@ import { Args, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } from 
 import type { Context } from "../../context";
 import { AllocationWeight, CountryWeight, SectorWeight } from "../exposure/exposure.types";
 import { listingId } from "../instrument/instrument.ids";
+import { served } from "../instrument/instrument.served";
 import { FundArgs, FundsArgs } from "./fund.args";
 import { Fund, FundHoldings, FundProfile } from "./fund.types";
 
@@ -28,7 +29,8 @@ export class FundResolver {
       "Stable id of this listing (exchange:symbol), the same across restarts and replicas; for client caches",
   })
   id(@Root() fund: Fund): string {
-    return listingId(fund.row.listing);
+    // An upstream's fund answers name no exchange, so a fund it answers has no row and no id.
+    return listingId(served(fund.row as Fund["row"] | undefined, "Fund.id").listing);
   }
 
   @FieldResolver(() => FundProfile, { nullable: true, description: "Null when the store holds no profile of the fund" })
@@ -56,5 +58,16 @@ export class FundResolver {
   })
   allocationExposure(@Root() fund: Fund, @Ctx() ctx: Context): Promise<AllocationWeight[]> {
     return ctx.answers.fund.allocation(ctx, fund);
+  }
+
+  // What an upstream's fund answers do not carry (instrument.served.ts); a row store fills both.
+  @FieldResolver(() => String, { description: "Name of the fund (share class)" })
+  name(@Root() fund: Fund): string {
+    return served(fund.name, "Fund.name");
+  }
+
+  @FieldResolver(() => String, { description: "ISO 4217 currency of the fund's listing" })
+  currency(@Root() fund: Fund): string {
+    return served(fund.currency, "Fund.currency");
   }
 }

@@ -1,6 +1,5 @@
 import { Args, Authorized, Ctx, Query, Resolver } from "type-graphql";
 import type { Context } from "../../context";
-import { getIndexConstituents } from "./indices.service";
 import { IndexConstituents, IndexConstituentsArgs } from "./indices.types";
 
 @Resolver()
@@ -14,6 +13,6 @@ export class IndicesResolver {
     @Args(() => IndexConstituentsArgs) args: IndexConstituentsArgs,
     @Ctx() ctx: Context,
   ): Promise<IndexConstituents> {
-    return getIndexConstituents(ctx, args.symbol);
+    return ctx.answers.indices.constituents(ctx, args.symbol);
   }
 }

@@ -1,6 +1,5 @@
 import { Args, Authorized, Ctx, Query, Resolver } from "type-graphql";
 import type { Context } from "../../context";
-import { listAssets } from "./list.service";
 import { AssetListPage, ListArgs } from "./list.types";
 
 @Resolver()
@@ -8,24 +7,24 @@ export class ListResolver {
   @Authorized("stock")
   @Query(() => AssetListPage, { description: "All stocks, keyset-paginated" })
   listStocks(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context): Promise<AssetListPage> {
-    return listAssets(ctx, "stocks", ["stock"], args);
+    return ctx.answers.list.page(ctx, "stocks", args);
   }
 
   @Authorized("etf")
   @Query(() => AssetListPage, { description: "All ETFs, keyset-paginated" })
   listEtfs(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context): Promise<AssetListPage> {
-    return listAssets(ctx, "etfs", ["etf"], args);
+    return ctx.answers.list.page(ctx, "etfs", args);
   }
 
   @Authorized("fund")
   @Query(() => AssetListPage, { description: "All mutual funds, keyset-paginated" })
   listFunds(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context): Promise<AssetListPage> {
-    return listAssets(ctx, "funds", ["fund"], args);
+    return ctx.answers.list.page(ctx, "funds", args);
   }
 
   @Authorized("crypto")
   @Query(() => AssetListPage, { description: "All crypto assets with their pairs, keyset-paginated" })
   listCrypto(@Args(() => ListArgs) args: ListArgs, @Ctx() ctx: Context): Promise<AssetListPage> {
-    return listAssets(ctx, "crypto", ["crypto"], args);
+    return ctx.answers.list.page(ctx, "crypto", args);
   }
 }

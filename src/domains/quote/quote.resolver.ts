@@ -1,7 +1,8 @@
 import { Args, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } from "type-graphql";
 import type { Context } from "../../context";
 import { quoteId } from "../instrument/instrument.ids";
-import { metricsOf } from "./quote.service";
+import { SecurityTypeEnum } from "../instrument/instrument.types";
+import { served } from "../instrument/instrument.served";
 import { Quote, QuoteArgs, QuoteMetrics, QuotesArgs } from "./quote.types";
 
 /** Thin: quotes are answers of the request's `answers.quote` (quote.answers.ts); metrics derive from them. */
@@ -40,7 +41,26 @@ export class QuoteResolver {
     nullable: true,
     description: "Company metrics; null for crypto and forex pairs, where they mean nothing",
   })
-  metrics(@Root() quote: Quote): QuoteMetrics | null {
-    return metricsOf(quote);
+  metrics(@Root() quote: Quote, @Ctx() ctx: Context): QuoteMetrics | null {
+    return ctx.answers.quote.metrics(quote);
+  }
+
+  // Identity an upstream's quote does not carry (served.ts); REST never asks for these, so its path has no resolver.
+  @FieldResolver(() => String, { description: "Name of the security" })
+  name(@Root() quote: Quote): string {
+    return served(quote.name, "Quote.name");
+  }
+
+  @FieldResolver(() => SecurityTypeEnum, { description: "Kind of security the listing belongs to" })
+  type(@Root() quote: Quote): SecurityTypeEnum {
+    return served(quote.type, "Quote.type");
+  }
+
+  @FieldResolver(() => String, {
+    nullable: true,
+    description: "ISIN of the security; null where it has none (crypto and forex pairs)",
+  })
+  isin(@Root() quote: Quote): string | null {
+    return served(quote.isin, "Quote.isin");
   }
 }

@@ -126,6 +126,11 @@ export class SearchIndex {
     return columns.index();
   }
 
+  /** An index of nothing: gateway mode, where the upstream searches itself and nothing is indexed here. */
+  static empty(): Promise<SearchIndex> {
+    return Promise.resolve(new IndexColumns().index());
+  }
+
   /** From documents at hand: the few securities a change notice names (src/domains/search/search.live.ts). */
   static fromDocuments(docs: readonly SearchDocument[]): SearchIndex {
     const columns = new IndexColumns();

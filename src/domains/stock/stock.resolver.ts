@@ -1,12 +1,10 @@
-import { Args, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } from "type-graphql";
-import { candlesOf } from "../candle/candle.service";
+import { Args, Authorized, Ctx, FieldResolver, Float, ID, Query, Resolver, Root } from "type-graphql";
 import { CandleRangeArgs, Candles } from "../candle/candle.types";
 import type { Context } from "../../context";
-import { annualDividendsOf, dividendEstimateOf, dividendsOf } from "../dividend/dividend.service";
 import { AnnualDividends, Dividend, DividendEstimate } from "../dividend/dividend.types";
 import { listingId } from "../instrument/instrument.ids";
 import { DividendRangeArgs } from "./stock.args";
-import { financialsTtmOf, getStock } from "./stock.service";
+import { served } from "../instrument/instrument.served";
 import { FinancialsTtm, Stock, StockArgs } from "./stock.types";
 
 /**
@@ -19,7 +17,7 @@ export class StockResolver {
   @Authorized()
   @Query(() => Stock, { description: "A stock by symbol (any of its listings) or ISIN" })
   stock(@Args(() => StockArgs) args: StockArgs, @Ctx() ctx: Context): Promise<Stock> {
-    return getStock(ctx, args);
+    return ctx.answers.stock.get(ctx, args);
   }
 
   @FieldResolver(() => ID, {
@@ -27,7 +25,7 @@ export class StockResolver {
       "Stable id of this listing (exchange:symbol), the same across restarts and replicas; for client caches",
   })
   id(@Root() stock: Stock): string {
-    return listingId(stock.row.listing);
+    return listingId({ exchange: served(stock.exchange, "Stock.id"), symbol: stock.symbol });
   }
 
   @Authorized("stock")
@@ -37,7 +35,7 @@ export class StockResolver {
       "Trailing-twelve-month financials; with fewer than four reported quarters, those quarters and null figures",
   })
   financialsTtm(@Root() stock: Stock, @Ctx() ctx: Context): Promise<FinancialsTtm> {
-    return financialsTtmOf(ctx, stock.row);
+    return ctx.answers.stock.financialsTtm(ctx, stock);
   }
 
   @Authorized("stock")
@@ -47,7 +45,7 @@ export class StockResolver {
     @Args(() => CandleRangeArgs) args: CandleRangeArgs,
     @Ctx() ctx: Context,
   ): Promise<Candles> {
-    return candlesOf(ctx, stock.row, args);
+    return ctx.answers.stock.candles(ctx, stock, args);
   }
 
   @Authorized("dividend")
@@ -60,7 +58,7 @@ export class StockResolver {
     @Args(() => DividendRangeArgs) args: DividendRangeArgs,
     @Ctx() ctx: Context,
   ): Promise<Dividend[]> {
-    return dividendsOf(ctx, stock.row, args.from, args.to);
+    return ctx.answers.stock.dividends(ctx, stock, args.from, args.to);
   }
 
   @Authorized("dividend")
@@ -69,7 +67,7 @@ export class StockResolver {
     description: "Dividends per calendar year with the forward dividend and yield (scope dividend)",
   })
   annualDividends(@Root() stock: Stock, @Ctx() ctx: Context): Promise<AnnualDividends> {
-    return annualDividendsOf(ctx, stock.row);
+    return ctx.answers.stock.annualDividends(ctx, stock);
   }
 
   @Authorized("dividend")
@@ -78,6 +76,81 @@ export class StockResolver {
     description: "Announced and estimated dividends of the next twelve months (scope dividend)",
   })
   dividendEstimate(@Root() stock: Stock, @Ctx() ctx: Context): Promise<DividendEstimate> {
-    return dividendEstimateOf(ctx, stock.row);
+    return ctx.answers.stock.dividendEstimate(ctx, stock);
+  }
+
+  // The stock's identity as its answer carries it: every field from a row store, what an upstream serves of it
+  // otherwise (instrument.served.ts). REST reads none of these.
+
+  @FieldResolver(() => String, { description: "Symbol of the listing asked for (by ISIN: the primary listing)" })
+  symbol(@Root() stock: Stock): string {
+    return served(stock.symbol, "Stock.symbol");
+  }
+
+  @FieldResolver(() => String, { description: "Name of the company" })
+  name(@Root() stock: Stock): string {
+    return served(stock.name, "Stock.name");
+  }
+
+  @FieldResolver(() => String, { nullable: true, description: "ISIN of the stock; null where unknown" })
+  isin(@Root() stock: Stock): string | null {
+    return served(stock.isin, "Stock.isin");
+  }
+
+  @FieldResolver(() => String, { description: "MIC-style code of the listing's exchange" })
+  exchange(@Root() stock: Stock): string {
+    return served(stock.exchange, "Stock.exchange");
+  }
+
+  @FieldResolver(() => String, { description: "ISO 4217 currency of the listing's prices" })
+  currency(@Root() stock: Stock): string {
+    return served(stock.currency, "Stock.currency");
+  }
+
+  @FieldResolver(() => String, { description: "ISO 4217 currency the company reports in" })
+  reportingCurrency(@Root() stock: Stock): string {
+    return served(stock.reportingCurrency, "Stock.reportingCurrency");
+  }
+
+  @FieldResolver(() => String, { nullable: true, description: "ISO 3166 alpha-2 of domicile" })
+  country(@Root() stock: Stock): string | null {
+    return served(stock.country, "Stock.country");
+  }
+
+  @FieldResolver(() => String, {
+    nullable: true,
+    description: "Sector (GICS-like, e.g. Information Technology); null where unknown",
+  })
+  sector(@Root() stock: Stock): string | null {
+    return served(stock.sector, "Stock.sector");
+  }
+
+  @FieldResolver(() => String, {
+    nullable: true,
+    description: "Industry within the sector, e.g. Semiconductors; null where unknown",
+  })
+  industry(@Root() stock: Stock): string | null {
+    return served(stock.industry, "Stock.industry");
+  }
+
+  @FieldResolver(() => Float, {
+    nullable: true,
+    description: "Market capitalisation in the reporting currency; null where unknown",
+  })
+  marketCapitalization(@Root() stock: Stock): number | null {
+    return served(stock.marketCapitalization, "Stock.marketCapitalization");
+  }
+
+  @FieldResolver(() => Float, {
+    nullable: true,
+    description: "Shares outstanding as of the latest reported quarter; null where unknown",
+  })
+  sharesOutstanding(@Root() stock: Stock): number | null {
+    return served(stock.sharesOutstanding, "Stock.sharesOutstanding");
+  }
+
+  @FieldResolver(() => String, { nullable: true, description: "Next earnings date, YYYY-MM-DD" })
+  nextEarningsDate(@Root() stock: Stock): string | null {
+    return served(stock.nextEarningsDate, "Stock.nextEarningsDate");
   }
 }

@@ -106,7 +106,9 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
       // Bulk items refused for their scope (a quote of a crypto pair with a stock-only key) count nothing either.
       const refused = charged && path === BULK_PATH ? scopeRefusedItems(data) : 0;
       if (refused > 0) await deps.rateLimiter!.giveBack(charged!.decision, refused, res);
-      sendJson(res, 200, data, headers);
+      // Gateway mode: an answer the upstream could not refresh says so, with the age of its oldest part.
+      const staleAge = ctx.freshness.staleAgeSeconds;
+      sendJson(res, 200, data, staleAge === null ? headers : { ...headers, ...staleHeaders(staleAge) });
     } catch (e) {
       const mapped = mapError(e, requestId);
       // A scope known only once the security was looked up (quote, candle): the refused call counts nothing.
@@ -133,6 +135,11 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
     });
     return true;
   };
+}
+
+/** docs/contract.md section 9: `x-data-stale` and the standard `Age` (RFC 9111 section 5.1) of the oldest part. */
+export function staleHeaders(ageSeconds: number): Record<string, string> {
+  return { "x-data-stale": "true", age: String(ageSeconds) };
 }
 
 /** Items of a bulk answer refused for a missing scope. */

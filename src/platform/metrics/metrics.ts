@@ -70,6 +70,8 @@ function processMetrics(): Registry {
 
 export class Metrics {
   readonly registry = new Registry();
+  /** Registries of parts built apart from the app (gateway mode's upstream client), served after the app's. */
+  private readonly included: Registry[] = [];
   private readonly httpDuration: RequestHistogram<"route" | "status">;
   private readonly graphqlDuration: RequestHistogram<"operation" | "outcome">;
   private readonly operationNames = new Set<string>();
@@ -270,7 +272,12 @@ export class Metrics {
 
   /** The exposition text: this app's metrics, then the process's. */
   async render(): Promise<string> {
-    return `${await this.registry.metrics()}\n${await processMetrics().metrics()}`;
+    const parts = [this.registry, ...this.included, processMetrics()];
+    return (await Promise.all(parts.map((r) => r.metrics()))).join("\n");
+  }
+
+  include(registry: Registry): void {
+    this.included.push(registry);
   }
 
   get contentType(): string {

@@ -1,0 +1,18 @@
+import type { Context } from "../../context";
+import type { SecurityRef } from "../instrument/instrument.service";
+import { getAnnualDividends, getDividendCalendar, getDividendEstimate } from "./dividend.service";
+import type { AnnualDividends, DividendCalendarArgs, DividendCalendarPage, DividendEstimate } from "./dividend.types";
+
+/** Dividends across securities and of one security (the answer level: see etf/etf.answers.ts). */
+export interface DividendAnswers {
+  calendar(ctx: Context, args: DividendCalendarArgs): Promise<DividendCalendarPage>;
+  annual(ctx: Context, ref: SecurityRef): Promise<AnnualDividends>;
+  estimate(ctx: Context, ref: SecurityRef): Promise<DividendEstimate>;
+}
+
+/** The answers computed by the domain services from a row store's rows. */
+export const ROW_STORE_DIVIDEND_ANSWERS: DividendAnswers = Object.freeze({
+  calendar: getDividendCalendar,
+  annual: getAnnualDividends,
+  estimate: getDividendEstimate,
+});

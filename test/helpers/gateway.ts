@@ -1,0 +1,86 @@
+import "reflect-metadata";
+import type { RequestListener } from "node:http";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import pino from "pino";
+import request from "supertest";
+import { createApp } from "../../src/app";
+import { SearchIndex } from "../../src/domains/search/search.index";
+import { ApiKeyService } from "../../src/platform/auth/auth.service";
+import { fixedClock } from "../../src/platform/clock";
+import { loadConfig } from "../../src/platform/config";
+import { openSources } from "../../src/sources/source.factory";
+import { TEST_ANCHOR } from "./constants";
+import type { FaultProxy } from "./fault-proxy";
+import type { TestUpstream } from "./upstream";
+
+/** The gateway's own key: not the upstream's, so a test can tell which one an answer or a log line shows. */
+export const GATEWAY_KEY = "gateway-bootstrap-key-0123456789";
+
+export interface TestGateway {
+  app: RequestListener;
+  http: ReturnType<typeof request>;
+  /** Every log line the gateway (app and upstream client) wrote, as JSON text. */
+  logs: string[];
+  post(path: string, body?: unknown, key?: string | null): request.Test;
+  close(): Promise<void>;
+}
+
+/**
+ * A gateway as `npm start` builds one with MDG_DATA_SOURCE=upstream (src/sources/source.factory.ts), in front of
+ * `proxy` (a fault proxy before a second instance of this service), with its keys in a fresh SQLite file.
+ */
+export async function startGateway(upstream: TestUpstream, proxy: FaultProxy, env: NodeJS.ProcessEnv = {}) {
+  const dir = mkdtempSync(join(tmpdir(), "mdg-gateway-"));
+  const config = loadConfig({
+    MDG_DATA_SOURCE: "upstream",
+    MDG_UPSTREAM_URL: proxy.url,
+    MDG_UPSTREAM_API_KEY: upstream.key,
+    MDG_SQLITE_PATH: join(dir, "keys.sqlite"),
+    MDG_BOOTSTRAP_API_KEY: GATEWAY_KEY,
+    LOG_LEVEL: "info",
+    NODE_ENV: "test",
+    ...env,
+  });
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logs.push(chunk.toString());
+      done();
+    },
+  });
+  const logger = pino({ level: "debug" }, sink);
+  const sources = await openSources(config, { logger });
+  const clock = fixedClock(`${TEST_ANCHOR}T15:00:00Z`);
+  const apiKeys = new ApiKeyService(sources.keys, clock, { bootstrapKey: GATEWAY_KEY });
+  const { answers, metricsRegistry, upstreamState } = sources;
+  const deps = {
+    config,
+    source: sources.market,
+    clock,
+    searchIndex: await SearchIndex.empty(),
+    answers,
+    metricsRegistry,
+    upstreamState,
+  };
+  const { app, apollo } = await createApp(deps, apiKeys, logger);
+  const http = request(app);
+  const gateway: TestGateway = {
+    app,
+    http,
+    logs,
+    post(path, body, key = GATEWAY_KEY) {
+      let r = http.post(path).set("content-type", "application/json");
+      if (key !== null) r = r.set("x-api-key", key);
+      return body === undefined ? r : r.send(typeof body === "string" ? body : JSON.stringify(body));
+    },
+    async close() {
+      await apollo.stop();
+      await sources.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return gateway;
+}
