@@ -1,7 +1,8 @@
 /**
  * The fixed list of requests of `npm run answers` (scripts/answers.ts), the PostgreSQL parity test
- * (test/sources/postgres.parity.spec.ts) and the gateway's (test/gateway/gateway.answers.spec.ts): every REST endpoint and a set of GraphQL operations, picked by SQL from the
- * test store in a stable order, so two runs on one data set ask the same.
+ * (test/sources/postgres.parity.spec.ts) and the gateway's (test/gateway/gateway.answers.spec.ts): every REST
+ * endpoint and a set of GraphQL operations, picked by SQL from the test store in a stable order, so two runs on one
+ * data set ask the same.
  */
 import type Database from "better-sqlite3";
 import { TEST_ANCHOR } from "./constants";
