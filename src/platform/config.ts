@@ -155,6 +155,8 @@ const envSchema = z.object({
   HOST: z.string().min(1).default("0.0.0.0"),
   MDG_DATA_SOURCE: z.enum(["sqlite", "postgres", "upstream"]).default("sqlite"),
   MDG_SQLITE_PATH: z.string().min(1).default("./data/market.db"),
+  /** Gateway mode: where the gateway's own API keys live (DATABASE_URL's database shares them among replicas). */
+  MDG_GATEWAY_KEYS: z.enum(["sqlite", "postgres"]).default("sqlite"),
   // Empty means unset, as for REDIS_URL; required (checked in loadConfig) only with MDG_DATA_SOURCE=postgres.
   DATABASE_URL: z
     .string()
@@ -275,6 +277,8 @@ export interface Config {
   host: string;
   dataSource: Env["MDG_DATA_SOURCE"];
   sqlitePath: string;
+  /** Gateway mode: the store of the gateway's own API keys (`sqlite` at sqlitePath, or `postgres` at DATABASE_URL). */
+  gatewayKeys: Env["MDG_GATEWAY_KEYS"];
   /** MDG_DATA_SOURCE=postgres: where the store is, and how this process uses it (src/sources/postgres/). */
   postgres: PostgresConfig;
   bootstrapApiKey: string | undefined;
@@ -411,6 +415,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration: ${problems}`);
   }
   const e = parsed.data;
+  if (e.MDG_DATA_SOURCE === "upstream" && e.MDG_GATEWAY_KEYS === "postgres" && e.DATABASE_URL === undefined) {
+    throw new ConfigError(
+      "invalid configuration: DATABASE_URL: unset; MDG_GATEWAY_KEYS=postgres needs postgres://[user[:password]@]host[:port]/database",
+    );
+  }
   if (e.MDG_DATA_SOURCE === "postgres" && e.DATABASE_URL === undefined) {
     throw new ConfigError(
       "invalid configuration: DATABASE_URL: unset; MDG_DATA_SOURCE=postgres needs postgres://[user[:password]@]host[:port]/database",
@@ -422,6 +431,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     dataSource: e.MDG_DATA_SOURCE,
     sqlitePath: e.MDG_SQLITE_PATH,
+    gatewayKeys: e.MDG_GATEWAY_KEYS,
     postgres: {
       url: e.DATABASE_URL,
       poolSize: e.MDG_PG_POOL_SIZE,

@@ -154,12 +154,15 @@ function postgresStartupError(err: unknown): Error {
 /**
  * Gateway mode: the market data comes from the upstream API through one client; the gateway's own API keys live in
  * a SQLite file at MDG_SQLITE_PATH that holds nothing else (no sample data set is built, so a gateway is ready in
- * seconds). A file that already holds a sample store works too: its keys are the gateway's.
+ * seconds; a file that already holds a sample store works too: its keys are the gateway's), or with
+ * MDG_GATEWAY_KEYS=postgres in DATABASE_URL's database, shared by the gateway's replicas.
  */
 async function openUpstream(config: Config, opts: OpenSourcesOptions): Promise<Sources> {
   const path = config.sqlitePath;
-  assertStorePath(path, { write: !opts.readonly });
-  if (!opts.readonly) mkdirSync(dirname(path), { recursive: true });
+  if (config.gatewayKeys === "sqlite") {
+    assertStorePath(path, { write: !opts.readonly });
+    if (!opts.readonly) mkdirSync(dirname(path), { recursive: true });
+  }
   // The answers make the GraphQL types' objects, whose decorators need the metadata polyfill; main.ts loads it
   // first, the keys CLI does not.
   await import("reflect-metadata");
@@ -173,7 +176,10 @@ async function openUpstream(config: Config, opts: OpenSourcesOptions): Promise<S
     ]);
   const { createUpstreamSource } = await import("./upstream/upstream.source");
   const { Registry } = await import("prom-client");
-  const keyStore = openSqliteSource(path, { readonly: opts.readonly });
+  const keyStore =
+    config.gatewayKeys === "postgres"
+      ? await openPostgresKeys(config, opts)
+      : openSqliteSource(path, { readonly: opts.readonly });
   const metricsRegistry = new Registry();
   const client = createUpstreamClient(config, {
     logger: opts.logger,
@@ -190,4 +196,30 @@ async function openUpstream(config: Config, opts: OpenSourcesOptions): Promise<S
     upstreamState: () => client.state(),
     close: () => (closed ??= Promise.all([market.close(), keyStore.close()]).then(() => undefined)),
   };
+}
+
+/**
+ * Gateway mode with MDG_GATEWAY_KEYS=postgres: the keys in DATABASE_URL's `api_keys` table, which every replica of
+ * the gateway reads (migrated at start like a store, under the advisory lock; never filled with sample data).
+ */
+async function openPostgresKeys(
+  config: Config,
+  opts: OpenSourcesOptions,
+): Promise<{ keys: ApiKeyStore; close(): Promise<void> }> {
+  const { createPostgresPool } = await import("./postgres/postgres.source");
+  const { migratePostgres } = await import("./postgres/postgres.migrate");
+  const { PostgresApiKeyStore } = await import("./postgres/postgres.keys");
+  const pool = createPostgresPool({
+    url: config.postgres.url!,
+    poolSize: Math.min(config.postgres.poolSize, 4),
+    statementTimeoutMs: config.postgres.statementTimeoutMs,
+  });
+  try {
+    if (!opts.readonly) await migratePostgres(pool, {});
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw postgresStartupError(err);
+  }
+  let ended: Promise<void> | undefined;
+  return { keys: new PostgresApiKeyStore(pool), close: () => (ended ??= pool.end()) };
 }
