@@ -131,7 +131,7 @@ describe("the service refuses to start without its source", () => {
     expect(run.stderr.trim()).toBe(NO_DATABASE_URL);
   });
 
-  it("the keys CLI refuses the same way", () => {
+  it("the keys CLI refuses it too, as the configuration mistake it is (exit 2, the same message)", () => {
     const env = { ...process.env, MDG_DATA_SOURCE: "postgres", DATABASE_URL: "", LOG_LEVEL: "silent" };
     const run = spawnSync(process.execPath, ["-r", "@swc-node/register", "src/platform/auth/keys.cli.ts", "list"], {
       cwd: ROOT,
@@ -139,8 +139,8 @@ describe("the service refuses to start without its source", () => {
       encoding: "utf8",
       timeout: 60_000,
     });
-    expect(run.status).toBe(1);
-    expect(run.stderr).toContain(NO_DATABASE_URL);
+    expect(run.status).toBe(2);
+    expect(run.stderr.trim()).toBe(`keys: ${NO_DATABASE_URL}`);
   });
 });
 
