@@ -1,3 +1,4 @@
+import type { ApiKeyRow } from "../platform/auth/auth.types";
 import type {
   BarRow,
   DividendRow,
@@ -172,4 +173,19 @@ export function snakeToCamel(r: Raw): Raw {
     out[name] = r[k];
   }
   return out;
+}
+
+/** A row of `api_keys` (scopes stored space-separated). */
+export function toApiKey(r: Raw): ApiKeyRow {
+  return {
+    id: r.id as string,
+    name: r.name as string,
+    hash: r.hash as string,
+    scopes: (r.scopes as string).split(" ").filter(Boolean),
+    createdAt: r.created_at as number,
+    expiresAt: r.expires_at as number | null,
+    revokedAt: r.revoked_at as number | null,
+    ratePerMinute: r.rate_per_minute as number,
+    dailyQuota: r.daily_quota as number,
+  };
 }

@@ -1,22 +1,7 @@
 import type { Pool } from "pg";
 import type { ApiKeyRow, ApiKeyStore } from "../../platform/auth/auth.types";
 import type { SourceStats } from "../source.capabilities";
-
-type Raw = Record<string, unknown>;
-
-function toApiKey(r: Raw): ApiKeyRow {
-  return {
-    id: r.id as string,
-    name: r.name as string,
-    hash: r.hash as string,
-    scopes: (r.scopes as string).split(" ").filter(Boolean),
-    createdAt: r.created_at as number,
-    expiresAt: r.expires_at as number | null,
-    revokedAt: r.revoked_at as number | null,
-    ratePerMinute: r.rate_per_minute as number,
-    dailyQuota: r.daily_quota as number,
-  };
-}
+import { toApiKey, type Raw } from "../source.rows";
 
 /**
  * API keys in PostgreSQL's `api_keys` table (the same columns as SQLite's, src/sources/sqlite/sqlite.keys.ts): every
