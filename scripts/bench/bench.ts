@@ -1025,12 +1025,11 @@ async function postgresBench(opts: { inputs: Inputs | null; started: number; onl
       peakMbOf: (pid) => memoryOf(pid).peakMb,
       log,
     });
-    let inputs = opts.inputs;
-    if (!inputs) {
-      const file = builtSample(dir, SEED, ANCHOR, scale);
-      if (!file) throw new Error(`the first start left no SQLite sample in ${dir} to draw the inputs from`);
-      inputs = readInputs(file);
-    }
+    // The SQLite build the first start left: the inputs (when the SQLite rows did not run) and the baseline's LIKE
+    // table come from it.
+    const sample = builtSample(dir, SEED, ANCHOR, scale);
+    if (!sample) throw new Error(`the first start left no SQLite sample in ${dir}`);
+    const inputs = opts.inputs ?? readInputs(sample);
     // Measured on a second start (the database now filled, as every later start and every replica finds it), at
     // LOG_LEVEL=warn like the SQLite service: the first start logs at info to report its timings.
     const service = start("PostgreSQL service", startArgs, { ...env, PORT: String(SERVICE_PORT) });
@@ -1113,6 +1112,7 @@ async function postgresBench(opts: { inputs: Inputs | null; started: number; onl
     const baselineBytes = Math.round(bytes / answers);
     const baselineProc = start("baseline", ["scripts/bench/baseline.server.js"], {
       ...env,
+      MDG_SQLITE_PATH: sample,
       PORT: String(BASELINE_PORT),
       BENCH_BASELINE_BYTES: String(baselineBytes),
     });
@@ -1217,7 +1217,8 @@ async function postgresBench(opts: { inputs: Inputs | null; started: number; onl
         `${s(first.buildMs)}, COPY into PostgreSQL with keys, indexes and statistics ${s(first.copyMs)}, ` +
         `the whole migration with the fill ${s(first.sampleMs)}; the rest is process start and the search index. ` +
         `The service process used ${fmt(first.cpuSeconds, 1)} s of CPU over it (PostgreSQL's own not counted) ` +
-        `and peaked at ${fmt(first.peakMb)} MiB (VmHWM).`,
+        `and peaked at ${fmt(first.peakMb)} MiB (VmHWM).` +
+        (first.copySteps.length > 0 ? ` The COPY, step by step: ${first.copySteps.join("; ")}.` : ""),
       "",
       "### Results",
       "",

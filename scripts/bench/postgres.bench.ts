@@ -43,6 +43,8 @@ export interface FirstStart {
   sampleMs: number | null;
   buildMs: number | null;
   copyMs: number | null;
+  /** The factory's log lines about the copy: rows and seconds per table, then the keys and indexes. */
+  copySteps: string[];
   /** Its peak RSS over the start (VmHWM), MiB. */
   peakMb: number;
   /** CPU seconds of the service process over the start (the SQLite build runs in a worker thread of it). */
@@ -73,6 +75,7 @@ export async function firstStart(opts: {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let sample: { ms?: number; buildMs?: number; copyMs?: number } | null = null;
+  const copySteps: string[] = [];
   let tail = "";
   let pending = "";
   child.stdout!.on("data", (d: Buffer) => {
@@ -81,6 +84,8 @@ export async function firstStart(opts: {
     pending = lines.pop() ?? "";
     for (const line of lines) {
       tail = (tail + line + "\n").slice(-4000);
+      const step = /rows in [\d.]+ s|keys and indexes: /.test(line) ? /"msg":"\s*([^"]+)"/.exec(line) : null;
+      if (step) copySteps.push(step[1]!);
       if (!line.includes("built the generated sample data set")) continue;
       try {
         sample = JSON.parse(line) as typeof sample;
@@ -113,6 +118,7 @@ export async function firstStart(opts: {
       sampleMs: s?.ms ?? null,
       buildMs: s?.buildMs ?? null,
       copyMs: s?.copyMs ?? null,
+      copySteps,
       peakMb,
       cpuSeconds: cpu,
     };
