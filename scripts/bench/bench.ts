@@ -6,12 +6,14 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import Database from "better-sqlite3";
+import { Client as PgClient } from "pg";
 import { print, type DocumentNode } from "graphql";
 import { loadConfig } from "../../src/platform/config";
 import { openSources } from "../../src/sources/source.factory";
 import { CryptoPriceDocument, EtfProfileDocument, QuoteDocument } from "../../src/http/rest/rest.operations.generated";
 import { HEAVY_TARGETS, heavyNeighbour, type HeavyNeighbourResult } from "./heavy-neighbour";
 import { peerSection, type PeerSection } from "./peers/peers.bench";
+import { builtSample, createDatabase, databaseUrl, dropDatabase, firstStart, stopChild } from "./postgres.bench";
 
 /**
  * `npm run bench`: the service (`node dist/main.js`) on the full generated
@@ -222,6 +224,10 @@ interface Scenario {
   bodies: string[];
   headers?: Record<string, string>;
   duration?: number;
+  /** A ratio target other than the kind's (the PostgreSQL "every listing" row). */
+  ratioTarget?: number;
+  /** Inputs beyond the instrument cache on purpose: no warm-up pass over all of them. */
+  coldSet?: boolean;
 }
 
 interface Measured {
@@ -295,7 +301,7 @@ async function measure(s: Scenario): Promise<Measured> {
 async function warmUp(s: Scenario): Promise<void> {
   if (WARMUP <= 0) return;
   await load(s, WARMUP);
-  if (s.target !== false && s.kind !== "baseline") await load(s, WARMUP, s.bodies.length * 2);
+  if (s.target !== false && s.kind !== "baseline" && !s.coldSet) await load(s, WARMUP, s.bodies.length * 2);
 }
 
 /** One measured run of `seconds`, no warm-up. */
@@ -573,6 +579,13 @@ async function main(): Promise<number> {
   const loadBefore = loadavg()[0]!;
   if (!existsSync(join(ROOT, "dist/main.js")))
     throw new Error("dist/main.js is missing: run `npm run build` (npm run bench does)");
+  if (process.env.BENCH_ONLY === "postgres") {
+    // `BENCH_ONLY=postgres npm run bench`: the PostgreSQL rows alone, with their own baseline; they rewrite their own
+    // section of BENCHMARKS.md only. Their inputs come from the sample the first start builds: no SQLite store needed.
+    const misses = await postgresBench({ inputs: null, started, only: true });
+    for (const m of misses) log(`MISSED: ${m}`);
+    return misses.length === 0 ? 0 : 1;
+  }
   const store = storePath();
   await ensureStore(store);
   const inputs = readInputs(store);
@@ -1041,6 +1054,9 @@ async function main(): Promise<number> {
     misses.push(...peers.misses);
   }
   log(`peak RSS ${fmt(peakRss)} MiB; wrote BENCHMARKS.md in ${fmt((Date.now() - started) / 1000)} s`);
+  // The PostgreSQL rows take the same ports: the SQLite service and the baseline must be gone.
+  await Promise.all(children.map(stopChild));
+  misses.push(...(await postgresBench({ inputs, started, only: false })));
   for (const m of misses) log(`MISSED: ${m}`);
   return misses.length === 0 ? 0 : 1;
 }
@@ -1068,6 +1084,307 @@ function writePeerReport(
     ...peers.lines,
   ].join("\n");
   writeReport(md, "<!-- peers:start (written by npm run bench; edit outside the markers) -->", "<!-- peers:end -->");
+}
+
+const POSTGRES_START = "<!-- postgres:start (written by npm run bench; edit outside the markers) -->";
+const POSTGRES_END = "<!-- postgres:end -->";
+
+/**
+ * The PostgreSQL rows (issue 18): a database of the bench's own on DATABASE_URL's server, filled by the service's
+ * first start (timed), then the service on it measured as the SQLite one is, against a baseline of this run.
+ * Skipped, and said so, when DATABASE_URL is unset. Rewrites its own section of BENCHMARKS.md; returns the misses.
+ */
+async function postgresBench(opts: { inputs: Inputs | null; started: number; only: boolean }): Promise<string[]> {
+  const base = process.env.DATABASE_URL;
+  if (!base) {
+    log("PostgreSQL rows skipped: DATABASE_URL is unset (e.g. postgres://postgres@127.0.0.1:5432/postgres)");
+    return [];
+  }
+  const loadBefore = loadavg()[0]!;
+  const sectionStarted = Date.now();
+  const name = `mdg_bench_${process.pid}_${Date.now().toString(36)}`;
+  const url = databaseUrl(base, name);
+  const dir = join(ROOT, "data", "pg-bench");
+  const scale = loadConfig({}).sample.scale;
+  const startArgs = startCommand();
+  const env = {
+    NODE_ENV: "production",
+    HOST: "127.0.0.1",
+    MDG_DATA_SOURCE: "postgres",
+    DATABASE_URL: url,
+    // Only its folder matters on PostgreSQL: the first start builds the SQLite sample beside it.
+    MDG_SQLITE_PATH: join(dir, "unused.db"),
+    MDG_BOOTSTRAP_API_KEY: KEY,
+    MDG_SAMPLE_ANCHOR_DATE: ANCHOR,
+    MDG_SAMPLE_SEED: String(SEED),
+    MDG_METRICS_ENABLED: "true",
+    LOG_LEVEL: "warn",
+  };
+  const poolSize = loadConfig({ MDG_DATA_SOURCE: "postgres", DATABASE_URL: url }).postgres.poolSize;
+  log(`PostgreSQL: database ${name}; first start on it (sample seed ${SEED}, anchor ${ANCHOR}, scale ${scale})`);
+  await createDatabase(base, name);
+  const mine: ChildProcess[] = [];
+  try {
+    const first = await firstStart({
+      args: startArgs,
+      env,
+      dir,
+      port: SERVICE_PORT,
+      cwd: ROOT,
+      cpuSecondsOf: cpuSeconds,
+      peakMbOf: (pid) => memoryOf(pid).peakMb,
+      log,
+    });
+    // The SQLite build the first start left: the inputs (when the SQLite rows did not run) and the baseline's LIKE
+    // table come from it.
+    const sample = builtSample(dir, SEED, ANCHOR, scale);
+    if (!sample) throw new Error(`the first start left no SQLite sample in ${dir}`);
+    const inputs = opts.inputs ?? readInputs(sample);
+    // Measured on a second start (the database now filled, as every later start and every replica finds it), at
+    // LOG_LEVEL=warn like the SQLite service: the first start logs at info to report its timings.
+    const service = start("PostgreSQL service", startArgs, { ...env, PORT: String(SERVICE_PORT) });
+    mine.push(service);
+    const restartAt = Date.now();
+    await waitFor(`http://127.0.0.1:${SERVICE_PORT}/readyz`, service);
+    const restartMs = Date.now() - restartAt;
+    servicePidForRss = service.pid!;
+    const svc = { port: SERVICE_PORT, pid: service.pid! };
+    const symbolBodies = (symbols: string[]) => symbols.map((symbol) => JSON.stringify({ symbol }));
+    const rest: Scenario[] = [
+      {
+        ...svc,
+        name: "PostgreSQL REST quote",
+        kind: "rest",
+        path: "/v1/quote",
+        connections: 50,
+        bodies: symbolBodies(inputs.quoteSymbols),
+      },
+      {
+        ...svc,
+        name: "PostgreSQL REST etf/profile",
+        kind: "rest",
+        path: "/v1/etf/profile",
+        connections: 50,
+        bodies: symbolBodies(inputs.etfSymbols),
+      },
+      {
+        ...svc,
+        name: "PostgreSQL REST quote, every listing",
+        kind: "rest",
+        path: "/v1/quote",
+        connections: 50,
+        bodies: symbolBodies(inputs.everyQuoteSymbol),
+        ratioTarget: 0.5,
+        coldSet: true,
+      },
+    ];
+    const bulk: Scenario = {
+      ...svc,
+      name: "PostgreSQL bulk etf/profile × 100 (the sample)",
+      kind: "bulk",
+      path: "/v1/bulk",
+      connections: 10,
+      bodies: Array.from({ length: 200 }, (_, k) =>
+        JSON.stringify({
+          symbols: shuffled(inputs.etfSymbols, k + 1)
+            .slice(0, 100)
+            .map((symbol) => ({ symbol })),
+          endpoint: "etf/profile",
+          params: { resolution: "D" },
+        }),
+      ),
+      headers: { accept: "text/plain" },
+    };
+    const one = JSON.stringify({
+      ...JSON.parse(bulk.bodies[0]!),
+      symbols: JSON.parse(bulk.bodies[0]!).symbols.slice(0, 1),
+    });
+    const bulkQueries = {
+      one: await queriesOfOneCall(SERVICE_PORT, bulk.path, one),
+      hundred: await queriesOfOneCall(SERVICE_PORT, bulk.path, bulk.bodies[1]!),
+    };
+
+    // The baseline answers as many bytes as these two endpoints do, on average.
+    let bytes = 0;
+    let answers = 0;
+    for (const s of rest.slice(0, 2)) {
+      for (const body of s.bodies.slice(0, 50)) {
+        const res = await fetch(`http://127.0.0.1:${SERVICE_PORT}${s.path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-api-key": KEY },
+          body,
+        });
+        if (res.status !== 200) throw new Error(`${s.path} ${body} answered ${res.status}: ${await res.text()}`);
+        bytes += (await res.arrayBuffer()).byteLength;
+        answers++;
+      }
+    }
+    const baselineBytes = Math.round(bytes / answers);
+    const baselineProc = start("baseline", ["scripts/bench/baseline.server.js"], {
+      ...env,
+      MDG_SQLITE_PATH: sample,
+      PORT: String(BASELINE_PORT),
+      BENCH_BASELINE_BYTES: String(baselineBytes),
+    });
+    mine.push(baselineProc);
+    await waitFor(`http://127.0.0.1:${BASELINE_PORT}/`, baselineProc);
+    const baseline: Scenario = {
+      port: BASELINE_PORT,
+      pid: baselineProc.pid!,
+      name: "baseline (every round)",
+      kind: "baseline",
+      path: "/baseline",
+      connections: 50,
+      bodies: symbolBodies(inputs.quoteSymbols),
+    };
+    if (WARMUP > 0) await load(baseline, WARMUP);
+    const paired: Measured[] = [];
+    const baselineRounds: Measured[] = [];
+    for (const s of rest) {
+      const m = await measurePaired(s, baseline);
+      paired.push(m.service);
+      baselineRounds.push(...m.baseline);
+    }
+    const bulkRun = await measure(bulk);
+    // PostgreSQL's own CPU, which the service's CPU column leaves out and which runs on the same two cores: its
+    // backends for this database over one more run of "every listing" (no warm-up; the pool's connections stay).
+    const backends = async () => {
+      const c = new PgClient({ connectionString: url });
+      await c.connect();
+      try {
+        const res = await c.query<{ pid: number }>(
+          "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+        );
+        return res.rows.map((r) => r.pid);
+      } finally {
+        await c.end();
+      }
+    };
+    const pgCpu = (pids: number[]) =>
+      pids.reduce((sum, pid) => {
+        try {
+          return sum + cpuSeconds(pid);
+        } catch {
+          return sum; // a backend that ended meanwhile
+        }
+      }, 0);
+    const pids = await backends();
+    const pg0 = pgCpu(pids);
+    const probe = await run(rest[2]!, Math.min(DURATION, 6));
+    const pgUs = ((pgCpu(pids) - pg0) * 1e6) / Math.max(1, probe.requests);
+    const memory = memoryOf(service.pid!);
+    const loadAfter = loadavg()[0]!;
+
+    const misses: string[] = [];
+    const verdict = (ok: boolean, miss: string) => {
+      if (!ok) misses.push(miss);
+      return ok ? "met" : "**missed**";
+    };
+    const baseRun = merge(baseline, baselineRounds);
+    const row = (r: Measured, ratioCell: string, checks: string[]) => {
+      const unit = r.scenario.kind === "bulk" ? "calls/s" : "req/s";
+      const queries = r.queries === null ? "" : fmt(r.queries, 2);
+      const hits = r.cacheHits === null ? "" : `${fmt(r.cacheHits * 100)} %`;
+      if (r.bad) checks.push(verdict(false, `${r.scenario.name}: ${r.bad} answers were not 2xx or failed`));
+      return (
+        `| ${r.scenario.name} | \`${r.scenario.path}\` | ${r.scenario.connections} | ${fmt(r.rps)} ${unit} ` +
+        `| ${r.p50} | ${r.p99} | ${ratioCell} | ${fmt(r.cpuUs)} (${fmt(r.cpuUs / baseRun.cpuUs, 1)}×) ` +
+        `| ${queries} | ${hits} | ${fmt(r.peakMb)} | ${checks.join("; ") || "reference"} |`
+      );
+    };
+    const rows = [row(baseRun, "1.00", [])];
+    for (const r of paired) {
+      const target = r.scenario.ratioTarget ?? TARGETS.restRatio;
+      const miss = `${r.scenario.name}: ${fmt(r.ratio!, 3)} of the baseline's req/s (target ≥ ${target})`;
+      rows.push(
+        row(r, fmt(r.ratio!, 2), [
+          `rounds ${r.ratios!.map((x) => fmt(x, 2)).join(", ")}`,
+          `ratio ≥ ${target}: ${verdict(r.ratio! >= target, miss)}`,
+        ]),
+      );
+    }
+    const rateMiss = `${bulk.name}: ${fmt(bulkRun.rps)} calls/s (target ≥ ${TARGETS.bulkCallsPerSecond})`;
+    const queriesMiss =
+      `${bulk.name}: ${bulkQueries.hundred} store queries per call of 100, ${bulkQueries.one} of 1 ` +
+      `(target ≤ ${TARGETS.bulkQueries}, constant)`;
+    rows.push(
+      row(bulkRun, "–", [
+        `≥ ${TARGETS.bulkCallsPerSecond} calls/s: ${verdict(bulkRun.rps >= TARGETS.bulkCallsPerSecond, rateMiss)}`,
+        `${bulkQueries.hundred} store ${bulkQueries.hundred === 1 ? "query" : "queries"} per call of 100 ` +
+          `(1 symbol: ${bulkQueries.one}; ≤ ${TARGETS.bulkQueries}): ` +
+          verdict(bulkQueries.hundred <= TARGETS.bulkQueries && bulkQueries.one === bulkQueries.hundred, queriesMiss),
+      ]),
+    );
+    const s = (ms: number | null) => (ms === null ? "unknown (no timing in the log)" : `${fmt(ms / 1000, 1)} s`);
+    const loadVerdict = verdict(
+      first.readyMs < 120_000,
+      `PostgreSQL sample load: first start to ready in ${fmt(first.readyMs / 1000, 1)} s (target < 120)`,
+    );
+    const md = [
+      "## PostgreSQL (issue 18)",
+      "",
+      `Written by \`${opts.only ? "BENCH_ONLY=postgres npm run bench" : "npm run bench"}\` ` +
+        "(scripts/bench/bench.ts and scripts/bench/postgres.bench.ts); every number in this section comes from one " +
+        "run of it. `BENCH_ONLY=postgres npm run bench` runs these rows alone and rewrites only this section; " +
+        "without DATABASE_URL they are skipped, and the bench says so.",
+      "",
+      ...machine(),
+      `- Load average (1 min) when these rows started and ended: ${fmt(loadBefore, 2)} and ${fmt(loadAfter, 2)} ` +
+        "(other engineers' work shares the two cores, PostgreSQL's server processes included)",
+      `- Revision: ${gitRevision()}; run at ${new Date().toISOString()} ` +
+        `in ${fmt((Date.now() - sectionStarted) / 1000)} s` +
+        (opts.only ? "" : `, ${fmt((sectionStarted - opts.started) / 1000)} s after the bench started`),
+      `- PostgreSQL: ${new URL(base).host}, a database of the bench's own (\`mdg_bench_<pid>_<time>\`), ` +
+        "created empty, filled by the service's first start, dropped at the end.",
+      `- Service: \`${["node", ...startArgs].join(" ")}\` with MDG_DATA_SOURCE=postgres, ` +
+        `the default pool (MDG_PG_POOL_SIZE ${poolSize}), otherwise as in the Latest run; ` +
+        "measured after a second start on the filled database " +
+        `(ready in ${fmt(restartMs / 1000, 1)} s: migrations already done, the search index built from PostgreSQL).`,
+      `- Baseline: this section's own (\`scripts/bench/baseline.server.js\`, ${baselineBytes} bytes, ` +
+        "the mean answer of the two endpoints), paired round by round as in the Latest run. " +
+        '"Every listing" draws from all listings with a quote, with no warm-up pass over them: ' +
+        "mostly instrument-cache misses, so it measures lookups from PostgreSQL.",
+      "",
+      "### Sample load: the first start on an empty database",
+      "",
+      `From spawn to \`/readyz\` 200: **${fmt(first.readyMs / 1000, 1)} s** (target < 120): ${loadVerdict}. ` +
+        `Of it, as the source factory reports it (Sources.sampleBuilt): building the SQLite sample ` +
+        `(seed ${SEED}, anchor ${ANCHOR}, scale ${scale}; its file removed first, so the build is paid) ` +
+        `${s(first.buildMs)}, COPY into PostgreSQL with keys, indexes and statistics ${s(first.copyMs)}, ` +
+        `the whole migration with the fill ${s(first.sampleMs)}; the rest is process start and the search index. ` +
+        `The service process used ${fmt(first.cpuSeconds, 1)} s of CPU over it (PostgreSQL's own not counted) ` +
+        `and peaked at ${fmt(first.peakMb)} MiB (VmHWM).` +
+        (first.copySteps.length > 0 ? ` The COPY, step by step: ${first.copySteps.join("; ")}.` : ""),
+      "",
+      "### Results",
+      "",
+      "| run | path | connections | throughput | p50 ms | p99 ms | ratio to baseline | server CPU µs/req " +
+        "| store queries/req | instrument cache hits | service peak RSS after, MiB | targets |",
+      "|---|---|---|---|---|---|---|---|---|---|---|---|",
+      ...rows,
+      "",
+      `Service peak RSS over the runs: ${fmt(memory.peakMb)} MiB (VmHWM), ${fmt(memory.rssMb)} MiB at the end.`,
+      "",
+      `PostgreSQL's own CPU (its ${pids.length} backends for this database, /proc/<pid>/stat), not in the table: ` +
+        `over one more ${fmt(Math.min(DURATION, 6))} s run of "every listing" without warm-up ` +
+        `(${fmt(probe.rps)} req/s, ${fmt((probe.queries ?? 0) * 100)} store queries per 100 requests, ` +
+        `${probe.cacheHits === null ? "no" : `${fmt(probe.cacheHits * 100)} %`} instrument cache hits), ` +
+        `**${fmt(pgUs)} µs per request** on top of the service's ${fmt(probe.cpuUs)}` +
+        (probe.queries ? ` (${fmt(pgUs / probe.queries)} µs per statement)` : "") +
+        "; on two cores the backends and the service share the CPU that SQLite's in-process reads spend alone.",
+      "",
+      misses.length === 0
+        ? "**Every PostgreSQL target met.**"
+        : `**PostgreSQL targets missed (${misses.length}):**\n\n${misses.map((m) => `- ${m}`).join("\n")}`,
+    ].join("\n");
+    writeReport(md, POSTGRES_START, POSTGRES_END);
+    log(`PostgreSQL rows written to BENCHMARKS.md in ${fmt((Date.now() - sectionStarted) / 1000)} s`);
+    return misses;
+  } finally {
+    await Promise.all(mine.map(stopChild));
+    await dropDatabase(base, name).catch((e: unknown) => log(`could not drop ${name}: ${String(e)}`));
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** The heavy-neighbour section of the report, with a verdict per target. */
