@@ -574,6 +574,25 @@ async function gatewayRows(env: NodeJS.ProcessEnv, bodies: string[]): Promise<st
   }
 }
 
+/** The mean size of the service's answers to the first 50 bodies of each scenario: what the baseline answers. */
+async function meanAnswerBytes(serviceUrl: string, scenarios: readonly Scenario[]): Promise<number> {
+  let bytes = 0;
+  let answers = 0;
+  for (const s of scenarios) {
+    for (const body of s.bodies.slice(0, 50)) {
+      const res = await fetch(`${serviceUrl}${s.path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": KEY },
+        body,
+      });
+      if (res.status !== 200) throw new Error(`${s.path} ${body} answered ${res.status}: ${await res.text()}`);
+      bytes += (await res.arrayBuffer()).byteLength;
+      answers++;
+    }
+  }
+  return Math.round(bytes / answers);
+}
+
 async function main(): Promise<number> {
   const started = Date.now();
   const loadBefore = loadavg()[0]!;
@@ -790,21 +809,7 @@ async function main(): Promise<number> {
   }
 
   // The baseline answers as many bytes as the service's single-security answers do, on average.
-  let bytes = 0;
-  let answers = 0;
-  for (const s of rest) {
-    for (const body of s.bodies.slice(0, 50)) {
-      const res = await fetch(`${serviceUrl}${s.path}`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-api-key": KEY },
-        body,
-      });
-      if (res.status !== 200) throw new Error(`${s.path} ${body} answered ${res.status}: ${await res.text()}`);
-      bytes += (await res.arrayBuffer()).byteLength;
-      answers++;
-    }
-  }
-  const baselineBytes = Math.round(bytes / answers);
+  const baselineBytes = await meanAnswerBytes(serviceUrl, rest);
   const baselineProc = start("baseline", ["scripts/bench/baseline.server.js"], {
     ...env,
     PORT: String(BASELINE_PORT),
@@ -1205,21 +1210,7 @@ async function postgresBench(opts: { inputs: Inputs | null; started: number; onl
     };
 
     // The baseline answers as many bytes as these two endpoints do, on average.
-    let bytes = 0;
-    let answers = 0;
-    for (const s of rest.slice(0, 2)) {
-      for (const body of s.bodies.slice(0, 50)) {
-        const res = await fetch(`http://127.0.0.1:${SERVICE_PORT}${s.path}`, {
-          method: "POST",
-          headers: { "content-type": "application/json", "x-api-key": KEY },
-          body,
-        });
-        if (res.status !== 200) throw new Error(`${s.path} ${body} answered ${res.status}: ${await res.text()}`);
-        bytes += (await res.arrayBuffer()).byteLength;
-        answers++;
-      }
-    }
-    const baselineBytes = Math.round(bytes / answers);
+    const baselineBytes = await meanAnswerBytes(`http://127.0.0.1:${SERVICE_PORT}`, rest.slice(0, 2));
     const baselineProc = start("baseline", ["scripts/bench/baseline.server.js"], {
       ...env,
       MDG_SQLITE_PATH: sample,
