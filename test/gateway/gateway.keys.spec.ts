@@ -1,16 +1,14 @@
 // @requires-env DATABASE_URL postgres://postgres@127.0.0.1:5432/test
-import { spawnSync } from "node:child_process";
-import { join } from "node:path";
 import { loadConfig } from "../../src/platform/config";
 import type { ApiKeyRow } from "../../src/platform/auth/auth.types";
 import { openSources, type Sources } from "../../src/sources/source.factory";
+import { runKeysCli } from "../helpers/keys-cli";
 import { createTestDatabase, type TestDatabase } from "../helpers/postgres";
 
 /**
  * Gateway mode with MDG_GATEWAY_KEYS=postgres: the gateway's own API keys live in DATABASE_URL's database, so a key
  * made through one gateway replica (or the keys CLI) is the key of every replica. The upstream is never called here.
  */
-const ROOT = join(__dirname, "..", "..");
 const GATEWAY = {
   LOG_LEVEL: "silent",
   MDG_DATA_SOURCE: "upstream",
@@ -64,13 +62,7 @@ describe("the gateway's configuration", () => {
 
   it("the keys CLI creates and lists the gateway's keys in that database", () => {
     const env = { ...process.env, ...GATEWAY, DATABASE_URL: db.url };
-    const cli = (...args: string[]) =>
-      spawnSync(process.execPath, ["-r", "@swc-node/register", "src/platform/auth/keys.cli.ts", ...args], {
-        cwd: ROOT,
-        env,
-        encoding: "utf8",
-        timeout: 60_000,
-      });
+    const cli = (...args: string[]) => runKeysCli(env, ...args);
     const created = cli("create", "--name", "gateway-cli-key", "--scopes", "stock");
     expect(created.status).toBe(0);
     const listed = cli("list");

@@ -7,6 +7,7 @@ import { StartupError } from "../../src/platform/errors";
 import { CAPABILITY_NAMES } from "../../src/sources/source.capabilities";
 import { openSources } from "../../src/sources/source.factory";
 import { TEST_STORE_PATH } from "../helpers/constants";
+import { runKeysCli } from "../helpers/keys-cli";
 
 const ROOT = join(__dirname, "..", "..");
 // Gateway mode needs its upstream's URL and key to pass the config; the factory then decides.
@@ -102,13 +103,7 @@ describe("MDG_DATA_SOURCE=upstream (gateway mode)", () => {
       MDG_SQLITE_PATH: join(dir, "keys.sqlite"),
       LOG_LEVEL: "silent",
     };
-    const cli = (...args: string[]) =>
-      spawnSync(process.execPath, ["-r", "@swc-node/register", "src/platform/auth/keys.cli.ts", ...args], {
-        cwd: ROOT,
-        env,
-        encoding: "utf8",
-        timeout: 60_000,
-      });
+    const cli = (...args: string[]) => runKeysCli(env, ...args);
     const created = cli("create", "--name", "gateway-client", "--scopes", "stock,etf");
     expect(created.status).toBe(0);
     const listed = cli("list");
@@ -133,12 +128,7 @@ describe("the service refuses to start without its source", () => {
 
   it("the keys CLI refuses it too, as the configuration mistake it is (exit 2, the same message)", () => {
     const env = { ...process.env, MDG_DATA_SOURCE: "postgres", DATABASE_URL: "", LOG_LEVEL: "silent" };
-    const run = spawnSync(process.execPath, ["-r", "@swc-node/register", "src/platform/auth/keys.cli.ts", "list"], {
-      cwd: ROOT,
-      env,
-      encoding: "utf8",
-      timeout: 60_000,
-    });
+    const run = runKeysCli(env, "list");
     expect(run.status).toBe(2);
     expect(run.stderr.trim()).toBe(`keys: ${NO_DATABASE_URL}`);
   });
