@@ -58,6 +58,114 @@ function freeze(row: InstrumentRow): InstrumentRow {
   return Object.freeze(row);
 }
 
+/** A key's answer from the source: its row, null (no such key), or an Error of that key alone. */
+type Answer = InstrumentRow | null | Error;
+
+/** The misses of one lookup kind gathered in one turn of the event loop, read by one call of the source. */
+interface Batch {
+  /** The data version its callers read before they missed: a caller joins only a batch of its own version. */
+  readonly version: number;
+  readonly keys: string[];
+  /** Requests (calls of the cached lookup) waiting on it. */
+  callers: number;
+  answers?: Map<string, Answer>;
+  /** Set when the source's call rejected. */
+  failed?: { error: unknown };
+  readonly done: Promise<void>;
+}
+
+/**
+ * The misses of every request, gathered per turn of the event loop: a caller's keys join the batch the turn is
+ * gathering, or the read already under way for a key (of the same data version), and the batch goes to the source
+ * as ONE call once the turn's I/O callbacks have run (`setImmediate`). DataLoaders are per request, so without this
+ * 50 concurrent requests that miss cost 50 statements; on PostgreSQL each costs 160-360 µs of node-postgres CPU in
+ * the service and about 130 µs of a backend's (BENCHMARKS.md), where one statement of 50 keys costs little more
+ * than one of 2.
+ *
+ * What a caller gets is what its own call of the source would have answered: the rows are read after it asked, at
+ * its data version or one it has not seen moved; an Error in place of one key's row goes to that key's callers
+ * only; and when the whole call fails for a batch of several callers, each reads its keys again alone, so one
+ * request's failure is never another's.
+ */
+function coalesce(
+  source: MarketDataSource,
+  read: (keys: readonly string[]) => Promise<(InstrumentRow | null)[]>,
+): (keys: readonly string[], version: number) => Promise<Answer[]> {
+  /** Each key being read (gathered this turn, or in flight), by the batch of the newest version that asked it. */
+  const reading = new Map<string, Batch>();
+  let open: Batch | undefined;
+
+  const call = async (keys: readonly string[]): Promise<Answer[]> => {
+    const max = source.maxBatchSize;
+    if (max === undefined || keys.length <= max) return read.call(source, keys);
+    const parts = [];
+    for (let i = 0; i < keys.length; i += max) parts.push(read.call(source, keys.slice(i, i + max)));
+    return (await Promise.all(parts)).flat();
+  };
+
+  const run = async (batch: Batch): Promise<void> => {
+    if (open === batch) open = undefined;
+    try {
+      const rows = await call(batch.keys);
+      const answers = new Map<string, Answer>();
+      for (let i = 0; i < batch.keys.length; i++) {
+        const row = rows[i];
+        // Frozen whether kept or not, so that a change to a row fails the same way on every request.
+        answers.set(batch.keys[i]!, row instanceof Error ? row : row ? freeze(row) : null);
+      }
+      batch.answers = answers;
+    } catch (error) {
+      batch.failed = { error };
+    }
+    for (const key of batch.keys) if (reading.get(key) === batch) reading.delete(key);
+  };
+
+  const start = (version: number): Batch => {
+    let settle!: () => void;
+    const batch: Batch = { version, keys: [], callers: 0, done: new Promise<void>((r) => (settle = r)) };
+    setImmediate(() => void run(batch).then(settle));
+    return batch;
+  };
+
+  return async (keys, version) => {
+    const from = new Array<Batch>(keys.length);
+    let first: Batch | undefined;
+    let others: Set<Batch> | undefined;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      let batch = reading.get(key);
+      if (batch === undefined || batch.version !== version) {
+        if (open === undefined || open.version !== version) open = start(version);
+        batch = open;
+        batch.keys.push(key);
+        reading.set(key, batch);
+      }
+      from[i] = batch;
+      if (first === undefined) first = batch;
+      else if (batch !== first) (others ??= new Set()).add(batch);
+    }
+    first!.callers++;
+    if (others) for (const b of others) b.callers++;
+    await (others ? Promise.all([first!.done, ...[...others].map((b) => b.done)]) : first!.done);
+    const out = new Array<Answer>(keys.length);
+    for (let i = 0; i < keys.length; i++) {
+      const batch = from[i]!;
+      if (batch.failed) {
+        if (batch.callers === 1) throw batch.failed.error;
+        return alone(keys);
+      }
+      out[i] = batch.answers!.get(keys[i]!)!;
+    }
+    return out;
+  };
+
+  /** A caller's own read, after a shared one failed: what it would have read without the others. */
+  async function alone(keys: readonly string[]): Promise<Answer[]> {
+    const rows = await call(keys);
+    return rows.map((row) => (row instanceof Error ? row : row ? freeze(row) : null));
+  }
+}
+
 /**
  * The data source with its instrument lookups (by symbol, ISIN, CUSIP and WKN) cached
  * across requests, up to `maxBytes` of estimated heap (`entryBytes`), least
@@ -139,6 +247,7 @@ export function cacheInstruments<T extends MarketDataSource>(source: T, maxBytes
     prefix: string,
     read: (keys: readonly string[]) => Promise<(InstrumentRow | null)[]>,
   ): ((keys: readonly string[]) => Promise<(InstrumentRow | null)[]>) => {
+    const misses = coalesce(source, read);
     return async (keys) => {
       const readAt = current();
       const out = new Array<InstrumentRow | null>(keys.length);
@@ -155,15 +264,15 @@ export function cacheInstruments<T extends MarketDataSource>(source: T, maxBytes
       stats.hits += keys.length - missed;
       stats.misses += missed;
       if (!missing) return out;
-      const rows = await read.call(source, missing);
+      const rows = await misses(missing, readAt);
       // Kept under the version read before them: a change committed since then moves the version, and the
       // next batch drops them. Only a batch that already saw a newer version while this one read discards them.
       const keep = version === readAt;
       for (let j = 0; j < missing.length; j++) {
-        // Frozen whether kept or not, so that a change to a row fails the same way on every request.
-        const row = rows[j] ? freeze(rows[j]!) : null;
-        out[missingAt![j]!] = row;
-        if (!keep) continue;
+        const row = rows[j]!;
+        out[missingAt![j]!] = row as InstrumentRow | null;
+        // A key's error is that key's answer (its load rejects), never cached.
+        if (!keep || row instanceof Error) continue;
         const key = prefix + missing[j];
         if (missedOnce.delete(key)) cache.set(key, row ?? UNKNOWN);
         else missedOnce.set(key, true);

@@ -69,7 +69,7 @@ const LOADERS = {
         const candidates = symbols.map(symbolCandidates);
         const flat = [...new Set(candidates.flat())];
         const found = await source.getInstrumentsBySymbols(flat);
-        const hit = new Map<string, InstrumentRow>();
+        const hit = new Map<string, InstrumentRow | Error>();
         flat.forEach((s, i) => {
           const row = found[i];
           if (row) hit.set(s, row);
@@ -77,6 +77,8 @@ const LOADERS = {
         return candidates.map((list) => {
           for (const c of list) {
             const row = hit.get(c);
+            // A spelling the source could not read fails its symbol's load alone (the cache answers such errors).
+            if (row instanceof Error) return row;
             // An alternate spelling only ever resolves to a crypto pair.
             if (row && (c === list[0] || row.security.type === "crypto")) return row;
           }
