@@ -5,8 +5,10 @@ import Database from "better-sqlite3";
 import type { Database as Db } from "better-sqlite3";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { BOOTSTRAP_KEY, TEST_STORE_PATH } from "../helpers/constants";
-import { entryBytes } from "../../src/sources/source.cache";
-import { symbolCandidates } from "../../src/sources/source.loaders";
+import type { InstrumentRow } from "../../src/sources/data-source";
+import { cacheInstruments, entryBytes } from "../../src/sources/source.cache";
+import type { CapabilityName, MarketDataSource } from "../../src/sources/source.capabilities";
+import { createLoaders, symbolCandidates } from "../../src/sources/source.loaders";
 import { loadConfig, ConfigError } from "../../src/platform/config";
 import { SqliteSource } from "../../src/sources/sqlite/sqlite.source";
 
@@ -272,5 +274,144 @@ describe("MDG_INSTRUMENT_CACHE_MB", () => {
   it.each(["-1", "lots", "1025", "1e9"])("refuses %s at start", (value) => {
     expect(() => loadConfig({ MDG_INSTRUMENT_CACHE_MB: value })).toThrow(ConfigError);
     expect(() => loadConfig({ MDG_INSTRUMENT_CACHE_MB: value })).toThrow(/MDG_INSTRUMENT_CACHE_MB/);
+  });
+});
+
+/** A source of made-up instruments whose calls a test sees, holds and fails (`cacheInstruments` needs no more). */
+function fakeSource() {
+  const calls: string[][] = [];
+  const held: (() => void)[] = [];
+  const fake = {
+    kind: "sqlite" as const,
+    stats: { queries: 0 },
+    capabilities: new Set<CapabilityName>(["instruments"]),
+    version: 1,
+    hold: false,
+    /** Keys whose call rejects as a whole, and keys answered by an Error of their own. */
+    failing: new Set<string>(),
+    erring: new Set<string>(),
+    dataVersion: () => fake.version,
+    async getInstrumentsBySymbols(keys: readonly string[]): Promise<(InstrumentRow | null)[]> {
+      calls.push([...keys]);
+      const at = fake.version;
+      if (fake.hold) await new Promise<void>((r) => held.push(r));
+      if (keys.some((k) => fake.failing.has(k))) throw new Error(`statement failed on ${keys.join(",")}`);
+      return keys.map((k) => {
+        if (fake.erring.has(k)) return new Error(`no reading ${k}`) as unknown as InstrumentRow;
+        if (k.startsWith("NONE")) return null;
+        return { listing: { symbol: k, at }, security: { name: `${k} Corp` } } as unknown as InstrumentRow;
+      });
+    },
+    getInstrumentsByIsins: async (keys: readonly string[]) => keys.map(() => null),
+    getInstrumentsByCusips: async (keys: readonly string[]) => keys.map(() => null),
+    getInstrumentsByWkns: async (keys: readonly string[]) => keys.map(() => null),
+    ping: async () => undefined,
+    close: async () => undefined,
+  };
+  const release = () => held.splice(0).forEach((r) => r());
+  return { fake, calls, release, cached: cacheInstruments(fake as unknown as MarketDataSource, 2 ** 20) };
+}
+
+const symbolOf = (row: InstrumentRow | null | undefined) => row?.listing.symbol;
+const nextTurn = () => new Promise((r) => setImmediate(r));
+
+describe("misses of concurrent requests", () => {
+  it("go to the store as one statement per turn of the event loop, with the answers each would have read", async () => {
+    const t = await createTestApp({ storePath: copy });
+    try {
+      const list = stocks(t, 30);
+      const symbols = [...list.map((s) => s.symbol), "NOPE.NOPE"];
+      const alone = [];
+      for (const symbol of symbols) alone.push((await t.source.getInstrumentsBySymbols(symbolCandidates(symbol)))[0]);
+      t.instrumentCache.clear();
+      // Thirty-one requests, each with its own loaders, as thirty-one HTTP requests answered in one turn.
+      const { result, queries } = await t.countQueries(() =>
+        Promise.all(symbols.map((s) => createLoaders(t.instrumentCache.source).instrumentBySymbol.load(s))),
+      );
+      expect(queries).toBe(1);
+      expect(result).toEqual(alone);
+      expect(result.map(symbolOf)).toEqual([...list.map((s) => s.symbol), undefined]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("share one read of a key they both miss, and keep it from that second miss on", async () => {
+    const { calls, cached } = fakeSource();
+    const lookup = () => cached.source.getInstrumentsBySymbols!(["AAA", "NONE1"]);
+    const [a, b] = await Promise.all([lookup(), lookup()]);
+    expect(calls).toEqual([["AAA", "NONE1"]]);
+    expect(a.map(symbolOf)).toEqual(["AAA", undefined]);
+    expect(b).toEqual(a);
+    // Two requests missed each key: kept, as when each read it alone.
+    expect(cached.stats.size).toBe(2);
+    expect(await lookup()).toEqual(a);
+    expect(calls).toHaveLength(1);
+  });
+
+  it("join a read already under way for the same data version, and not one of an older version", async () => {
+    const { fake, calls, release, cached } = fakeSource();
+    const lookup = (k: string) => cached.source.getInstrumentsBySymbols!([k]);
+    fake.hold = true;
+    const first = lookup("AAA");
+    await nextTurn();
+    expect(calls).toEqual([["AAA"]]);
+    const joined = lookup("AAA");
+    await nextTurn();
+    expect(calls).toHaveLength(1);
+
+    // A commit: a request that arrives now must not get the row read before it.
+    fake.version = 2;
+    await nextTurn();
+    const after = lookup("AAA");
+    await nextTurn();
+    expect(calls).toEqual([["AAA"], ["AAA"]]);
+    release();
+    const rows = await Promise.all([first, joined, after]);
+    expect(rows.map((r) => (r[0]!.listing as unknown as { at: number }).at)).toEqual([1, 1, 2]);
+  });
+
+  it("answer a key's error to that key's requests alone, and never cache it", async () => {
+    const { fake, calls, cached } = fakeSource();
+    fake.erring.add("BAD");
+    const lookup = (keys: string[]) => cached.source.getInstrumentsBySymbols!(keys);
+    const [bad, good] = await Promise.all([lookup(["BAD", "AAA"]), lookup(["BBB"])]);
+    expect(calls).toHaveLength(1);
+    expect(bad[0]).toBeInstanceOf(Error);
+    expect(symbolOf(bad[1])).toBe("AAA");
+    expect(symbolOf(good[0])).toBe("BBB");
+    for (let i = 0; i < 2; i++) expect((await lookup(["BAD"]))[0]).toBeInstanceOf(Error);
+    expect(calls).toHaveLength(3);
+    // Through a request's loader: the load of that symbol rejects; the other symbols of the batch answer.
+    const loaders = createLoaders(cached.source);
+    const loads = await Promise.allSettled([
+      loaders.instrumentBySymbol.load("BAD"),
+      loaders.instrumentBySymbol.load("CCC"),
+    ]);
+    expect(loads[0]).toMatchObject({ status: "rejected", reason: { message: "no reading BAD" } });
+    expect(loads[1]).toMatchObject({ status: "fulfilled", value: { listing: { symbol: "CCC" } } });
+  });
+
+  it("fail only the requests whose own read fails when the shared statement fails", async () => {
+    const { fake, calls, cached } = fakeSource();
+    fake.failing.add("FAIL");
+    const lookup = (keys: string[]) => cached.source.getInstrumentsBySymbols!(keys);
+    const [failed, fine] = await Promise.allSettled([lookup(["FAIL"]), lookup(["AAA", "BBB"])]);
+    // The shared statement, then each request's keys alone.
+    expect(calls).toEqual([["FAIL", "AAA", "BBB"], ["FAIL"], ["AAA", "BBB"]]);
+    expect(failed).toMatchObject({ status: "rejected", reason: { message: "statement failed on FAIL" } });
+    expect(fine.status === "fulfilled" && fine.value.map(symbolOf)).toEqual(["AAA", "BBB"]);
+    // Alone, a failed read is the request's failure as it was.
+    await expect(lookup(["FAIL", "CCC"])).rejects.toThrow("statement failed on FAIL,CCC");
+    expect(calls).toHaveLength(4);
+  });
+
+  it("split a turn's misses at the source's batch size", async () => {
+    const { fake, calls, cached } = fakeSource();
+    Object.assign(fake, { maxBatchSize: 2 });
+    const keys = ["A1", "A2", "A3", "A4", "A5"];
+    const rows = await Promise.all(keys.map((k) => cached.source.getInstrumentsBySymbols!([k])));
+    expect(calls).toEqual([["A1", "A2"], ["A3", "A4"], ["A5"]]);
+    expect(rows.map((r) => symbolOf(r[0]))).toEqual(keys);
   });
 });
