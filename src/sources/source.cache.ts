@@ -128,6 +128,7 @@ function coalesce(
   };
 
   return async (keys, version) => {
+    if (keys.length === 0) return [];
     const from = new Array<Batch>(keys.length);
     let first: Batch | undefined;
     let others: Set<Batch> | undefined;
@@ -187,6 +188,10 @@ function coalesce(
  * of up to one key per 512 bytes of budget (at most 2^18). How often a key is
  * asked does not change with the data: when the version moves, the keys the
  * cache held count as missed once, so each is kept again on its next miss.
+ *
+ * Misses are read for all requests at once: those of one turn of the event loop go to the source as one call, and
+ * a key already being read (at the same data version) is not read twice (`coalesce`). Each request still counts
+ * its own misses, so two requests missing a key in one turn keep it, as two reads did.
  *
  * Returns the source unchanged when `maxBytes` is 0 or the source has no
  * data version or no instruments. Other methods read through (the cached source has the source
