@@ -397,7 +397,8 @@ function isPartialHead(x: unknown): boolean {
 }
 
 function ensureGraphQLError(maybeError: unknown): GraphQLError {
-  const error = maybeError instanceof Error ? maybeError : new GraphQLError("Unexpected error value: " + String(maybeError));
+  const error =
+    maybeError instanceof Error ? maybeError : new GraphQLError("Unexpected error value: " + String(maybeError));
   return error instanceof GraphQLError ? error : new GraphQLError(error.message, { originalError: error });
 }
 
