@@ -173,7 +173,7 @@ export async function createApp(
   const fastPath = options.graphqlFastPath === false ? null : GraphqlFastPath.create(apollo, apolloOptions);
   const context = graphqlContext(deps, apiKeys);
   // POST /graphql with a plain JSON body skips Express, as REST does (src/http/graphql/graphql.http.ts); Apollo runs it
-  // all the same.
+  // all the same, or for a single query already validated, the fast path does with Apollo's plugins.
   const gqlDoor = graphqlDoor({ apollo, context, bodyBytes: deps.config.sizes.bodyBytes, logger, fastPath });
 
   // What reaches /graphql through Express (GET operations, the GraphiQL page, POSTs the door above leaves to

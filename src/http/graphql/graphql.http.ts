@@ -43,9 +43,11 @@ export interface GraphqlDoorOptions {
  * Express: what `express.json()` and the Express integration do for such a
  * request (read the body, parse it, build Apollo's request, write its
  * answer) done directly, because Express's router, body-parser and
- * `res.send` cost more than the operation itself (BENCHMARKS.md). Apollo
- * runs the request exactly as before: same parsing, validation, plugins,
- * limits, errors and status codes.
+ * `res.send` cost more than the operation itself (BENCHMARKS.md). A single
+ * query whose text was seen valid before runs on the fast path
+ * (graphql.fast-path.ts: Apollo's pipeline for that case, same plugins,
+ * errors and bytes); everything else Apollo runs exactly as before: same
+ * parsing, validation, plugins, limits, errors and status codes.
  *
  * Returns false, touching nothing, for any other request, and for the rare
  * POST that is not plain JSON (another or no content type, a charset other
