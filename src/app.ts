@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { RequestListener } from "node:http";
-import { ApolloServer } from "@apollo/server";
+import { ApolloServer, type ApolloServerOptions } from "@apollo/server";
 import {
   ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginLandingPageDisabled,
@@ -18,6 +18,7 @@ import { graphiqlHandler } from "./http/graphql/graphiql";
 import { graphqlContext, graphqlDoor } from "./http/graphql/graphql.http";
 import { formatGraphqlError } from "./http/graphql/graphql.errors";
 import { jitExecutionPlugin } from "./http/graphql/graphql.executor";
+import { GraphqlFastPath } from "./http/graphql/graphql.fast-path";
 import { persistedQueries } from "./http/graphql/graphql.persisted";
 import { graphqlLimitsPlugin, graphqlParseOptions } from "./http/graphql/graphql.operation-limits";
 import { chargeGraphqlOperation, refundRefusedGraphqlFields } from "./platform/quotas/quota.graphql";
@@ -45,8 +46,21 @@ export interface AppParts {
   instrumentCache: CachedSource<MarketDataSource>;
 }
 
+export interface AppOptions {
+  /**
+   * POST /graphql's fast path for single queries already validated (src/http/graphql/graphql.fast-path.ts); on by
+   * default. Off, Apollo answers every operation: the differential test compares the two.
+   */
+  graphqlFastPath?: boolean;
+}
+
 /** Builds the whole HTTP surface: health, GraphiQL, /graphql, REST. Call `apollo.stop()` on shutdown. */
-export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger: Logger): Promise<AppParts> {
+export async function createApp(
+  appDeps: AppDeps,
+  apiKeys: ApiKeyService,
+  logger: Logger,
+  options: AppOptions = {},
+): Promise<AppParts> {
   const schema = getSchema();
   // Per-key rate and quota counters (src/platform/quotas/): in memory, or in Redis when REDIS_URL is set. Closed by
   // apollo.stop().
@@ -113,7 +127,7 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
   // The OpenAPI document and the API reference page, generated from the route table (no key).
   app.use(openApiRouter(openApi));
 
-  const apollo = new ApolloServer<Context>({
+  const apolloOptions: ApolloServerOptions<Context> = {
     schema,
     formatError: formatGraphqlError((err) => logger.error({ err }, "graphql resolver failed")),
     // The service serves its own offline GraphiQL on GET; Apollo's landing page would load from the internet.
@@ -152,12 +166,15 @@ export async function createApp(appDeps: AppDeps, apiKeys: ApiKeyService, logger
     // main.ts drains requests on SIGTERM, then stops Apollo; Apollo stopping itself first would fail them.
     stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
-  });
+  };
+  const apollo = new ApolloServer<Context>(apolloOptions);
   await apollo.start();
+  // After start: the plugin list then holds the plugins Apollo adds itself, which the fast path calls too.
+  const fastPath = options.graphqlFastPath === false ? null : GraphqlFastPath.create(apollo, apolloOptions);
   const context = graphqlContext(deps, apiKeys);
   // POST /graphql with a plain JSON body skips Express, as REST does (src/http/graphql/graphql.http.ts); Apollo runs it
-  // all the same.
-  const gqlDoor = graphqlDoor({ apollo, context, bodyBytes: deps.config.sizes.bodyBytes, logger });
+  // all the same, or for a single query already validated, the fast path does with Apollo's plugins.
+  const gqlDoor = graphqlDoor({ apollo, context, bodyBytes: deps.config.sizes.bodyBytes, logger, fastPath });
 
   // What reaches /graphql through Express (GET operations, the GraphiQL page, POSTs the door above leaves to
   // body-parser) is written by Apollo's integration and Express's res.send, not by sendBody: the `compression`

@@ -2,7 +2,7 @@ import "reflect-metadata";
 import type { RequestListener } from "node:http";
 import pino, { type Logger } from "pino";
 import request from "supertest";
-import { createApp } from "../../src/app";
+import { createApp, type AppOptions } from "../../src/app";
 import { ApiKeyService } from "../../src/platform/auth/auth.service";
 import { fixedClock, type Clock } from "../../src/platform/clock";
 import { loadConfig } from "../../src/platform/config";
@@ -50,6 +50,8 @@ export interface TestAppOptions {
   answers?: Answers;
   /** Build the search index from `market`, for this app alone (default: one index of the store, shared by the file). */
   ownIndex?: boolean;
+  /** createApp's options (the GraphQL fast path on or off). */
+  app?: AppOptions;
 }
 
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -72,6 +74,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     deps,
     apiKeys,
     opts.logger ?? pino({ level: "silent" }),
+    opts.app,
   );
   // Every REST answer a test receives is checked against the OpenAPI document (test/helpers/openapi.ts).
   const http = validatingAgent(request(app));

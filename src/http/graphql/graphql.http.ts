@@ -8,6 +8,7 @@ import { sendBody } from "../http.compress";
 import { sendJson, splitUrl } from "../http.send";
 import { createContext, type AppDeps, type Context } from "../../context";
 import { readPlain, plainSmallBody } from "../rest/rest.body-reader";
+import type { GraphqlFastPath } from "./graphql.fast-path";
 
 /**
  * The context of one /graphql operation. Without a key every field answers
@@ -33,6 +34,8 @@ export interface GraphqlDoorOptions {
   context: (req: IncomingMessage, requestId: string) => Promise<Context>;
   bodyBytes: number;
   logger: Logger;
+  /** The common case answered without Apollo's generic set-up (graphql.fast-path.ts); null: Apollo answers all. */
+  fastPath?: GraphqlFastPath<Context> | null;
 }
 
 /**
@@ -40,16 +43,18 @@ export interface GraphqlDoorOptions {
  * Express: what `express.json()` and the Express integration do for such a
  * request (read the body, parse it, build Apollo's request, write its
  * answer) done directly, because Express's router, body-parser and
- * `res.send` cost more than the operation itself (BENCHMARKS.md). Apollo
- * runs the request exactly as before: same parsing, validation, plugins,
- * limits, errors and status codes.
+ * `res.send` cost more than the operation itself (BENCHMARKS.md). A single
+ * query whose text was seen valid before runs on the fast path
+ * (graphql.fast-path.ts: Apollo's pipeline for that case, same plugins,
+ * errors and bytes); everything else Apollo runs exactly as before: same
+ * parsing, validation, plugins, limits, errors and status codes.
  *
  * Returns false, touching nothing, for any other request, and for the rare
  * POST that is not plain JSON (another or no content type, a charset other
  * than UTF-8, compressed, chunked, over the size limit): those go through
  * Express and body-parser as they always did, so their answers stay the same.
  */
-export function graphqlDoor({ apollo, context, bodyBytes, logger }: GraphqlDoorOptions) {
+export function graphqlDoor({ apollo, context, bodyBytes, logger, fastPath = null }: GraphqlDoorOptions) {
   return function door(req: IncomingMessage, res: ServerResponse, requestId: string): boolean {
     if (req.method !== "POST") return false;
     const { path, search } = splitUrl(req);
@@ -76,13 +81,28 @@ export function graphqlDoor({ apollo, context, bodyBytes, logger }: GraphqlDoorO
       sendJson(res, 400, { errors: [{ message, extensions: { code: "BAD_REQUEST" } }] });
       return;
     }
+    // A single query whose text is known valid runs on the fast path; the key is checked first, as Apollo does, and
+    // a key that fails is answered by Apollo from the same failed check (no second look-up).
+    const prepared = fastPath?.prepare(body, req.headers) ?? null;
+    let contextValue: Promise<Context> | undefined;
+    if (prepared) {
+      contextValue = context(req, requestId);
+      const ready = await contextValue.then(
+        (c) => c,
+        () => undefined,
+      );
+      if (ready) {
+        await write(res, await fastPath!.run(prepared, ready));
+        return;
+      }
+    }
     const headers = new HeaderMap();
     for (const [key, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(", ") : value);
     }
     const answer = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: "POST", headers, search, body },
-      context: () => context(req, requestId),
+      context: () => contextValue ?? context(req, requestId),
     });
     await write(res, answer);
   }
