@@ -61,6 +61,8 @@ async function openService(config: Config, logger: Logger, early: EarlyServer, s
   early.setPhase("building");
   // MDG_DATA_SOURCE picks the sources (src/sources/source.factory.ts); SQLite builds the sample data set when missing.
   const sources = await openSources(config, { log: (msg: string) => logger.info(msg), signal, logger });
+  // A store build sets its own heap growth for its thread and puts V8's default back when done (sample.memory.ts).
+  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   if (sources.sampleBuilt) logger.info(sources.sampleBuilt, "built the generated sample data set");
   early.setPhase("starting");
   const source = sources.market;

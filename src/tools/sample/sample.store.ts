@@ -10,7 +10,7 @@ import { SERIES_TABLE_SQL } from "./sample.series";
 import { BatchInserter, BUILD_CACHE_KIB, BUILD_THREAD_LIMITS } from "./sample.insert";
 import type { RowWriter } from "./sample.prices";
 import type { SampleOptions, SampleSummary } from "./sample.types";
-import { collectGarbage } from "./sample.memory";
+import { collectGarbage, withTightHeap } from "./sample.memory";
 import { acquireStoreLock, removeDatabaseFiles, removeLeftoverScratchFiles, storeLockHeld } from "./sample.lock";
 
 export type { SampleOptions, SampleSummary } from "./sample.types";
@@ -227,7 +227,9 @@ export function buildStoreFile(request: BuildRequest, onProgress: SampleOptions[
   const db = new Database(request.file);
   try {
     migrate(db);
-    return fillSampleData(db, { seed: request.seed, anchorDate: request.anchorDate, scale: request.scale, onProgress });
+    return withTightHeap(() =>
+      fillSampleData(db, { seed: request.seed, anchorDate: request.anchorDate, scale: request.scale, onProgress }),
+    );
   } finally {
     db.close();
   }
