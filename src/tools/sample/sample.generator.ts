@@ -385,16 +385,12 @@ export class SampleGenerator {
     this.writeFx(sink);
     // Financials first: the securities rows carry their trailing totals (keys are checked once, at the end).
     this.writeFinancials(sink);
-    // The corporate actions right after the financials, the only other stage that reads them: the dividend plan and
-    // the splits (15 MB) are gone before the securities, ETFs and funds are written.
-    this.writeCorporateActions(sink);
-    this.dividends.clear();
-    this.splits.clear();
     this.writeSecurities(sink);
     this.writeEtfs(sink);
     for (const e of this.etfs) e.holdings = HoldingSet.EMPTY;
     this.writeFunds(sink);
     for (const f of this.funds) f.holdings = HoldingSet.EMPTY;
+    this.writeCorporateActions(sink);
     this.writeIndices(sink);
     this.release();
     this.compact();
