@@ -1,19 +1,38 @@
-import "reflect-metadata";
 import type { Logger } from "pino";
 import { existsSync } from "node:fs";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { createApp } from "./app";
-import { ensureDevKey } from "./platform/auth/auth.dev-key";
-import { ApiKeyService } from "./platform/auth/auth.service";
-import { systemClock } from "./platform/clock";
 import { type Config, loadConfig } from "./platform/config";
 import { createLogger } from "./platform/logger";
-import { SearchIndex } from "./domains/search/search.index";
-import { LiveSearchIndex, type SearchIndexReader } from "./domains/search/search.live";
+import type { SearchIndexReader } from "./domains/search/search.live";
 import { type EarlyServer, listenEarly } from "./http/server/server.startup";
 import type { ChangeNotice } from "./sources/source.changes";
 import { openSources } from "./sources/source.factory";
+
+/**
+ * The service's modules (GraphQL schema, Apollo, the REST routes, the search index), loaded only once the store is
+ * there: a first start builds the sample store with none of them in memory, so their ~60 MiB and the build's peak do
+ * not stack (BENCHMARKS.md, "Sample build memory"). The modules above are the few the early server and the build need.
+ */
+async function loadServiceModules() {
+  await import("reflect-metadata");
+  const [app, devKey, auth, clock, index, live] = await Promise.all([
+    import("./app"),
+    import("./platform/auth/auth.dev-key"),
+    import("./platform/auth/auth.service"),
+    import("./platform/clock"),
+    import("./domains/search/search.index"),
+    import("./domains/search/search.live"),
+  ]);
+  return {
+    createApp: app.createApp,
+    ensureDevKey: devKey.ensureDevKey,
+    ApiKeyService: auth.ApiKeyService,
+    systemClock: clock.systemClock,
+    SearchIndex: index.SearchIndex,
+    LiveSearchIndex: live.LiveSearchIndex,
+  };
+}
 
 /**
  * One full garbage collection, now. V8 offers it only behind --expose-gc;
@@ -42,15 +61,19 @@ async function openService(config: Config, logger: Logger, early: EarlyServer, s
   early.setPhase("building");
   // MDG_DATA_SOURCE picks the sources (src/sources/source.factory.ts); SQLite builds the sample data set when missing.
   const sources = await openSources(config, { log: (msg: string) => logger.info(msg), signal, logger });
+  // A store build sets its own heap growth for its thread and puts V8's default back when done (sample.memory.ts).
+  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   if (sources.sampleBuilt) logger.info(sources.sampleBuilt, "built the generated sample data set");
   early.setPhase("starting");
   const source = sources.market;
   try {
     signal.throwIfAborted();
+    const { createApp, ensureDevKey, ApiKeyService, systemClock, SearchIndex, LiveSearchIndex } =
+      await loadServiceModules();
     const started = Date.now();
     // A store other processes write: the index follows its change notices (new, renamed, removed securities),
     // those committed while it is built included (applied again if the build saw them: no harm).
-    let live: LiveSearchIndex | undefined;
+    let live: InstanceType<typeof LiveSearchIndex> | undefined;
     const meanwhile: ChangeNotice[] = [];
     sources.changes?.subscribe((notice) => (live ? live.apply(notice) : void meanwhile.push(notice)));
     // Gateway mode indexes nothing: the upstream searches itself.

@@ -72,6 +72,11 @@ export interface SampleContext {
   readonly namer: CompanyNamer;
   /** A random stream for one concern; the same label always gives the same stream. */
   rng(label: string): Random;
+  /**
+   * Lets the name, symbol and identifier registries go once the universe is built (13 MB of heap on the full sample
+   * for the rest of the build); reading any of them afterwards throws rather than hand out a duplicate.
+   */
+  retireRegistries(): void;
 }
 
 export function createContext(seed: number, anchorDate: string, scale: number): SampleContext {
@@ -80,6 +85,15 @@ export function createContext(seed: number, anchorDate: string, scale: number): 
   const anchorDay = parseDay(anchorDate);
   const historyStart = addYears(anchorDay, -HISTORY_YEARS);
   const rng = (label: string) => Random.fromSeed(seed, label);
+  let registries: { ids: IdentifierRegistry; symbols: SymbolRegistry; namer: CompanyNamer } | null = {
+    ids: new IdentifierRegistry(rng("identifiers")),
+    symbols: new SymbolRegistry(rng("symbols")),
+    namer: new CompanyNamer(rng("names")),
+  };
+  const held = () => {
+    if (!registries) throw new Error("the sample's registries were retired once its universe was built");
+    return registries;
+  };
   return {
     seed,
     scale,
@@ -88,9 +102,18 @@ export function createContext(seed: number, anchorDate: string, scale: number): 
     lastTradingDay: onOrBeforeWeekday(anchorDay),
     counts: scaledCounts(scale),
     fx: generateFx(rng("fx"), historyStart, anchorDay),
-    ids: new IdentifierRegistry(rng("identifiers")),
-    symbols: new SymbolRegistry(rng("symbols")),
-    namer: new CompanyNamer(rng("names")),
+    get ids() {
+      return held().ids;
+    },
+    get symbols() {
+      return held().symbols;
+    },
+    get namer() {
+      return held().namer;
+    },
     rng,
+    retireRegistries() {
+      registries = null;
+    },
   };
 }

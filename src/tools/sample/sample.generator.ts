@@ -35,7 +35,7 @@ import {
   type SeriesRow,
 } from "./sample.series";
 import { BuildHelper, type StoredPath } from "./sample.helper";
-import { generateStocks, stockDescription } from "./sample.securities";
+import { generateStocks, stockDescription, stockWebsite } from "./sample.securities";
 
 /** Exchanges in Germany: a security listed on one carries a WKN. */
 const GERMAN_EXCHANGES = new Set(["XFRA", "XETR"]);
@@ -68,6 +68,11 @@ export interface GenerateOptions {
   scale?: number;
   /** Runs the quote-only paths in a helper thread as well (default); false keeps the build in one thread. */
   helperThread?: boolean;
+  /**
+   * Called where much of the heap has just become garbage (the universe built and the helper started; the universe
+   * let go before the price history): the store's build collects it there, so the heap does not grow on top of it.
+   */
+  compact?: () => void;
 }
 
 const US_SESSION_START = 13 * 3600 + 30 * 60;
@@ -102,6 +107,7 @@ export class SampleGenerator {
   readonly calendar: SeriesCalendar;
   private specs: PlannedSeries[] | undefined;
   private readonly helperThread: boolean;
+  private readonly compact: () => void;
   /** Stored paths whose bars the helper writes, kept to write them here should it fail. */
   private readonly storedSpecs: HistorySpec[] = [];
 
@@ -109,6 +115,7 @@ export class SampleGenerator {
     const ctx = createContext(opts.seed, opts.anchorDate, opts.scale ?? 1);
     this.ctx = ctx;
     this.helperThread = opts.helperThread ?? true;
+    this.compact = opts.compact ?? (() => undefined);
     this.calendar = new SeriesCalendar(ctx.seed, ctx.historyStart, ctx.anchorDay);
 
     this.stocks = generateStocks(ctx, 1);
@@ -128,12 +135,15 @@ export class SampleGenerator {
     this.assignRanks();
     this.listings = [];
     for (const s of this.securities) {
+      // Pushing grows an array's store to 16 or more slots; a copy holds exactly its few listings (11 MB less heap).
+      s.listings = s.listings.slice();
       for (const l of s.listings) {
         l.id = this.listings.length + 1;
         l.securityId = s.id;
         this.listings.push(l);
       }
     }
+    ctx.retireRegistries();
   }
 
   private buildForex(firstId: number): ForexSecurity[] {
@@ -370,6 +380,7 @@ export class SampleGenerator {
    */
   write(sink: SampleSink): void {
     const helper = this.offload(sink);
+    this.compact();
     this.writeReference(sink);
     this.writeFx(sink);
     // Financials first: the securities rows carry their trailing totals (keys are checked once, at the end).
@@ -382,6 +393,7 @@ export class SampleGenerator {
     this.writeCorporateActions(sink);
     this.writeIndices(sink);
     this.release();
+    this.compact();
     const stats = this.writeBars(sink, helper);
     this.adoptBars(sink, helper);
     helper.collect(stats);
@@ -391,16 +403,18 @@ export class SampleGenerator {
   /**
    * Past the reference tables the build needs only the listings and their planned paths: the securities, their
    * corporate actions and the index definitions are let go, so the price history and the quotes run on a heap without
-   * them (a generator writes once).
+   * them (a generator writes once). The plans, dropped once the helper had its share (offload), are built again here,
+   * after the corporate actions are gone: the tables are written without their 36 MB, and they and the universe meet
+   * only in a smaller heap.
    */
   private release(): void {
-    this.historySpecs();
-    for (const list of [this.stocks, this.etfs, this.funds, this.crypto, this.forex, this.securities] as Security[][])
-      list.length = 0;
     this.splits.clear();
     this.dividends.clear();
     this.indices.length = 0;
     this.ttm.clear();
+    this.historySpecs();
+    for (const list of [this.stocks, this.etfs, this.funds, this.crypto, this.forex, this.securities] as Security[][])
+      list.length = 0;
   }
 
   /**
@@ -423,7 +437,10 @@ export class SampleGenerator {
     const bars = side
       ? { file: side.file, tables: [side.schema("daily_bars"), side.schema("intraday_bars")], paths: stored }
       : null;
-    return new BuildHelper(ctx.seed, ctx.historyStart, ctx.anchorDay, rows, this.helperThread, bars);
+    const helper = new BuildHelper(ctx.seed, ctx.historyStart, ctx.anchorDay, rows, this.helperThread, bars);
+    // The plans are a pure function of the universe (no random draw): built again in release(), not held meanwhile.
+    this.specs = undefined;
+    return helper;
   }
 
   /** The helper's stored bars, adopted whole; or, without them, written here after all. */
@@ -544,7 +561,7 @@ export class SampleGenerator {
         s.isAdr ? 1 : 0,
         1,
         s.type === "stock" ? stockDescription(s as Stock) : s.description,
-        s.website,
+        s.type === "stock" ? stockWebsite(s as Stock) : s.website,
         s.ipoDate,
         s.nextEarningsDate,
         s.rank,

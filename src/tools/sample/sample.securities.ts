@@ -175,7 +175,8 @@ export function generateStocks(ctx: SampleContext, firstId: number): Stock[] {
       isAdr: domicile === "ADR",
       // Written as stockDescription(stock) when the row is: ~90,000 texts would sit in memory for the whole build.
       description: null,
-      website: `https://www.${slug(company.shortName)}.example`,
+      // Written as stockWebsite(stock) when the row is, as the description: 9 MB less heap for the whole build.
+      website: null,
       ipoDate: null,
       nextEarningsDate: null,
       rank: null,
@@ -207,6 +208,11 @@ export function generateStocks(ctx: SampleContext, firstId: number): Stock[] {
   });
   assignIpoDates(ctx, stocks);
   return stocks;
+}
+
+/** A stock's website: a pure function of its short name. */
+export function stockWebsite(stock: Stock): string {
+  return `https://www.${slug(stock.shortName)}.example`;
 }
 
 /** A stock's description: a pure function of its name, industry, country and primary listing. */

@@ -10,6 +10,7 @@ import { SERIES_TABLE_SQL } from "./sample.series";
 import { BatchInserter, BUILD_CACHE_KIB, BUILD_THREAD_LIMITS } from "./sample.insert";
 import type { RowWriter } from "./sample.prices";
 import type { SampleOptions, SampleSummary } from "./sample.types";
+import { collectGarbage, withTightHeap } from "./sample.memory";
 import { acquireStoreLock, removeDatabaseFiles, removeLeftoverScratchFiles, storeLockHeld } from "./sample.lock";
 
 export type { SampleOptions, SampleSummary } from "./sample.types";
@@ -129,6 +130,7 @@ export function fillSampleData(db: Database.Database, opts: SampleOptions): Samp
     anchorDate: opts.anchorDate,
     scale: opts.scale,
     helperThread: opts.helperThread,
+    compact: collectGarbage,
   });
   // The generator's own table, beside its meta row: a store no generator filled never has it (sample.series.ts).
   db.exec(SERIES_TABLE_SQL);
@@ -225,7 +227,9 @@ export function buildStoreFile(request: BuildRequest, onProgress: SampleOptions[
   const db = new Database(request.file);
   try {
     migrate(db);
-    return fillSampleData(db, { seed: request.seed, anchorDate: request.anchorDate, scale: request.scale, onProgress });
+    return withTightHeap(() =>
+      fillSampleData(db, { seed: request.seed, anchorDate: request.anchorDate, scale: request.scale, onProgress }),
+    );
   } finally {
     db.close();
   }
