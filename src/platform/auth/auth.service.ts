@@ -74,13 +74,6 @@ export class ApiKeyService {
   private readonly cacheMaxEntries: number;
   /** Keyed by the hex hash; a Map iterates in insertion order, which makes eviction of the oldest cheap. */
   private readonly cache = new Map<string, CacheEntry>();
-  /**
-   * The header values seen last, each with the hash it has and, for a stored key, the cache entry it was answered
-   * with: a repeated key skips SHA-256 and the hex round trip. It answers only while that entry is the cache's (a
-   * revocation or an expiry of the entry ends it), so it keeps no key longer than the cache does; the bootstrap key's
-   * value, whose hash is fixed, stays while the map has room.
-   */
-  private readonly byHeader = new Map<string, { hex: string; entry: CacheEntry | null }>();
   /** Lookups of stored keys answered from the cache or not (read by /metrics); the bootstrap key needs neither. */
   readonly cacheStats = { hits: 0, misses: 0 };
 
@@ -96,46 +89,27 @@ export class ApiKeyService {
 
   /** The principal for a raw `x-api-key` header value (as Node gives it: string, array or undefined). */
   async authenticate(rawHeader: string | string[] | undefined): Promise<Principal> {
+    return this.authenticateNow(rawHeader);
+  }
+
+  /**
+   * `authenticate` without a promise where none is needed (the bootstrap key, a key in the cache, a refusal, thrown):
+   * the doors' hot path. A promise only when the store must be asked.
+   */
+  authenticateNow(rawHeader: string | string[] | undefined): Principal | Promise<Principal> {
     // An array means the header came more than once: refuse rather than guess which one counts.
     if (typeof rawHeader !== "string" || rawHeader.length === 0) throw new UnauthenticatedError();
-
-    const seen = this.byHeader.get(rawHeader);
-    if (seen !== undefined) {
-      if (seen.entry === null) return this.bootstrapPrincipal;
-      const now = this.clock.now().getTime();
-      if (this.cache.get(seen.hex) === seen.entry && seen.entry.freshUntil > now) {
-        this.cacheStats.hits++;
-        if (isExpired(seen.entry.expiresAt, now)) throw new UnauthenticatedError();
-        return seen.entry.principal;
-      }
-      this.byHeader.delete(rawHeader);
-    }
 
     const hex = hashApiKey(rawHeader);
     const presented = Buffer.from(hex, "hex");
     if (this.bootstrapHash !== undefined && timingSafeEqual(presented, this.bootstrapHash)) {
-      this.remember(rawHeader, hex, null);
       return this.bootstrapPrincipal;
     }
 
     const now = this.clock.now().getTime();
-    const entry = this.fromCache(hex, now) ?? (await this.lookup(hex, now));
-    // The lookup by hash goes through an index, whose comparisons are not constant-time;
-    // confirming the bytes here keeps the final decision independent of where they differ.
-    if (entry === undefined || !sameHash(entry.hash, presented) || isExpired(entry.expiresAt, now)) {
-      throw new UnauthenticatedError();
-    }
-    // Only an entry the cache holds can be vouched for later (a cache of TTL 0 holds none).
-    if (this.cache.get(hex) === entry) this.remember(rawHeader, hex, entry);
-    return entry.principal;
-  }
-
-  private remember(rawHeader: string, hex: string, entry: CacheEntry | null): void {
-    if (this.byHeader.size >= this.cacheMaxEntries) {
-      const oldest = this.byHeader.keys().next();
-      if (!oldest.done) this.byHeader.delete(oldest.value);
-    }
-    this.byHeader.set(rawHeader, { hex, entry });
+    const cached = this.fromCache(hex, now);
+    if (cached !== undefined) return confirmed(cached, presented, now);
+    return this.lookup(hex, now).then((entry) => confirmed(entry, presented, now));
   }
 
   /** Throws ForbiddenError naming the missing scope unless the principal has it (or `*`). */
@@ -232,6 +206,18 @@ export class ApiKeyService {
     }
     return entry;
   }
+}
+
+/**
+ * The entry's principal if it is the presented key's and not expired. The lookup by hash goes through an index, whose
+ * comparisons are not constant-time; confirming the bytes here keeps the final decision independent of where they
+ * differ.
+ */
+function confirmed(entry: CacheEntry | undefined, presented: Buffer, now: number): Principal {
+  if (entry === undefined || !sameHash(entry.hash, presented) || isExpired(entry.expiresAt, now)) {
+    throw new UnauthenticatedError();
+  }
+  return entry.principal;
 }
 
 function sameHash(stored: Buffer, presented: Buffer): boolean {
