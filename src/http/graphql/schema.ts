@@ -1,5 +1,5 @@
-import type { GraphQLSchema } from "graphql";
-import { buildSchemaSync, type AuthCheckerFn, type NonEmptyArray } from "type-graphql";
+import { isObjectType, type GraphQLSchema } from "graphql";
+import { buildSchemaSync, getMetadataStorage, type AuthCheckerFn, type NonEmptyArray } from "type-graphql";
 import { requireScope } from "../../platform/auth/auth.scope-of";
 import type { Scope } from "../../platform/auth/auth.scopes";
 import { UnauthenticatedError } from "../../platform/errors";
@@ -56,5 +56,55 @@ export function getSchema(): GraphQLSchema {
   });
   // type-graphql has no option for the root type's description; the SDL and introspection show this one.
   cached.getQueryType()!.description = QUERY_DESCRIPTION;
+  plainFieldsUnwrapped(cached);
   return cached;
+}
+
+/**
+ * type-graphql gives every `@Field` a resolver of its own (`createBasicFieldResolver`): an object per call, a closure,
+ * then `root[name]`. A field with no `@Authorized`, no middleware (the build passes no global ones) and no
+ * `@FieldResolver` gains nothing from it, and graphql-jit must defer every field that has a resolver instead of reading
+ * the property inline: on a quote those wrappers cost more than the operation's own execution (BENCHMARKS.md, "The
+ * hot path against the peers"). Such fields get graphql's default resolver back (no `resolve`), which reads the same
+ * property. Read from type-graphql's metadata as the build left it; a field it cannot vouch for keeps its wrapper.
+ * Returns how many fields were unwrapped.
+ */
+export function plainFieldsUnwrapped(schema: GraphQLSchema): number {
+  const storage = getMetadataStorage();
+  const withResolver = new Set<string>();
+  for (const fr of storage.fieldResolvers) {
+    const typeClass = fr.getObjectType?.();
+    const meta = typeClass && storage.objectTypes.find((o) => o.target === typeClass);
+    // A field resolver whose type cannot be told: vouch for nothing.
+    if (!meta) return 0;
+    withResolver.add(`${meta.name}.${fr.schemaName}`);
+  }
+  // Fields named by `@Authorized` or `@UseMiddleware`, by their class, in case the metadata below missed one.
+  const guarded = new Map<unknown, Set<string>>();
+  for (const g of [...storage.authorizedFields, ...storage.middlewares]) {
+    if (!guarded.has(g.target)) guarded.set(g.target, new Set());
+    guarded.get(g.target)!.add(g.fieldName);
+  }
+  let unwrapped = 0;
+  for (const meta of storage.objectTypes) {
+    const type = schema.getType(meta.name);
+    if (!isObjectType(type)) continue;
+    const fields = type.getFields();
+    for (const f of meta.fields ?? []) {
+      const field = fields[f.schemaName];
+      const plain =
+        field?.resolve !== undefined &&
+        f.name === f.schemaName &&
+        f.roles === undefined &&
+        Array.isArray(f.middlewares) &&
+        f.middlewares.length === 0 &&
+        !withResolver.has(`${meta.name}.${f.schemaName}`) &&
+        !guarded.get(f.target)?.has(f.name);
+      if (plain) {
+        field.resolve = undefined;
+        unwrapped++;
+      }
+    }
+  }
+  return unwrapped;
 }

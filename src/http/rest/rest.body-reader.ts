@@ -12,9 +12,9 @@ type WithBody = IncomingMessage & { body?: unknown };
  * the dividend calendar is called with none. Everything body-parser would
  * answer with 400, 413 or 415 becomes INVALID_ARGUMENT here.
  */
-export function jsonBodyReader(limitBytes: number) {
+export function jsonBodyReader(limitBytes: number): JsonBodyReader {
   const raw = express.raw({ type: () => true, limit: limitBytes });
-  return async function readJsonBody(req: WithBody, res: ServerResponse): Promise<unknown> {
+  async function readJsonBody(req: WithBody, res: ServerResponse): Promise<unknown> {
     try {
       if (plainSmallBody(req, limitBytes)) {
         req.body = await readPlain(req, Number(req.headers["content-length"]));
@@ -30,27 +30,55 @@ export function jsonBodyReader(limitBytes: number) {
           { field: "body", issue: "too large" },
         ]);
       }
-      throw new InvalidArgumentError(`body: could not be read (${err.type ?? "malformed request"})`, [
-        { field: "body", issue: "unreadable" },
-      ]);
+      throw unreadable(err.type ?? "malformed request");
     }
-    const buf = req.body as unknown;
-    if (!Buffer.isBuffer(buf) || buf.length === 0) return {};
-    let text = buf.toString("utf8");
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    if (text.trim() === "") return {};
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (e) {
-      const why = e instanceof Error ? e.message.replace(/\s+/g, " ").slice(0, 120) : "syntax error";
-      throw new InvalidArgumentError(`body: not valid JSON (${why})`, [{ field: "body", issue: "malformed JSON" }]);
-    }
-    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-      throw new InvalidArgumentError("body: expected a JSON object", [{ field: "body", issue: "not an object" }]);
-    }
-    return parsed;
+    return parseJson(req.body);
+  }
+  /**
+   * The body parsed at once when the whole request has already arrived (a small body comes in the packet of its
+   * headers, and Node has buffered it before the door runs): no promise, no listeners. Undefined when it has not, or
+   * when it is not the plain case; `readJsonBody` then reads it. Throws what `readJsonBody` would reject with.
+   */
+  readJsonBody.now = (req: WithBody): unknown => {
+    if (!req.complete || !plainSmallBody(req, limitBytes)) return undefined;
+    const expected = Number(req.headers["content-length"]);
+    if (expected === 0 || req.readableEnded) return {};
+    // Node's parser took exactly Content-Length bytes before it marked the request complete.
+    if (req.readableLength !== expected) return undefined;
+    const buf = req.read() as Buffer | null;
+    if (buf === null || buf.length !== expected) throw unreadable("request.size.invalid");
+    req.body = buf;
+    return parseJson(buf);
   };
+  return readJsonBody;
+}
+
+/** Reads and parses a request body: `now` when it is all there, the promise otherwise. */
+export interface JsonBodyReader {
+  (req: IncomingMessage, res: ServerResponse): Promise<unknown>;
+  now(req: IncomingMessage): unknown;
+}
+
+function unreadable(type: string): InvalidArgumentError {
+  return new InvalidArgumentError(`body: could not be read (${type})`, [{ field: "body", issue: "unreadable" }]);
+}
+
+function parseJson(buf: unknown): unknown {
+  if (!Buffer.isBuffer(buf) || buf.length === 0) return {};
+  let text = buf.toString("utf8");
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.trim() === "") return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    const why = e instanceof Error ? e.message.replace(/\s+/g, " ").slice(0, 120) : "syntax error";
+    throw new InvalidArgumentError(`body: not valid JSON (${why})`, [{ field: "body", issue: "malformed JSON" }]);
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new InvalidArgumentError("body: expected a JSON object", [{ field: "body", issue: "not an object" }]);
+  }
+  return parsed;
 }
 
 /**

@@ -61,7 +61,7 @@ export function securityRefWith<S extends z.ZodRawShape>(
     message: "expected a non-empty string (or isin, cusip or wkn)",
   },
 ) {
-  return z
+  const schema = z
     .object({
       symbol: symbolField.optional(),
       isin: isinField.optional(),
@@ -81,7 +81,44 @@ export function securityRefWith<S extends z.ZodRawShape>(
         });
       }
     });
+  // Every other field absent gives nothing (no default): `{"symbol": …}` alone then parses to `{symbol}`, trimmed.
+  const plain = Object.values(shape).every((f) => {
+    const r = (f as z.ZodType).safeParse(undefined);
+    return r.success && r.data === undefined;
+  });
+  if (plain) SYMBOL_ONLY.add(schema);
+  return schema;
 }
+
+/** securityRefWith schemas for which `{"symbol": "…"}` alone parses to `{symbol: "…".trim()}`. */
+const SYMBOL_ONLY = new WeakSet<object>();
+
+/**
+ * The common body of the single-security routes, `{"symbol": "AAPL"}`, without running zod: for a route whose body is
+ * `securityRefWith(…).transform(f)` (SYMBOL_ONLY), a body whose one field is a symbol that `symbolField` accepts
+ * as it is parses to `f({symbol})`, which is what zod would answer (same trim, same bounds). Any other body, and any
+ * other schema, goes through zod. Null: no fast path for the schema.
+ */
+function symbolOnlyParser(schema: z.ZodType): ((body: unknown) => unknown) | null {
+  if (!(schema instanceof z.ZodPipe) || !SYMBOL_ONLY.has(schema.in) || !(schema.out instanceof z.ZodTransform)) {
+    return null;
+  }
+  // zod's own reference to the function given to `.transform` (its transforms here read only their input).
+  const transform = (schema.out as z.ZodTransform)._zod.def.transform as (input: unknown) => unknown;
+  return (body) => {
+    if (typeof body !== "object" || body === null) return undefined;
+    let keys = 0;
+    for (const k in body) if (Object.hasOwn(body, k) && ++keys > 1) return undefined;
+    const raw = (body as { symbol?: unknown }).symbol;
+    if (keys !== 1 || typeof raw !== "string" || !Object.hasOwn(body, "symbol")) return undefined;
+    const symbol = raw.trim();
+    if (symbol.length < 1 || symbol.length > SYMBOL_MAX) return undefined;
+    return transform({ symbol });
+  };
+}
+
+const SYMBOL_MAX = 64;
+const symbolOnlyParsers = new WeakMap<z.ZodType, ((body: unknown) => unknown) | null>();
 
 interface SecurityIds {
   symbol?: string;
@@ -108,6 +145,10 @@ export const securityRefBody = securityRefWith({});
  * ill-typed field is INVALID_ARGUMENT naming the field.
  */
 export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  let fast = symbolOnlyParsers.get(schema);
+  if (fast === undefined) symbolOnlyParsers.set(schema, (fast = symbolOnlyParser(schema)));
+  const variables = fast?.(body);
+  if (variables !== undefined) return variables as T;
   const r = schema.safeParse(body);
   if (r.success) return r.data;
   const details: ErrorDetail[] = r.error.issues.map((i) => ({

@@ -53,14 +53,15 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
     res: ServerResponse,
     requestId: string,
   ): Promise<void> {
-    const path = subpath.replace(/^\/+|\/+$/g, "");
+    const path = plainSubpath(subpath) ? subpath.slice(1) : subpath.replace(/^\/+|\/+$/g, "");
     const entry = byPath.get(path);
     const headers = versionHeaders(version, path, entry?.replacement);
     let charged: { decision: LimitDecision; units: number } | undefined;
     try {
       // The key first, even for a path that does not exist, so paths cannot be probed without one (spec section 5).
       // A CORS preflight carries no key by design: it is answered without one.
-      const principal = req.method === "OPTIONS" ? null : await apiKeys.authenticate(req.headers["x-api-key"]);
+      const checked = req.method === "OPTIONS" ? null : apiKeys.authenticateNow(req.headers["x-api-key"]);
+      const principal = checked instanceof Promise ? await checked : checked;
       if (!entry || (!entry.versions.includes(version) && !entry.removedOn)) {
         throw new NotFoundError(`no endpoint POST /${version}/${path}`);
       }
@@ -77,10 +78,14 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
       // The key's rate and quota (src/platform/quotas/): one unit per call, one per security for bulk; an unreadable
       // body costs one. A route that is not counted (quota) only reads them, for its answer and its RateLimit fields.
       const counted = !("counted" in entry) || entry.counted !== false;
-      const raw = await readBody(req, res).catch(async (e: unknown) => {
+      let raw: unknown;
+      try {
+        // Parsed JSON is never undefined: undefined says the body is still to be read.
+        raw = readBody.now(req) ?? (await readBody(req, res));
+      } catch (e) {
         if (counted) await deps.rateLimiter?.charge(principal, 1, res);
         throw e;
-      });
+      }
       let limits: LimitDecision | null = null;
       if (counted) {
         const units = restCost(path, raw, deps.config.sizes.bulkMaxSymbols);
@@ -141,6 +146,16 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
 export function staleHeaders(ageSeconds: number): Record<string, string> {
   return { "x-data-stale": "true", age: String(ageSeconds) };
 }
+
+/** `/quote`: one leading slash and none at the end, which the trimming regular expression would leave as it is. */
+function plainSubpath(subpath: string): boolean {
+  const last = subpath.length - 1;
+  return (
+    last > 0 && subpath.charCodeAt(0) === SLASH && subpath.charCodeAt(1) !== SLASH && subpath.charCodeAt(last) !== SLASH
+  );
+}
+
+const SLASH = 0x2f;
 
 /** Items of a bulk answer refused for a missing scope. */
 function scopeRefusedItems(data: unknown): number {

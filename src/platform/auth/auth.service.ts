@@ -89,6 +89,14 @@ export class ApiKeyService {
 
   /** The principal for a raw `x-api-key` header value (as Node gives it: string, array or undefined). */
   async authenticate(rawHeader: string | string[] | undefined): Promise<Principal> {
+    return this.authenticateNow(rawHeader);
+  }
+
+  /**
+   * `authenticate` without a promise where none is needed (the bootstrap key, a key in the cache, a refusal, thrown):
+   * the doors' hot path. A promise only when the store must be asked.
+   */
+  authenticateNow(rawHeader: string | string[] | undefined): Principal | Promise<Principal> {
     // An array means the header came more than once: refuse rather than guess which one counts.
     if (typeof rawHeader !== "string" || rawHeader.length === 0) throw new UnauthenticatedError();
 
@@ -99,13 +107,9 @@ export class ApiKeyService {
     }
 
     const now = this.clock.now().getTime();
-    const entry = this.fromCache(hex, now) ?? (await this.lookup(hex, now));
-    // The lookup by hash goes through an index, whose comparisons are not constant-time;
-    // confirming the bytes here keeps the final decision independent of where they differ.
-    if (entry === undefined || !sameHash(entry.hash, presented) || isExpired(entry.expiresAt, now)) {
-      throw new UnauthenticatedError();
-    }
-    return entry.principal;
+    const cached = this.fromCache(hex, now);
+    if (cached !== undefined) return confirmed(cached, presented, now);
+    return this.lookup(hex, now).then((entry) => confirmed(entry, presented, now));
   }
 
   /** Throws ForbiddenError naming the missing scope unless the principal has it (or `*`). */
@@ -202,6 +206,18 @@ export class ApiKeyService {
     }
     return entry;
   }
+}
+
+/**
+ * The entry's principal if it is the presented key's and not expired. The lookup by hash goes through an index, whose
+ * comparisons are not constant-time; confirming the bytes here keeps the final decision independent of where they
+ * differ.
+ */
+function confirmed(entry: CacheEntry | undefined, presented: Buffer, now: number): Principal {
+  if (entry === undefined || !sameHash(entry.hash, presented) || isExpired(entry.expiresAt, now)) {
+    throw new UnauthenticatedError();
+  }
+  return entry.principal;
 }
 
 function sameHash(stored: Buffer, presented: Buffer): boolean {

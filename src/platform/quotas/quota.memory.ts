@@ -21,6 +21,11 @@ export class MemoryCounterStore implements CounterStore {
   constructor(private readonly now: () => number) {}
 
   async consume(req: CounterRequest): Promise<CounterResult> {
+    return this.consumeNow(req);
+  }
+
+  /** `consume` without the promise: the limiter's hot path when memory is where it counts (quota.service.ts). */
+  consumeNow(req: CounterRequest): CounterResult {
     const now = this.now();
     if (++this.ops % SWEEP_EVERY === 0) this.sweep(now);
     const minute = this.live(req.minuteKey, now);

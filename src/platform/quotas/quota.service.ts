@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import type { Clock } from "../clock";
 import { QuotaExceededError } from "../errors";
 import type { RateLimitConfig } from "../config";
-import { rateLimitHeaders } from "./quota.headers";
+import { rateLimitHeader, rateLimitHeaders, rateLimitPolicyHeader } from "./quota.headers";
 import { MemoryCounterStore } from "./quota.memory";
 import { RedisCounterStore } from "./quota.redis";
 import type {
@@ -64,13 +64,41 @@ export class RateLimiter {
   ) {
     this.fallback =
       store instanceof MemoryCounterStore ? store : new MemoryCounterStore(() => this.clock.now().getTime());
+    this.memoryOnly = this.store === this.fallback;
   }
+
+  /** No Redis: every count is in this process's memory. */
+  private readonly memoryOnly: boolean;
 
   /** Counts `cost` units against the key if both its rate and its quota allow them all; otherwise counts nothing. */
   async consume(key: KeyLimits, cost: number): Promise<LimitDecision> {
+    return this.memoryOnly ? this.consumeInMemory(key, cost) : this.consumeCounted(key, cost);
+  }
+
+  /** Without Redis the count is synchronous: no promise per layer on the hot path. */
+  private consumeInMemory(key: KeyLimits, cost: number): LimitDecision {
+    const units = Math.max(1, Math.ceil(cost));
+    const { request, minuteEnd, dayEnd, now } = this.requestFor(key, units);
+    return this.decide(key, units, request, this.fallback.consumeNow(request), this.fallback, minuteEnd, dayEnd, now);
+  }
+
+  private async consumeCounted(key: KeyLimits, cost: number): Promise<LimitDecision> {
     const units = Math.max(1, Math.ceil(cost));
     const { request, minuteEnd, dayEnd, now } = this.requestFor(key, units);
     const { result, store } = await this.count(request);
+    return this.decide(key, units, request, result, store, minuteEnd, dayEnd, now);
+  }
+
+  private decide(
+    key: KeyLimits,
+    units: number,
+    request: CounterRequest,
+    result: CounterResult,
+    store: CounterStore,
+    minuteEnd: number,
+    dayEnd: number,
+    now: number,
+  ): LimitDecision {
     const policies: PolicyState[] = [
       policy("minute", key.ratePerMinute, 60, result.minuteUsed, minuteEnd - now),
       policy("day", key.dailyQuota, 86_400, result.dayUsed, dayEnd - now),
@@ -148,8 +176,9 @@ export class RateLimiter {
    * Retry-After) when the key's rate or quota is spent.
    */
   async charge(key: KeyLimits, cost: number, res: HeaderSink): Promise<LimitDecision> {
-    const decision = await this.consume(key, cost);
-    for (const [name, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(name, value);
+    const decision = this.memoryOnly ? this.consumeInMemory(key, cost) : await this.consumeCounted(key, cost);
+    res.setHeader("ratelimit-policy", rateLimitPolicyHeader(decision));
+    res.setHeader("ratelimit", rateLimitHeader(decision));
     if (!decision.allowed) throw quotaError(decision, Math.max(1, Math.ceil(cost)));
     return decision;
   }
