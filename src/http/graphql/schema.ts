@@ -3,6 +3,7 @@ import { buildSchemaSync, getMetadataStorage, type AuthCheckerFn, type NonEmptyA
 import { requireScope } from "../../platform/auth/auth.scope-of";
 import type { Scope } from "../../platform/auth/auth.scopes";
 import { UnauthenticatedError } from "../../platform/errors";
+import { rootFieldsDirect } from "./graphql.root-resolvers";
 import type { Context } from "../../context";
 import { CandleResolver } from "../../domains/candle/candle.resolver";
 import { CryptoResolver } from "../../domains/crypto/crypto.resolver";
@@ -34,7 +35,7 @@ export const RESOLVERS: NonEmptyArray<Function> = [
  * scope. Throwing (not returning false) keeps the specific reason, which the
  * error mapping turns into 401 or 403.
  */
-const authChecker: AuthCheckerFn<Context, Scope> = ({ context }, scopes) => {
+export const authChecker: AuthCheckerFn<Context, Scope> = ({ context }, scopes) => {
   if (!context.principal) throw new UnauthenticatedError();
   for (const scope of scopes) requireScope(context, scope);
   return true;
@@ -57,6 +58,7 @@ export function getSchema(): GraphQLSchema {
   // type-graphql has no option for the root type's description; the SDL and introspection show this one.
   cached.getQueryType()!.description = QUERY_DESCRIPTION;
   plainFieldsUnwrapped(cached);
+  rootFieldsDirect(cached, authChecker, false);
   return cached;
 }
 
