@@ -62,7 +62,8 @@ describe("root fields with a direct resolver", () => {
       `{ cryptoPrice(symbol: "BTC-USD") { id symbol price } }`,
       `{ cryptoPrice(symbol: "NOPE-USD") { symbol } }`,
       `{ etf(symbol: "${etf}") { id symbol profile { name } } }`,
-      `{ a: quote(symbol: "${etf}") { symbol } b: etf(symbol: "${etf}") { symbol } c: cryptoPrice(symbol: "BTC") { id } }`,
+      `{ a: quote(symbol: "${etf}") { symbol } b: etf(symbol: "${etf}") { symbol } ` +
+        `c: cryptoPrice(symbol: "BTC") { id } }`,
       `{ quotes(symbols: ["BTC-USD", "${etf}"]) { symbol } }`,
     ];
     let errors = 0;
