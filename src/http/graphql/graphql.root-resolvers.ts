@@ -1,16 +1,26 @@
-import type { GraphQLFieldResolver, GraphQLSchema } from "graphql";
+import {
+  GraphQLScalarType,
+  isObjectType,
+  type GraphQLField,
+  type GraphQLFieldResolver,
+  type GraphQLSchema,
+} from "graphql";
 import { getMetadataStorage, type AuthCheckerFn } from "type-graphql";
+
+type Storage = ReturnType<typeof getMetadataStorage>;
+type ResolverMetadata = Storage["queries"][number] | Storage["fieldResolvers"][number];
 
 /**
  * type-graphql answers every call of a root field (`quote`, `cryptoPrice`, `etf`, ...) through its handler: an async
  * middleware chain for `@Authorized`, the parameters sorted and mapped, each `@Args` class found by a linear scan of
- * the metadata and rebuilt with class-transformer's rules, then an async "validation" that the build turns off. On a
+ * the metadata and rebuilt by its rules, then an async "validation" that the build turns off. On a
  * cached quote that is more CPU than graphql-jit's execution of the operation (BENCHMARKS.md, "The hot path against
  * the peers"). A root field whose resolver takes only `@Args` of scalar fields and `@Ctx()`, with no middleware and no
  * validation, gets a direct resolver here that does the same: the auth checker on the field's roles (an error as a
  * rejected promise, as the chain gives it), the args class filled as type-graphql fills it, the method called. A call
- * whose arguments are not all scalars or null still goes through type-graphql's own handler. Returns how many root
- * fields were replaced.
+ * whose arguments are not all scalars or null still goes through type-graphql's own handler. The `@FieldResolver`s of
+ * resolver classes (`Quote.metrics`, `Etf.profile`, ...) go through the same handler, so they get the same direct
+ * resolver, `@Root()` converted as type-graphql converts it. Returns how many fields were replaced.
  */
 export function rootFieldsDirect<Ctx extends object, Role>(
   schema: GraphQLSchema,
@@ -20,18 +30,25 @@ export function rootFieldsDirect<Ctx extends object, Role>(
   if (globalValidate) return 0;
   const storage = getMetadataStorage();
   const query = schema.getQueryType();
-  if (!query) return 0;
-  const fields = query.getFields();
   let replaced = 0;
-  for (const meta of storage.queries) {
-    const field = fields[meta.schemaName];
+  const handlers: Array<{ meta: ResolverMetadata; field: GraphQLField<unknown, unknown> | undefined }> = [];
+  for (const meta of storage.queries) handlers.push({ meta, field: query?.getFields()[meta.schemaName] });
+  for (const meta of storage.fieldResolvers) {
+    if (meta.kind !== "external") continue;
+    const typeClass = meta.getObjectType?.();
+    const typeName = typeClass && storage.objectTypes.find((o) => o.target === typeClass)?.name;
+    const type = typeName === undefined ? undefined : schema.getType(typeName);
+    handlers.push({ meta, field: isObjectType(type) ? type.getFields()[meta.schemaName] : undefined });
+  }
+  for (const { meta, field } of handlers) {
     const original = field?.resolve;
     if (!field || !original || (meta.middlewares?.length ?? 0) > 0) continue;
     const params = [...(meta.params ?? [])].sort((a, b) => a.index - b.index);
     if (params.some((p, i) => p.index !== i)) continue;
-    const plan: Array<{ kind: "ctx"; prop: string | undefined } | { kind: "args"; build: ArgsBuilder }> = [];
+    const plan: Step[] = [];
     for (const p of params) {
       if (p.kind === "context") plan.push({ kind: "ctx", prop: p.propertyName });
+      else if (p.kind === "root") plan.push({ kind: "root", prop: p.propertyName, getType: p.getType });
       else if (p.kind === "args" && p.validateSettings === undefined && p.validateFn === undefined) {
         const build = scalarArgsBuilder(p.getType() as unknown);
         if (!build) break;
@@ -47,7 +64,10 @@ export function rootFieldsDirect<Ctx extends object, Role>(
       const values: unknown[] = [];
       for (const step of plan) {
         if (step.kind === "ctx") values.push(step.prop === undefined ? context : context[step.prop as keyof Ctx]);
-        else {
+        else if (step.kind === "root") {
+          const value = step.prop === undefined ? root : (root as Record<string, unknown>)[step.prop];
+          values.push(step.getType ? convertToType(step.getType(), value) : value);
+        } else {
           const built = step.build(args);
           if (built === undefined) return original(root, args, context, info);
           values.push(built);
@@ -63,12 +83,38 @@ export function rootFieldsDirect<Ctx extends object, Role>(
         }
       }
       instance ??= new Target();
-      return instance[meta.methodName]!(...values);
+      try {
+        return instance[meta.methodName]!(...values);
+      } catch (err) {
+        // type-graphql's handler calls the method in a promise's callback: what it throws is a rejection there too.
+        return Promise.reject(err);
+      }
     };
     field.resolve = direct as GraphQLFieldResolver<unknown, unknown>;
     replaced++;
   }
   return replaced;
+}
+
+type Step =
+  | { kind: "ctx"; prop: string | undefined }
+  | { kind: "root"; prop: string | undefined; getType: (() => unknown) | undefined }
+  | { kind: "args"; build: ArgsBuilder };
+
+const SIMPLE_TYPES: unknown[] = [String, Boolean, Number, Date, Array, Promise];
+
+/** type-graphql's convertToType (helpers/types.js, not exported), which its handler applies to `@Root()`. */
+function convertToType(Target: unknown, data: unknown): unknown {
+  if (data === null || data === undefined) return data;
+  if (Target instanceof GraphQLScalarType) return data;
+  if (SIMPLE_TYPES.includes((data as object).constructor)) return data;
+  const Cls = Target as new () => Record<string, unknown>;
+  if (data instanceof Cls) return data;
+  if (Array.isArray(data)) return data.map((item) => convertToType(Target, item));
+  const instance = new Cls();
+  for (const key of Object.keys(instance))
+    if (instance[key] === undefined && !(key in (data as object))) delete instance[key];
+  return Object.assign(instance, data);
 }
 
 /** The args instance, or undefined where a value is not a plain scalar (type-graphql converts those). */
@@ -95,9 +141,6 @@ function scalarArgsBuilder(ArgsClass: unknown): ArgsBuilder | undefined {
       if (v !== null && typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") return undefined;
       data[name] = v;
     }
-    // type-graphql's convertToType: the class's own undefined fields not in the data are dropped, then assigned.
-    const instance = new Cls();
-    for (const key of Object.keys(instance)) if (instance[key] === undefined && !(key in data)) delete instance[key];
-    return Object.assign(instance, data);
+    return convertToType(Cls, data) as object;
   };
 }

@@ -1,5 +1,5 @@
 import "reflect-metadata";
-import { execute, parse, type GraphQLSchema } from "graphql";
+import { execute, parse, type GraphQLObjectType, type GraphQLSchema } from "graphql";
 import { buildSchemaSync } from "type-graphql";
 import { createContext } from "../../../src/context";
 import { rootFieldsDirect } from "../../../src/http/graphql/graphql.root-resolvers";
@@ -12,7 +12,8 @@ import { primarySymbols } from "../../helpers/stock-samples";
 
 /**
  * The root fields with a direct resolver (src/http/graphql/graphql.root-resolvers.ts) answer what type-graphql's own
- * handler answers: data, NOT_FOUND, UNAUTHENTICATED without a key, FORBIDDEN without the scope.
+ * handler answers, and so do the resolver classes' field resolvers:
+ * data, NOT_FOUND, UNAUTHENTICATED without a key, FORBIDDEN without the scope.
  */
 let t: TestApp;
 let pristine: GraphQLSchema;
@@ -39,11 +40,13 @@ async function run(schema: GraphQLSchema, query: string, principal: Principal | 
 }
 
 describe("root fields with a direct resolver", () => {
-  it("replace the hot root fields in a fresh build, and none twice", () => {
+  it("replace the hot root fields and field resolvers in a fresh build, and none twice", () => {
     const fresh = buildSchemaSync({ resolvers: RESOLVERS, authChecker, validate: false });
     const before = fresh.getQueryType()!.getFields();
     const kept = { quote: before.quote!.resolve, cryptoPrice: before.cryptoPrice!.resolve, etf: before.etf!.resolve };
-    expect(rootFieldsDirect(fresh, authChecker, false)).toBeGreaterThanOrEqual(3);
+    const metrics = (fresh.getType("Quote") as GraphQLObjectType).getFields().metrics!.resolve;
+    expect(rootFieldsDirect(fresh, authChecker, false)).toBeGreaterThanOrEqual(4);
+    expect((fresh.getType("Quote") as GraphQLObjectType).getFields().metrics!.resolve).not.toBe(metrics);
     const after = fresh.getQueryType()!.getFields();
     expect(after.quote!.resolve).not.toBe(kept.quote);
     expect(after.cryptoPrice!.resolve).not.toBe(kept.cryptoPrice);
@@ -56,7 +59,10 @@ describe("root fields with a direct resolver", () => {
     const [stock] = primarySymbols(t.source.db, "stock", 1);
     const queries = [
       `{ quote(symbol: "${stock}") { symbol c currency metrics { eps } } }`,
-      `{ quote(symbol: "BTC-USD") { symbol c } }`,
+      `{ quote(symbol: "BTC-USD") { symbol c id name type isin metrics { eps } } }`,
+      `{ quote(symbol: "${stock}") { id name type isin } }`,
+      `{ etf(symbol: "${etf}") { currency exchange holdings { id } sectorExposure { sector weight } ` +
+        `countryExposure { country } fundamentals { expenseRatio } } }`,
       `{ quote(symbol: "NO-SUCH-SYMBOL") { symbol } }`,
       `{ quote { symbol } }`,
       `{ cryptoPrice(symbol: "BTC-USD") { id symbol price } }`,
