@@ -5,8 +5,8 @@ import { runInNewContext } from "node:vm";
  * How far V8 lets the old generation grow past what survived the last full collection while a store is built. By
  * default it grows by up to 4x on a machine with plenty of memory, so a build whose universe holds 120 MB could take
  * far more than that in heap before collecting; 10 % (25 until 2026-11-24: ~10 MiB more peak) costs a few more
- * collections (BENCHMARKS.md, "Sample build memory"). V8 flags are per process: the build sets it and puts back V8's default (0, V8 chooses) when done, and the
- * service sets its own once its store is open (main.ts).
+ * collections (BENCHMARKS.md, "Sample build memory"). V8 flags are per process: the build sets it and puts back V8's
+ * default (0, V8 chooses) when done, and the service sets its own once its store is open (main.ts).
  */
 const BUILD_HEAP_GROWING_PERCENT = 10;
 
