@@ -221,8 +221,70 @@ export class SampleGenerator {
     return this.specs;
   }
 
-  private buildHistorySpecs(): PlannedSeries[] {
+  /**
+   * The plans, from the universe. `consume` (release(), the build's heap peak) lets each security go as its plan is
+   * made, so the plans grow into the room the securities leave instead of on top of them (~30 MiB of peak RSS): the
+   * lists of securities are emptied, and each security is dropped from `securities` once planned.
+   */
+  private buildHistorySpecs(consume = false): PlannedSeries[] {
+    const sets = this.planSets();
+    const securities = this.securities;
+    if (consume) {
+      for (const list of [this.stocks, this.etfs, this.funds, this.crypto, this.forex] as Security[][]) list.length = 0;
+      securities.reverse();
+    }
+    const planned: PlannedSeries[] = [];
+    if (consume) {
+      // V8 frees the planned securities only in a full collection, which the plans alone would not trigger.
+      const step = Math.ceil(securities.length / 3);
+      for (let s = securities.pop(); s !== undefined; s = securities.pop()) {
+        this.plan(s, sets, planned);
+        if (securities.length % step === 0 && securities.length > 0) this.compact();
+      }
+    } else for (const s of securities) this.plan(s, sets, planned);
+    return planned;
+  }
+
+  /** Which securities are stored, run intraday, or go back further: ids only, so no security is held by them. */
+  private planSets() {
     const ctx = this.ctx;
+    const stored = new Set<number>();
+    const stocksWithHistory = this.stocks.slice(0, ctx.counts.stocksWithHistory);
+    const intradayStocks = new Set(
+      stocksWithHistory
+        .filter((s) => s.listings[0]?.exchange === "XNAS" || s.listings[0]?.exchange === "XNYS")
+        .slice(0, ctx.counts.intradayStocks)
+        .map((s) => s.id),
+    );
+    for (const s of stocksWithHistory) stored.add(s.id);
+    for (const e of this.etfs) stored.add(e.id);
+    const bigFunds = this.funds
+      .slice()
+      .sort((a, b) => b.valueUsd - a.valueUsd)
+      .slice(0, ctx.counts.fundsWithHistory);
+    for (const f of bigFunds) stored.add(f.id);
+    this.crypto.slice(0, ctx.counts.cryptoWithHistory).forEach((c) => stored.add(c.id));
+    const intradayCrypto = new Set(this.crypto.slice(0, ctx.counts.intradayCrypto).map((c) => c.id));
+    // The larger of the paths computed when read go back to their inception (at most the window), the others two
+    // years: a quarter of the funds by size, twice as many crypto assets as are stored.
+    const largerFunds = new Set(
+      bigFunds
+        .concat(
+          this.funds
+            .slice()
+            .sort((a, b) => b.valueUsd - a.valueUsd)
+            .slice(0, this.funds.length >> 2),
+        )
+        .map((f) => f.id),
+    );
+    const largerCrypto = new Set(this.crypto.slice(0, 2 * ctx.counts.cryptoWithHistory).map((c) => c.id));
+    return { stored, intradayStocks, intradayCrypto, largerFunds, largerCrypto };
+  }
+
+  /** Appends the plans of one security's listings. */
+  private plan(s: Security, sets: ReturnType<SampleGenerator["planSets"]>, planned: PlannedSeries[]): void {
+    const ctx = this.ctx;
+    const { stored, intradayStocks, intradayCrypto, largerFunds, largerCrypto } = sets;
     const twoYearsBack = addYears(ctx.anchorDay, -RECENT_HISTORY_YEARS);
 
     // Specs are built from rows by the calendar, as a reader builds them: one code path, one object shape.
@@ -256,110 +318,75 @@ export class SampleGenerator {
       stored: false,
     });
 
-    const planned: PlannedSeries[] = [];
-    const stored = new Set<number>();
-    const stocksWithHistory = this.stocks.slice(0, ctx.counts.stocksWithHistory);
-    const intradayStocks = new Set(
-      stocksWithHistory
-        .filter((s) => s.listings[0]?.exchange === "XNAS" || s.listings[0]?.exchange === "XNYS")
-        .slice(0, ctx.counts.intradayStocks)
-        .map((s) => s.id),
-    );
-    for (const s of stocksWithHistory) stored.add(s.id);
-    for (const e of this.etfs) stored.add(e.id);
-    const bigFunds = this.funds
-      .slice()
-      .sort((a, b) => b.valueUsd - a.valueUsd)
-      .slice(0, ctx.counts.fundsWithHistory);
-    for (const f of bigFunds) stored.add(f.id);
-    this.crypto.slice(0, ctx.counts.cryptoWithHistory).forEach((c) => stored.add(c.id));
-    const intradayCrypto = new Set(this.crypto.slice(0, ctx.counts.intradayCrypto).map((c) => c.id));
-    // The larger of the paths computed when read go back to their inception (at most the window), the others two
-    // years: a quarter of the funds by size, twice as many crypto assets as are stored.
-    const largerFunds = new Set(
-      bigFunds
-        .concat(
-          this.funds
-            .slice()
-            .sort((a, b) => b.valueUsd - a.valueUsd)
-            .slice(0, this.funds.length >> 2),
-        )
-        .map((f) => f.id),
-    );
-    const largerCrypto = new Set(this.crypto.slice(0, 2 * ctx.counts.cryptoWithHistory).map((c) => c.id));
-
-    for (const s of this.securities) {
-      const l = s.listings[0] as Listing;
-      const keep = stored.has(s.id) || s.type === "forex";
-      let r: SeriesRow;
-      switch (s.type) {
-        case "stock": {
-          const st = s as Stock;
-          // Stored paths span the window; of the others the larger companies go back to their IPO, the rest two years.
-          const from = keep
-            ? ctx.historyStart
-            : st.order < ctx.counts.stocksWithFinancials
-              ? Math.max(ctx.historyStart, st.ipoDay)
-              : Math.max(twoYearsBack, st.ipoDay);
-          r = row(s, l, "weekday", "ohlc", from, {
-            meanReversion: 0,
-            withFactor: true,
-            gaps: true,
-            intradayBars: intradayStocks.has(s.id) ? 78 : 0,
-            sessionStart: US_SESSION_START,
-          });
-          break;
-        }
-        case "etf":
-          r = row(s, l, "weekday", "ohlc", ctx.historyStart, {
-            meanReversion: 0,
-            withFactor: true,
-            gaps: true,
-            intradayBars: 0,
-            sessionStart: 0,
-          });
-          break;
-        case "fund": {
-          const inception = parseDay((s as Fund).profile.inceptionDate);
-          const from = keep
-            ? ctx.historyStart
-            : Math.max(largerFunds.has(s.id) ? ctx.historyStart : twoYearsBack, inception);
-          r = row(s, l, "weekday", "nav", from, {
-            meanReversion: 0,
-            withFactor: true,
-            gaps: false,
-            intradayBars: 0,
-            sessionStart: 0,
-          });
-          break;
-        }
-        case "crypto": {
-          const c = s as Crypto;
-          r = row(s, l, "daily", "ohlc", keep || largerCrypto.has(s.id) ? ctx.historyStart : twoYearsBack, {
-            meanReversion: c.stable ? 0.05 : 0.004,
-            withFactor: !c.stable,
-            gaps: false,
-            intradayBars: intradayCrypto.has(s.id) ? 288 : 0,
-            sessionStart: 0,
-          });
-          break;
-        }
-        case "forex":
-          r = row(s, l, "weekday", "fx", ctx.historyStart, {
-            meanReversion: 0,
-            withFactor: false,
-            gaps: false,
-            intradayBars: 0,
-            sessionStart: 0,
-          });
-          break;
+    const l = s.listings[0] as Listing;
+    const keep = stored.has(s.id) || s.type === "forex";
+    let r: SeriesRow;
+    switch (s.type) {
+      case "stock": {
+        const st = s as Stock;
+        // Stored paths span the window; of the others the larger companies go back to their IPO, the rest two years.
+        const from = keep
+          ? ctx.historyStart
+          : st.order < ctx.counts.stocksWithFinancials
+            ? Math.max(ctx.historyStart, st.ipoDay)
+            : Math.max(twoYearsBack, st.ipoDay);
+        r = row(s, l, "weekday", "ohlc", from, {
+          meanReversion: 0,
+          withFactor: true,
+          gaps: true,
+          intradayBars: intradayStocks.has(s.id) ? 78 : 0,
+          sessionStart: US_SESSION_START,
+        });
+        break;
       }
-      r.stored = keep;
-      planned.push({ row: r, stored: keep, primary: null, fx: s.type === "forex" ? (s as ForexSecurity) : null });
-      for (const other of s.listings.slice(1))
-        planned.push({ row: null, stored: false, primary: l.id, fx: null, listing: other });
+      case "etf":
+        r = row(s, l, "weekday", "ohlc", ctx.historyStart, {
+          meanReversion: 0,
+          withFactor: true,
+          gaps: true,
+          intradayBars: 0,
+          sessionStart: 0,
+        });
+        break;
+      case "fund": {
+        const inception = parseDay((s as Fund).profile.inceptionDate);
+        const from = keep
+          ? ctx.historyStart
+          : Math.max(largerFunds.has(s.id) ? ctx.historyStart : twoYearsBack, inception);
+        r = row(s, l, "weekday", "nav", from, {
+          meanReversion: 0,
+          withFactor: true,
+          gaps: false,
+          intradayBars: 0,
+          sessionStart: 0,
+        });
+        break;
+      }
+      case "crypto": {
+        const c = s as Crypto;
+        r = row(s, l, "daily", "ohlc", keep || largerCrypto.has(s.id) ? ctx.historyStart : twoYearsBack, {
+          meanReversion: c.stable ? 0.05 : 0.004,
+          withFactor: !c.stable,
+          gaps: false,
+          intradayBars: intradayCrypto.has(s.id) ? 288 : 0,
+          sessionStart: 0,
+        });
+        break;
+      }
+      case "forex":
+        r = row(s, l, "weekday", "fx", ctx.historyStart, {
+          meanReversion: 0,
+          withFactor: false,
+          gaps: false,
+          intradayBars: 0,
+          sessionStart: 0,
+        });
+        break;
     }
-    return planned;
+    r.stored = keep;
+    planned.push({ row: r, stored: keep, primary: null, fx: s.type === "forex" ? (s as ForexSecurity) : null });
+    for (const other of s.listings.slice(1))
+      planned.push({ row: null, stored: false, primary: l.id, fx: null, listing: other });
   }
 
   /** The spec of a primary listing's planned path. */
@@ -379,6 +406,9 @@ export class SampleGenerator {
    * changes no row.
    */
   write(sink: SampleSink): void {
+    // Compactions where much of the heap has just died (the constructor's scratch, the offloaded plans, the holdings,
+    // the universe): the next stage's heap grows from what lives, not on top of the garbage (sample.memory.ts).
+    this.compact();
     const helper = this.offload(sink);
     this.compact();
     this.writeReference(sink);
@@ -390,6 +420,7 @@ export class SampleGenerator {
     for (const e of this.etfs) e.holdings = HoldingSet.EMPTY;
     this.writeFunds(sink);
     for (const f of this.funds) f.holdings = HoldingSet.EMPTY;
+    this.compact();
     this.writeCorporateActions(sink);
     this.writeIndices(sink);
     this.release();
@@ -405,16 +436,14 @@ export class SampleGenerator {
    * corporate actions and the index definitions are let go, so the price history and the quotes run on a heap without
    * them (a generator writes once). The plans, dropped once the helper had its share (offload), are built again here,
    * after the corporate actions are gone: the tables are written without their 36 MB, and they and the universe meet
-   * only in a smaller heap.
+   * only in a smaller heap; each security goes as its plan is made (buildHistorySpecs).
    */
   private release(): void {
     this.splits.clear();
     this.dividends.clear();
     this.indices.length = 0;
     this.ttm.clear();
-    this.historySpecs();
-    for (const list of [this.stocks, this.etfs, this.funds, this.crypto, this.forex, this.securities] as Security[][])
-      list.length = 0;
+    this.specs = this.buildHistorySpecs(true);
   }
 
   /**
