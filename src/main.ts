@@ -1,9 +1,9 @@
 import type { Logger } from "pino";
 import { existsSync } from "node:fs";
 import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { type Config, loadConfig } from "./platform/config";
 import { createLogger } from "./platform/logger";
+import { fullGarbageCollection } from "./platform/memory";
 import type { SearchIndexReader } from "./domains/search/search.live";
 import { type EarlyServer, listenEarly } from "./http/server/server.startup";
 import type { ChangeNotice } from "./sources/source.changes";
@@ -32,16 +32,6 @@ async function loadServiceModules() {
     SearchIndex: index.SearchIndex,
     LiveSearchIndex: live.LiveSearchIndex,
   };
-}
-
-/**
- * One full garbage collection, now. V8 offers it only behind --expose-gc;
- * turning that flag on at run time and calling `gc` from a fresh context is
- * the documented way without changing how the service is started.
- */
-function collectGarbage(): void {
-  setFlagsFromString("--expose-gc");
-  (runInNewContext("gc") as () => void)();
 }
 
 /**
@@ -86,7 +76,7 @@ async function openService(config: Config, logger: Logger, early: EarlyServer, s
       searchIndex = live = following;
     }
     // Building the index leaves about 90 MB of garbage that V8 would otherwise keep as heap for a long while.
-    collectGarbage();
+    fullGarbageCollection();
     signal.throwIfAborted();
 
     const { answers, metricsRegistry, upstreamState } = sources;

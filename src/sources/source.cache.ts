@@ -61,6 +61,14 @@ function freeze(row: InstrumentRow): InstrumentRow {
 /** A key's answer from the source: its row, null (no such key), or an Error of that key alone. */
 type Answer = InstrumentRow | null | Error;
 
+/**
+ * A source's answer for one key as callers get it: a row is frozen whether kept or not, so that a change to a row
+ * fails the same way on every request.
+ */
+function settled(row: Answer | undefined): Answer {
+  return row instanceof Error ? row : row ? freeze(row) : null;
+}
+
 /** The misses of one lookup kind gathered in one turn of the event loop, read by one call of the source. */
 interface Batch {
   /** The data version its callers read before they missed: a caller joins only a batch of its own version. */
@@ -108,11 +116,7 @@ function coalesce(
     try {
       const rows = await call(batch.keys);
       const answers = new Map<string, Answer>();
-      for (let i = 0; i < batch.keys.length; i++) {
-        const row = rows[i];
-        // Frozen whether kept or not, so that a change to a row fails the same way on every request.
-        answers.set(batch.keys[i]!, row instanceof Error ? row : row ? freeze(row) : null);
-      }
+      for (let i = 0; i < batch.keys.length; i++) answers.set(batch.keys[i]!, settled(rows[i]));
       batch.answers = answers;
     } catch (error) {
       batch.failed = { error };
@@ -162,8 +166,7 @@ function coalesce(
 
   /** A caller's own read, after a shared one failed: what it would have read without the others. */
   async function alone(keys: readonly string[]): Promise<Answer[]> {
-    const rows = await call(keys);
-    return rows.map((row) => (row instanceof Error ? row : row ? freeze(row) : null));
+    return (await call(keys)).map(settled);
   }
 }
 

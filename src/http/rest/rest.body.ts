@@ -2,33 +2,36 @@ import { z } from "zod";
 import { SECURITY_IDENTIFIERS } from "../../domains/instrument/instrument.identifiers";
 import { InvalidArgumentError, type ErrorDetail } from "../../platform/errors";
 
+/** The longest symbol or identifier a body may carry, after trimming. */
+const IDENTIFIER_MAX = 64;
+
 /** Reusable field schemas with messages a client can act on. */
 export const symbolField = z
   .string({ error: "expected a string" })
   .trim()
   .min(1, { error: "expected a non-empty string" })
-  .max(64, { error: "at most 64 characters" })
+  .max(IDENTIFIER_MAX, { error: `at most ${IDENTIFIER_MAX} characters` })
   .describe("Symbol of a listing, case-insensitive (crypto as BTC-USD; BTCUSD, BTC/USD and BTC are accepted)");
 
 export const isinField = z
   .string({ error: "expected a string" })
   .trim()
   .min(1, { error: "expected a non-empty string" })
-  .max(64, { error: "at most 64 characters" })
+  .max(IDENTIFIER_MAX, { error: `at most ${IDENTIFIER_MAX} characters` })
   .describe("ISIN (12 characters with a valid check digit); names the primary listing");
 
 export const cusipField = z
   .string({ error: "expected a string" })
   .trim()
   .min(1, { error: "expected a non-empty string" })
-  .max(64, { error: "at most 64 characters" })
+  .max(IDENTIFIER_MAX, { error: `at most ${IDENTIFIER_MAX} characters` })
   .describe("CUSIP (9 characters with a valid check digit); names the primary listing");
 
 export const wknField = z
   .string({ error: "expected a string" })
   .trim()
   .min(1, { error: "expected a non-empty string" })
-  .max(64, { error: "at most 64 characters" })
+  .max(IDENTIFIER_MAX, { error: `at most ${IDENTIFIER_MAX} characters` })
   .describe("WKN (6 letters or digits, no I or O); names the primary listing");
 
 export const currencyField = z
@@ -112,12 +115,11 @@ function symbolOnlyParser(schema: z.ZodType): ((body: unknown) => unknown) | nul
     const raw = (body as { symbol?: unknown }).symbol;
     if (keys !== 1 || typeof raw !== "string" || !Object.hasOwn(body, "symbol")) return undefined;
     const symbol = raw.trim();
-    if (symbol.length < 1 || symbol.length > SYMBOL_MAX) return undefined;
+    if (symbol.length < 1 || symbol.length > IDENTIFIER_MAX) return undefined;
     return transform({ symbol });
   };
 }
 
-const SYMBOL_MAX = 64;
 const symbolOnlyParsers = new WeakMap<z.ZodType, ((body: unknown) => unknown) | null>();
 
 interface SecurityIds {

@@ -48,9 +48,8 @@ export function requestEssentials({
 }: EssentialsOptions): (req: IncomingMessage, res: ServerResponse) => string {
   let oldest: InFlight | null = null;
   let newest: InFlight | null = null;
+  /** Armed for the oldest request's deadline; a newer request's deadline is never earlier, so it never re-arms. */
   let timer: NodeJS.Timeout | null = null;
-  /** When the armed timer fires (performance.now); the timer is re-armed only for an earlier deadline. */
-  let timerAt = Infinity;
 
   const unlink = (f: InFlight) => {
     if (f.prev) f.prev.next = f.next;
@@ -61,7 +60,6 @@ export function requestEssentials({
   };
 
   const arm = (at: number, now: number) => {
-    timerAt = at;
     timer = setTimeout(sweep, Math.max(0, at - now));
     // A request in flight keeps the process alive by its socket; the watch alone must not.
     timer.unref();
@@ -69,7 +67,6 @@ export function requestEssentials({
 
   const sweep = () => {
     timer = null;
-    timerAt = Infinity;
     const now = performance.now();
     while (oldest && oldest.started + timeoutMs <= now) {
       const due = oldest;
@@ -97,10 +94,7 @@ export function requestEssentials({
     if (newest) newest.next = f;
     else oldest = f;
     newest = f;
-    if (timer === null || started + timeoutMs < timerAt) {
-      if (timer !== null) clearTimeout(timer);
-      arm(started + timeoutMs, started);
-    }
+    if (timer === null) arm(started + timeoutMs, started);
     (res as Tracked)[IN_FLIGHT] = f;
     res.on("close", onClose);
     return requestId;

@@ -258,25 +258,14 @@ export class SampleGenerator {
     );
     for (const s of stocksWithHistory) stored.add(s.id);
     for (const e of this.etfs) stored.add(e.id);
-    const bigFunds = this.funds
-      .slice()
-      .sort((a, b) => b.valueUsd - a.valueUsd)
-      .slice(0, ctx.counts.fundsWithHistory);
+    const fundsBySize = this.funds.slice().sort((a, b) => b.valueUsd - a.valueUsd);
+    const bigFunds = fundsBySize.slice(0, ctx.counts.fundsWithHistory);
     for (const f of bigFunds) stored.add(f.id);
     this.crypto.slice(0, ctx.counts.cryptoWithHistory).forEach((c) => stored.add(c.id));
     const intradayCrypto = new Set(this.crypto.slice(0, ctx.counts.intradayCrypto).map((c) => c.id));
     // The larger of the paths computed when read go back to their inception (at most the window), the others two
     // years: a quarter of the funds by size, twice as many crypto assets as are stored.
-    const largerFunds = new Set(
-      bigFunds
-        .concat(
-          this.funds
-            .slice()
-            .sort((a, b) => b.valueUsd - a.valueUsd)
-            .slice(0, this.funds.length >> 2),
-        )
-        .map((f) => f.id),
-    );
+    const largerFunds = new Set(bigFunds.concat(fundsBySize.slice(0, this.funds.length >> 2)).map((f) => f.id));
     const largerCrypto = new Set(this.crypto.slice(0, 2 * ctx.counts.cryptoWithHistory).map((c) => c.id));
     return { stored, intradayStocks, intradayCrypto, largerFunds, largerCrypto };
   }

@@ -1,5 +1,5 @@
 import { getHeapStatistics, setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
+import { fullGarbageCollection } from "../../platform/memory";
 
 /**
  * How far V8 lets the old generation grow past what survived the last full collection while a store is built. By
@@ -26,10 +26,8 @@ const MAX_COMPACTIONS = 40;
 const MIN_RELEASED_BYTES = 1 << 20;
 
 /**
- * A full garbage collection, now, then compaction in small steps. V8 offers `gc` only behind --expose-gc; turning
- * that flag on at run time and calling it from a fresh context works in any thread without changing how the process
- * is started (main.ts does the same). A build calls it where most of its heap has just died, so the heap's next limit
- * is set from what lives.
+ * A full garbage collection, now, then compaction in small steps. A build calls it where most of its heap has just
+ * died, so the heap's next limit is set from what lives.
  *
  * A collection frees whole pages only: the survivors stay spread over the old ones (after the universe is let go,
  * 72 MB live in 172 MB of heap, all resident). V8 moves survivors off sparse pages only a few MB per collection, more
@@ -38,16 +36,14 @@ const MIN_RELEASED_BYTES = 1 << 20;
  * --optimize-for-size until one gives back under a MiB (~18 MB of heap per collection measured; BENCHMARKS.md).
  */
 export function collectGarbage(): void {
-  setFlagsFromString("--expose-gc");
-  const gc = runInNewContext("gc") as () => void;
-  gc();
+  fullGarbageCollection();
   setFlagsFromString("--optimize-for-size");
   try {
     for (let i = 0, before = Infinity; i < MAX_COMPACTIONS; i++) {
       const total = getHeapStatistics().total_heap_size;
       if (before - total < MIN_RELEASED_BYTES) break;
       before = total;
-      gc();
+      fullGarbageCollection();
     }
   } finally {
     setFlagsFromString("--no-optimize-for-size");
