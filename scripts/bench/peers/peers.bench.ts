@@ -1,4 +1,4 @@
-import type { ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import { isDeepStrictEqual } from "node:util";
 import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
@@ -49,6 +49,8 @@ export interface PeerResult {
   rows: PeerRow[];
   /** Bytes the bare server answered: the mean of the service's answers to this operation. */
   bareBytes: number;
+  /** CPU µs per call of the REST entry's operation alone, in process, without HTTP (hotpath.probe.ts); null: failed. */
+  operationUs: number | null;
 }
 
 interface Options {
@@ -274,12 +276,76 @@ export async function peerSection(input: PeerSectionInput): Promise<PeerSection>
         operation: op,
         rows: await comparePeers(op, servers, options),
         bareBytes: bytes[`/v1/${op.path}`]!,
+        operationUs: null,
       });
     }
+    // The operation alone, after the rounds (the servers idle): what every GraphQL server and REST pay in common.
+    const alone = operationAlone(input.env.MDG_SQLITE_PATH!, input.operations, options.log);
+    for (const r of results) r.operationUs = alone.get(r.operation.path) ?? null;
     return { results, ...report(results, options) };
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
   }
+}
+
+/**
+ * CPU µs per call of each REST entry's operation in process, without HTTP: the body through its zod schema, a fresh
+ * context, the jit-compiled operation, the response shape, every instrument cached (scripts/bench/hotpath.probe.ts,
+ * one call per turn of the event loop). A failed probe leaves its operations out of the breakdown, not the run.
+ */
+function operationAlone(
+  store: string,
+  operations: readonly PeerOperation[],
+  log: (msg: string) => void,
+): Map<string, number> {
+  const out = new Map<string, number>();
+  const probe = spawnSync(
+    process.execPath,
+    ["-r", "@swc-node/register", "scripts/bench/hotpath.probe.ts", store, ...operations.map((o) => o.path)],
+    { encoding: "utf8", env: { ...process.env, PROBE_CALLS: "20000" }, timeout: 600_000 },
+  );
+  for (const line of probe.stdout.split("\n")) {
+    const m = /^(\S+)\s+([\d.]+) µs CPU\/call/.exec(line);
+    if (m) out.set(m[1]!, Number(m[2]));
+  }
+  if (probe.status !== 0) log(`peers: the operation probe failed (${probe.status}): ${probe.stderr.slice(-500)}`);
+  return out;
+}
+
+/**
+ * Each server's CPU per request split into what the bare server pays (Node's HTTP: the socket's read and write,
+ * parsing, the request and response objects), the operation alone, and the rest: the door (routing, body, context
+ * and key, answer writing, and for our doors limits, metrics, request ids and the access log). The REST target is met
+ * only if REST's door costs at most `budget`; the floor is what REST would cost with a door of nothing.
+ */
+function breakdown(results: readonly PeerResult[]): string[] {
+  const t = PEER_TARGETS;
+  const lines = [
+    "**Where the CPU goes** (same run): each server's CPU µs per request less the bare server's (Node's HTTP, " +
+      "the socket's read and write) and less the operation alone in process (scripts/bench/hotpath.probe.ts: the " +
+      "body through the route's schema, a fresh context, the jit-compiled operation and the response shape, every " +
+      "instrument cached, no HTTP; run after the rounds) is its door: routing, body, context and key, answer " +
+      "writing, and for our doors the rate limit, metrics, request id, timeout and access log. The floor is REST " +
+      `with a door that costs nothing; the budgets are what our doors may cost to meet ≤ ${t.restToMercurius}× and ` +
+      `≤ ${fmt(t.graphqlToMercurius, 1)}× mercurius.`,
+    "",
+    "| operation | bare | operation alone | door: mercurius + fastify | door: our REST | door: our `/graphql` | " +
+      `floor ÷ mercurius | REST door budget (≤ ${t.restToMercurius}×) | \`/graphql\` door budget ` +
+      `(≤ ${fmt(t.graphqlToMercurius, 1)}×) |`,
+    "|---|---|---|---|---|---|---|---|---|",
+  ];
+  for (const r of results) {
+    const cpu = (kind: PeerServer["kind"]) => r.rows.find((x) => x.server.kind === kind)?.cpuUs;
+    const [bare, merc, rest, gql, op] = [cpu("bare"), cpu("mercurius"), cpu("rest"), cpu("graphql"), r.operationUs];
+    if (bare === undefined || merc === undefined || rest === undefined || gql === undefined || op === null) continue;
+    const door = (x: number) => fmt(x - bare - op);
+    lines.push(
+      `| ${r.operation.path} | ${fmt(bare)} | ${fmt(op, 1)} | ${door(merc)} | ${door(rest)} | ${door(gql)} ` +
+        `| ${fmt((bare + op) / merc, 2)} | ${fmt(t.restToMercurius * merc - bare - op)} ` +
+        `| ${fmt(t.graphqlToMercurius * merc - bare - op)} |`,
+    );
+  }
+  return lines;
 }
 
 function report(results: readonly PeerResult[], options: Options): { lines: string[]; misses: string[] } {
@@ -350,6 +416,7 @@ function report(results: readonly PeerResult[], options: Options): { lines: stri
       );
     }
   }
+  lines.push("", ...breakdown(results));
   lines.push(
     "",
     misses.length === 0
