@@ -181,7 +181,8 @@ export class RateLimiter {
   private policyHeader(key: KeyLimits, decision: LimitDecision): string {
     const memo = this.memos.get(key.keyId);
     const policy = memo?.policy;
-    if (policy !== undefined && policy.rate === key.ratePerMinute && policy.daily === key.dailyQuota) return policy.text;
+    if (policy !== undefined && policy.rate === key.ratePerMinute && policy.daily === key.dailyQuota)
+      return policy.text;
     const text = rateLimitPolicyHeader(decision);
     if (memo !== undefined) memo.policy = { rate: key.ratePerMinute, daily: key.dailyQuota, text };
     return text;
