@@ -177,7 +177,7 @@ export class RateLimiter {
     return memo;
   }
 
-  /** `RateLimit-Policy` of a key: its limits change only when the key is edited, so the text is kept while they hold. */
+  /** `RateLimit-Policy` of a key: its limits change only when the key is edited; the text is kept while they hold. */
   private policyHeader(key: KeyLimits, decision: LimitDecision): string {
     const memo = this.memos.get(key.keyId);
     const policy = memo?.policy;
