@@ -12,6 +12,7 @@ import type { Logger } from "pino";
 import type { ApiKeyService } from "./platform/auth/auth.service";
 import { InvalidArgumentError, NotFoundError } from "./platform/errors";
 import { sendJson } from "./http/http.send";
+import { releaseHeld } from "./http/http.held";
 import { BROTLI_OPTIONS, COMPRESS_MIN_BYTES, GZIP_OPTIONS } from "./http/http.compress";
 import type { AppDeps, Context } from "./context";
 import { graphiqlHandler } from "./http/graphql/graphiql";
@@ -232,6 +233,8 @@ export async function createApp(
     const requestId = essentials(req, res);
     if (cors?.(req, res, requestId)) return;
     if (restDoor(req, res, requestId) || gqlDoor(req, res, requestId)) return;
+    // Express and what runs behind it write answers their own way: the request id goes on the response now.
+    releaseHeld(res);
     (res as unknown as Response).locals = Object.assign(Object.create(null) as Record<string, unknown>, { requestId });
     app(req, res);
   };

@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { brotliCompress, constants, gzip, type BrotliOptions, type ZlibOptions } from "node:zlib";
+import { addHeld } from "./http.held";
 
 /**
  * Compression of the service's answers (REST, /graphql, /metrics,
@@ -121,6 +122,9 @@ export function varyAcceptEncoding(res: ServerResponse, headers: OutgoingHttpHea
  * (server.request-timeout.ts): were that answer ever large enough to
  * compress, it must still get out.
  *
+ * The fields held for the request (its id, its RateLimit fields: http.held.ts) join `headers` when the head is
+ * written, so an answer with nothing set on `res` before goes out in Node's one-object `writeHead`.
+ *
  * `headers` is the caller's to give away: it is completed in place, one object per answer.
  */
 export function sendBody(
@@ -137,6 +141,7 @@ export function sendBody(
   const head = varyAcceptEncoding(res, headers);
   if (encoding === null) {
     head["content-length"] = length;
+    addHeld(res, head);
     res.writeHead(status, head);
     res.end(body);
     return;
@@ -147,6 +152,7 @@ export function sendBody(
       if (res.headersSent || res.destroyed) return;
       head["content-encoding"] = encoding;
       head["content-length"] = encoded.length;
+      addHeld(res, head);
       writeHead.call(res, status, head);
       (end as (chunk: Buffer) => void).call(res, encoded);
     },
@@ -154,6 +160,7 @@ export function sendBody(
       // zlib failing on a buffer in memory is not expected; the plain answer is still right.
       if (res.headersSent || res.destroyed) return;
       head["content-length"] = length;
+      addHeld(res, head);
       writeHead.call(res, status, head);
       (end as (chunk: Buffer | string) => void).call(res, body);
     },

@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import type { ApiKeyService } from "../../platform/auth/auth.service";
 import { AppError } from "../../platform/errors";
 import { sendBody } from "../http.compress";
+import { releaseHeld } from "../http.held";
 import { sendJson, splitUrl } from "../http.send";
 import { createContext, type AppDeps, type Context } from "../../context";
 import { readPlain, plainSmallBody } from "../rest/rest.body-reader";
@@ -136,6 +137,8 @@ async function write(res: ServerResponse, answer: HTTPGraphQLResponse): Promise<
   // An incremental answer (multipart, each part due as soon as it is ready) goes as it is: a compressor would hold
   // parts back until it had enough to emit.
   res.statusCode = answer.status ?? 200;
+  // Not written by sendBody: the request id held for the answer goes on the response before the first part.
+  releaseHeld(res);
   for await (const chunk of answer.body.asyncIterator) res.write(chunk);
   res.end();
 }

@@ -50,13 +50,35 @@ export function jsonBodyReader(limitBytes: number): JsonBodyReader {
     req.body = buf;
     return parseJson(buf);
   };
+  /**
+   * The body once the bytes Node has already received are parsed. Node runs the door as soon as a request's headers
+   * are parsed, and the body that came in the same packet is parsed only after the door (and the microtasks it
+   * queued) returned: `now` finds it there at the next check phase of the event loop. One immediate and one promise
+   * cost less than the stream's listeners and flowing mode (`readPlain`), which read whatever has not arrived by
+   * then.
+   */
+  readJsonBody.soon = (req: WithBody, res: ServerResponse): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      setImmediate(() => {
+        let parsed: unknown;
+        try {
+          parsed = readJsonBody.now(req);
+        } catch (e) {
+          reject(e);
+          return;
+        }
+        if (parsed !== undefined) resolve(parsed);
+        else readJsonBody(req, res).then(resolve, reject);
+      });
+    });
   return readJsonBody;
 }
 
-/** Reads and parses a request body: `now` when it is all there, the promise otherwise. */
+/** Reads and parses a request body: `now` when it is all there, a promise otherwise (`soon`: the same, cheaper). */
 export interface JsonBodyReader {
   (req: IncomingMessage, res: ServerResponse): Promise<unknown>;
   now(req: IncomingMessage): unknown;
+  soon(req: IncomingMessage, res: ServerResponse): Promise<unknown>;
 }
 
 function unreadable(type: string): InvalidArgumentError {

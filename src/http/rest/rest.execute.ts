@@ -1,4 +1,4 @@
-import { validate, type DocumentNode, type GraphQLSchema } from "graphql";
+import { validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from "graphql";
 import type { Context } from "../../context";
 import { compiledOperation, executeCompiled } from "../graphql/graphql.compiled";
 import type { ApiVersion, RouteEntry } from "./rest.route";
@@ -19,9 +19,23 @@ export function assertOperationsValid(schema: GraphQLSchema, routes: readonly Ro
 /**
  * Runs a route's operation, compiled once by graphql-jit, against the schema
  * with the request's context (no parsing, printing, hashing or re-validation
- * per call). The first error, if any, is thrown for the one error mapping to
- * handle.
+ * per call). The first error, if any, is thrown (or the promise rejects with
+ * it) for the one error mapping to handle. A promise only when the operation
+ * is still running after the call: the door awaits nothing it need not.
  */
+export function executeRouteNow(
+  schema: GraphQLSchema,
+  entry: RouteEntry,
+  variables: Record<string, unknown>,
+  ctx: Context,
+  version: ApiVersion,
+): unknown {
+  const result = executeCompiled(schema, entry.operation as DocumentNode, ctx, variables);
+  if (result instanceof Promise) return result.then((r) => routeData(r, entry, version));
+  return routeData(result, entry, version);
+}
+
+/** `executeRouteNow` as a promise always, errors included (bulk settles many at once). */
 export async function executeRoute(
   schema: GraphQLSchema,
   entry: RouteEntry,
@@ -29,7 +43,10 @@ export async function executeRoute(
   ctx: Context,
   version: ApiVersion,
 ): Promise<unknown> {
-  const result = await executeCompiled(schema, entry.operation as DocumentNode, ctx, variables);
+  return executeRouteNow(schema, entry, variables, ctx, version);
+}
+
+function routeData(result: ExecutionResult, entry: RouteEntry, version: ApiVersion): unknown {
   if (result.errors?.length) throw result.errors[0];
   return entry.shape(result.data as never, version);
 }

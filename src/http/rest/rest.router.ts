@@ -5,15 +5,17 @@ import { requireScope } from "../../platform/auth/auth.scope-of";
 import { bulkRoute } from "../bulk/bulk.routes";
 import type { ApiKeyService } from "../../platform/auth/auth.service";
 import { EndpointRemovedError, NotFoundError } from "../../platform/errors";
-import { sendJson, splitUrl } from "../http.send";
+import { sendJson, urlPath } from "../http.send";
 import { createContext, type AppDeps } from "../../context";
 import { BULK_PATH, restCost } from "../../platform/quotas/quota.cost";
 import type { LimitDecision } from "../../platform/quotas/quota.types";
+import type { HeaderSink } from "../../platform/quotas/quota.service";
+import { heldHeaders } from "../http.held";
 import { RestAdmission } from "./rest.admission";
 import { parseBody } from "./rest.body";
 import { jsonBodyReader } from "./rest.body-reader";
 import { mapError } from "./rest.errors";
-import { assertOperationsValid, executeRoute } from "./rest.execute";
+import { assertOperationsValid, executeRouteNow } from "./rest.execute";
 import { rateLimitHeaders } from "../../platform/quotas/quota.headers";
 import type { ApiVersion, HandlerRoute, HttpMethod, RouteEntry } from "./rest.route";
 import { SERVICE_ROUTES } from "../../domains/status/status.routes";
@@ -56,6 +58,8 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
     const path = plainSubpath(subpath) ? subpath.slice(1) : subpath.replace(/^\/+|\/+$/g, "");
     const entry = byPath.get(path);
     const headers = versionHeaders(version, path, entry?.replacement);
+    // The RateLimit fields are held with the request id for the answer's one writeHead (http.held.ts).
+    const limitFields: HeaderSink = heldHeaders(res) ?? res;
     let charged: { decision: LimitDecision; units: number } | undefined;
     try {
       // The key first, even for a path that does not exist, so paths cannot be probed without one (spec section 5).
@@ -81,20 +85,21 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
       let raw: unknown;
       try {
         // Parsed JSON is never undefined: undefined says the body is still to be read.
-        raw = readBody.now(req) ?? (await readBody(req, res));
+        raw = readBody.now(req) ?? (await readBody.soon(req, res));
       } catch (e) {
-        if (counted) await deps.rateLimiter?.charge(principal, 1, res);
+        if (counted) await deps.rateLimiter?.charge(principal, 1, limitFields);
         throw e;
       }
       let limits: LimitDecision | null = null;
       if (counted) {
         const units = restCost(path, raw, deps.config.sizes.bulkMaxSymbols);
-        const decision = await deps.rateLimiter?.charge(principal, units, res);
+        const charging = deps.rateLimiter?.chargeNow(principal, units, limitFields);
+        const decision = charging instanceof Promise ? await charging : charging;
         if (decision) charged = { decision, units };
         limits = decision ?? null;
       } else if (deps.rateLimiter) {
         limits = await deps.rateLimiter.peek(principal);
-        for (const [name, value] of Object.entries(rateLimitHeaders(limits))) res.setHeader(name, value);
+        for (const [name, value] of Object.entries(rateLimitHeaders(limits))) limitFields.setHeader(name, value);
       }
       const variables = parseBody(entry.body, raw);
       let data: unknown;
@@ -103,14 +108,15 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
         // A long range makes a call heavy: it takes one of the key's heavy slots while it runs (rest.admission.ts).
         const release = admission.admitSingle(entry, variables as Record<string, unknown>, ctx);
         try {
-          data = await executeRoute(schema, entry, variables as Record<string, unknown>, ctx, version);
+          data = executeRouteNow(schema, entry, variables as Record<string, unknown>, ctx, version);
+          if (data instanceof Promise) data = await data;
         } finally {
           release?.();
         }
       }
       // Bulk items refused for their scope (a quote of a crypto pair with a stock-only key) count nothing either.
       const refused = charged && path === BULK_PATH ? scopeRefusedItems(data) : 0;
-      if (refused > 0) await deps.rateLimiter!.giveBack(charged!.decision, refused, res);
+      if (refused > 0) await deps.rateLimiter!.giveBack(charged!.decision, refused, limitFields);
       // Gateway mode: an answer the upstream could not refresh says so, with the age of its oldest part.
       const staleAge = ctx.freshness.staleAgeSeconds;
       sendJson(res, 200, data, staleAge === null ? headers : { ...headers, ...staleHeaders(staleAge) });
@@ -118,7 +124,7 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
       const mapped = mapError(e, requestId);
       // A scope known only once the security was looked up (quote, candle): the refused call counts nothing.
       if (charged && mapped.body.code === "FORBIDDEN") {
-        await deps.rateLimiter!.giveBack(charged.decision, charged.units, res);
+        await deps.rateLimiter!.giveBack(charged.decision, charged.units, limitFields);
       }
       if (mapped.internal)
         logger.error({ err: mapped.internal, requestId, path: `/${version}${subpath}` }, "request failed");
@@ -129,7 +135,7 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
   // A prefix match, not an Express Router: this is the hot path, and a Router's mount-path rewriting costs more than
   // the match. Same paths as `router.use("/v0")`: case-insensitive, the query string ignored.
   return function restDoor(req, res, requestId) {
-    const pathname = splitUrl(req).path;
+    const pathname = urlPath(req);
     const m = VERSION_PREFIX.exec(pathname);
     if (!m) return false;
     handle(m[1] === "0" ? "v0" : "v1", pathname.slice(3), req, res, requestId).catch((e: unknown) => {

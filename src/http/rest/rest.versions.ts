@@ -4,9 +4,16 @@ import type { ApiVersion } from "./rest.route";
 export const V0_DEPRECATION = "@1735689599";
 export const V0_SUNSET = "Tue, 31 Dec 2024 23:59:59 GMT";
 
-/** `successor` is where a removed endpoint's replacement lives (`/v1/candle` for stock candles). */
-export function versionHeaders(version: ApiVersion, path: string, successor?: string): Record<string, string> {
-  if (version !== "v0") return {};
+/**
+ * `successor` is where a removed endpoint's replacement lives (`/v1/candle` for stock candles). Undefined for /v1,
+ * which has none: no object per call on the hot path.
+ */
+export function versionHeaders(
+  version: ApiVersion,
+  path: string,
+  successor?: string,
+): Record<string, string> | undefined {
+  if (version !== "v0") return undefined;
   return {
     deprecation: V0_DEPRECATION,
     sunset: V0_SUNSET,

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ForbiddenError } from "../../platform/errors";
+import { releaseHeld } from "../http.held";
 import { sendJson, splitUrl } from "../http.send";
 import { mapError } from "../rest/rest.errors";
 
@@ -65,6 +66,8 @@ export function corsHandler(origins: "*" | readonly string[]): CorsHandler | nul
         sendJson(res, 403, mapError(refusal, requestId).body);
         return true;
       }
+      // Written here, not by sendBody: the request id held for the answer goes on the response first.
+      releaseHeld(res);
       res.writeHead(200, {
         "access-control-allow-origin": allowOrigin(origin),
         "access-control-allow-methods": ALLOW_METHODS,

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
+import { HeldHeaders, holdHeaders } from "../http.held";
 import type { RequestObserver } from "../../platform/metrics/metrics.http";
 import { answerTimeout } from "./server.request-timeout";
 
@@ -14,14 +15,22 @@ export interface EssentialsOptions {
   observe: RequestObserver | null;
 }
 
-/** One request in flight, in the order requests began (so also in the order of their deadlines). */
-interface InFlight {
-  req: IncomingMessage;
-  res: ServerResponse;
-  requestId: string;
-  started: number;
-  prev: InFlight | null;
-  next: InFlight | null;
+/**
+ * One request in flight, in the order requests began (so also in the order of their deadlines); also the header
+ * fields its answer carries (http.held.ts), so a request costs one object here.
+ */
+class InFlight extends HeldHeaders {
+  next: InFlight | null = null;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    requestId: string,
+    readonly started: number,
+    public prev: InFlight | null,
+  ) {
+    super(requestId);
+  }
 }
 
 const IN_FLIGHT = Symbol("mdg.inFlight");
@@ -30,9 +39,9 @@ type Tracked = ServerResponse & { [IN_FLIGHT]?: InFlight };
 /**
  * What every request gets before any door sees it, REST, /graphql or the
  * rest: a request id (a sane incoming `x-request-id` is kept so traces line
- * up across hops) on the response, the timeout that answers for a stuck
- * handler, and one `close` hook that ends its watch and records the answer.
- * Returns the request id.
+ * up across hops) held for its answer (http.held.ts), the timeout that
+ * answers for a stuck handler, and one `close` hook that ends its watch and
+ * records the answer. Returns the request id.
  *
  * Every request has the same timeout, so deadlines come in the order requests
  * began: one list in that order and one timer armed for the oldest replace a
@@ -88,9 +97,9 @@ export function requestEssentials({
   return (req, res) => {
     const incoming = req.headers["x-request-id"];
     const requestId = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    res.setHeader("x-request-id", requestId);
     const started = performance.now();
-    const f: InFlight = { req, res, requestId, started, prev: newest, next: null };
+    const f = new InFlight(req, res, requestId, started, newest);
+    holdHeaders(res, f);
     if (newest) newest.next = f;
     else oldest = f;
     newest = f;

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import type { Logger } from "pino";
 import { sendBody } from "../../http/http.compress";
-import { splitUrl } from "../../http/http.send";
+import { urlPath } from "../../http/http.send";
 import type { Metrics } from "./metrics";
 
 /** Paths of the service outside the REST table, labelled as themselves. */
@@ -51,10 +51,19 @@ export type RequestObserver = (req: IncomingMessage, res: ServerResponse, reques
 export function requestObserver({ metrics, logger, label }: ObserverOptions): RequestObserver | null {
   const log = logger.isLevelEnabled("info");
   if (!metrics && !log) return null;
+  // Each (route, status)'s series resolved once: a label object and a series key per request cost more than the rest.
+  const series = new Map<string, Map<number, (seconds: number) => void>>();
+  const observeHttp = (route: string, status: number, seconds: number) => {
+    let byStatus = series.get(route);
+    if (byStatus === undefined) series.set(route, (byStatus = new Map()));
+    let observe = byStatus.get(status);
+    if (observe === undefined) byStatus.set(status, (observe = metrics!.httpSeries(route, status)));
+    observe(seconds);
+  };
   return (req, res, requestId, ms) => {
-    const { path } = splitUrl(req);
+    const path = urlPath(req);
     const route = label(path);
-    metrics?.observeHttp(route, res.statusCode, ms / 1000);
+    if (metrics) observeHttp(route, res.statusCode, ms / 1000);
     if (log) {
       logger.info(
         { requestId, method: req.method, route, path, status: res.statusCode, ms: Math.round(ms * 1000) / 1000 },

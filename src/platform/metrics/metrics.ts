@@ -195,6 +195,11 @@ export class Metrics {
     this.httpDuration.observe({ route, status: String(status) }, seconds);
   }
 
+  /** `observeHttp` of one route and status, for a caller that keeps it (the same series every time). */
+  httpSeries(route: string, status: number): (seconds: number) => void {
+    return this.httpDuration.child({ route, status: String(status) });
+  }
+
   /** The label of a GraphQL operation name: bounded in number and in spelling. */
   operationLabel(name: string | null | undefined): string {
     if (!name) return "anonymous";

@@ -69,6 +69,8 @@ export class RateLimiter {
 
   /** No Redis: every count is in this process's memory. */
   private readonly memoryOnly: boolean;
+  /** Per key id: its counters' names in the current windows and its policy field (`counterNames`). */
+  private readonly memos = new Map<string, KeyMemo>();
 
   /** Counts `cost` units against the key if both its rate and its quota allow them all; otherwise counts nothing. */
   async consume(key: KeyLimits, cost: number): Promise<LimitDecision> {
@@ -145,11 +147,10 @@ export class RateLimiter {
     const day = Math.floor(now / DAY_MS);
     const minuteEnd = (minute + 1) * MINUTE_MS;
     const dayEnd = (day + 1) * DAY_MS;
-    // The braces are a Redis Cluster hash tag: both counters of a key live on one node, as the script needs.
-    const base = `${this.prefix}rl:{${key.keyId}}`;
+    const names = this.counterNames(key, minute, day);
     const request = {
-      minuteKey: `${base}:m:${minute}`,
-      dayKey: `${base}:d:${day}`,
+      minuteKey: names.minuteKey,
+      dayKey: names.dayKey,
       cost: units,
       minuteLimit: key.ratePerMinute,
       dayLimit: key.dailyQuota,
@@ -157,6 +158,34 @@ export class RateLimiter {
       dayTtlMs: dayEnd - now + 1_000,
     };
     return { request, minuteEnd, dayEnd, now };
+  }
+
+  /**
+   * The counters' names of a key in this minute and day, and its RateLimit-Policy field, built once per key and
+   * window rather than per call: the same string each call also keeps its hash, so the counters' map does not hash
+   * a fresh string twice a request.
+   */
+  private counterNames(key: KeyLimits, minute: number, day: number): KeyMemo {
+    let memo = this.memos.get(key.keyId);
+    if (memo === undefined || memo.minute !== minute || memo.day !== day) {
+      // The braces are a Redis Cluster hash tag: both counters of a key live on one node, as the script needs.
+      const base = `${this.prefix}rl:{${key.keyId}}`;
+      if (memo === undefined && this.memos.size >= MEMOS_MAX) this.memos.clear();
+      memo = { minute, day, minuteKey: `${base}:m:${minute}`, dayKey: `${base}:d:${day}`, policy: memo?.policy };
+      this.memos.set(key.keyId, memo);
+    }
+    return memo;
+  }
+
+  /** `RateLimit-Policy` of a key: its limits change only when the key is edited; the text is kept while they hold. */
+  private policyHeader(key: KeyLimits, decision: LimitDecision): string {
+    const memo = this.memos.get(key.keyId);
+    const policy = memo?.policy;
+    if (policy !== undefined && policy.rate === key.ratePerMinute && policy.daily === key.dailyQuota)
+      return policy.text;
+    const text = rateLimitPolicyHeader(decision);
+    if (memo !== undefined) memo.policy = { rate: key.ratePerMinute, daily: key.dailyQuota, text };
+    return text;
   }
 
   /** Reads the counters where `count` would count them; a failing Redis is read around as `count` does. */
@@ -177,7 +206,20 @@ export class RateLimiter {
    */
   async charge(key: KeyLimits, cost: number, res: HeaderSink): Promise<LimitDecision> {
     const decision = this.memoryOnly ? this.consumeInMemory(key, cost) : await this.consumeCounted(key, cost);
-    res.setHeader("ratelimit-policy", rateLimitPolicyHeader(decision));
+    return this.charged(key, decision, cost, res);
+  }
+
+  /**
+   * `charge` without a promise when counting in memory (no Redis): the REST door's hot path awaits nothing then.
+   * Throws where `charge` rejects.
+   */
+  chargeNow(key: KeyLimits, cost: number, res: HeaderSink): LimitDecision | Promise<LimitDecision> {
+    if (!this.memoryOnly) return this.charge(key, cost, res);
+    return this.charged(key, this.consumeInMemory(key, cost), cost, res);
+  }
+
+  private charged(key: KeyLimits, decision: LimitDecision, cost: number, res: HeaderSink): LimitDecision {
+    res.setHeader("ratelimit-policy", this.policyHeader(key, decision));
     res.setHeader("ratelimit", rateLimitHeader(decision));
     if (!decision.allowed) throw quotaError(decision, Math.max(1, Math.ceil(cost)));
     return decision;
@@ -270,6 +312,17 @@ export class RateLimiter {
     }
   }
 }
+
+interface KeyMemo {
+  minute: number;
+  day: number;
+  minuteKey: string;
+  dayKey: string;
+  policy: { rate: number; daily: number; text: string } | undefined;
+}
+
+/** Keys remembered by `counterNames` at most; past it the memo starts over (only a cost, never a wrong count). */
+const MEMOS_MAX = 10_000;
 
 function policy(name: PolicyName, quota: number, windowSeconds: number, used: number, msLeft: number): PolicyState {
   return {
