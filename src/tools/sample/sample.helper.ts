@@ -206,11 +206,17 @@ function startHelper(job: HelperJob): Worker {
   });
 }
 
-/** A build's helper thread, under way from construction: the stored bars (when given a file), then quote-only paths. */
+/**
+ * A build's helper thread: its quote-only paths are packed with `add` (in listing-id order), then `start` runs it on
+ * the stored bars (when given a file) and those paths. The build starts it once the plans it was packed from are
+ * collected, so the new thread's memory does not stack on theirs.
+ */
 export class BuildHelper {
   private readonly job: QuoteJob;
-  private readonly listingIds: number[];
-  private readonly ids: Set<number>;
+  private readonly packed: Float64Array;
+  /** The packed paths' listing ids, ascending (searched by `has`). */
+  private readonly listingIds: Int32Array;
+  private added = 0;
   private worker: Worker | null = null;
 
   private readonly bars: BarsJob | null;
@@ -219,11 +225,10 @@ export class BuildHelper {
     seed: number,
     historyStart: number,
     anchorDay: number,
-    rows: readonly SeriesRow[],
-    helper: boolean,
+    count: number,
+    private readonly helper: boolean,
     bars: Omit<BarsJob, "control"> | null,
   ) {
-    const count = rows.length;
     this.job = {
       seed,
       historyStart,
@@ -233,22 +238,37 @@ export class BuildHelper {
       quotes: new SharedArrayBuffer(Math.max(1, count * QUOTE_WIDTH) * 8),
       control: new SharedArrayBuffer((count + 1) * 4),
     };
-    const packed = new Float64Array(this.job.rows);
-    rows.forEach((r, i) => packRow(packed, i, r));
-    this.listingIds = rows.map((r) => r.listingId);
-    this.ids = new Set(this.listingIds);
+    this.packed = new Float64Array(this.job.rows);
+    this.listingIds = new Int32Array(count);
     this.bars = helper && bars ? { ...bars, control: new SharedArrayBuffer(8) } : null;
     if (this.bars) rmSync(this.bars.file, { force: true });
-    if (helper && (count > 0 || this.bars)) {
-      try {
-        this.worker = startHelper({ bars: this.bars, quotes: this.job });
-        // An error in the helper only leaves its paths to the build thread; it must not end the process.
-        this.worker.on("error", () => undefined);
-        this.worker.unref();
-      } catch {
-        this.worker = null;
-      }
+  }
+
+  /** Packs the next quote-only path (listing ids ascending, `count` of them in all). */
+  add(row: SeriesRow): void {
+    const i = this.added;
+    if (i >= this.job.count) throw new Error(`the helper was sized for ${this.job.count} paths`);
+    if (i > 0 && row.listingId <= (this.listingIds[i - 1] as number))
+      throw new Error(`listing ${row.listingId}: the helper's paths must come in listing-id order`);
+    packRow(this.packed, i, row);
+    this.listingIds[i] = row.listingId;
+    this.added = i + 1;
+  }
+
+  /** Starts the helper thread on every path added (none: the build runs them all itself). */
+  start(): void {
+    if (this.added !== this.job.count) throw new Error(`the helper has ${this.added} of ${this.job.count} paths`);
+    if (!this.helper || (this.job.count === 0 && !this.bars)) return;
+    try {
+      this.worker = startHelper({ bars: this.bars, quotes: this.job });
+      // An error in the helper only leaves its paths to the build thread; it must not end the process.
+      this.worker.on("error", () => undefined);
+      this.worker.unref();
+    } catch {
+      this.worker = null;
     }
+    // The thread has its own copy of the stored paths (workerData is cloned).
+    if (this.bars) this.bars.paths = [];
   }
 
   /** Whether the helper was given the stored paths' bars (the build then only runs them for their quotes). */
@@ -286,7 +306,17 @@ export class BuildHelper {
 
   /** Whether this listing's quote comes from here. */
   has(listingId: number): boolean {
-    return this.ids.has(listingId);
+    const ids = this.listingIds;
+    let lo = 0;
+    let hi = ids.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = ids[mid] as number;
+      if (at === listingId) return true;
+      if (at < listingId) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return false;
   }
 
   /** Every quote, by listing id: runs what the helper has not taken, then waits for what it has. */
