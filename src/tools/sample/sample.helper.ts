@@ -6,6 +6,7 @@ import { generateFx } from "./sample.forex";
 import { BatchInserter, BUILD_CACHE_KIB, BUILD_THREAD_LIMITS } from "./sample.insert";
 import { BarSimulator, type QuoteStats, type RowWriter } from "./sample.prices";
 import { Random } from "./sample.random";
+import { memprobe } from "./sample.store";
 import { SeriesCalendar, type SeriesRow } from "./sample.series";
 
 /**
@@ -82,14 +83,17 @@ export function runBarsJob(job: BarsJob, seed: number, historyStart: number, anc
           spec.fxQuote = p.fxQuote;
         }
         sim.run(spec, bars.fork(spec.stream), daily, intraday);
-        Atomics.add(control, 1, 1);
+        if (Atomics.add(control, 1, 1) % 400 === 0) memprobe("helper-bars");
       }
       daily.flush();
       intraday.flush();
+      memprobe("helper-bars-flushed");
       db.exec("COMMIT");
+      memprobe("helper-bars-committed");
     } finally {
       db.close();
     }
+    memprobe("helper-bars-closed");
     Atomics.store(control, 0, 1);
   } catch {
     Atomics.store(control, 0, 2);
@@ -103,13 +107,28 @@ export interface QuoteJob {
   historyStart: number;
   anchorDay: number;
   count: number;
-  rows: SharedArrayBuffer;
-  quotes: SharedArrayBuffer;
+  /** A buffer per number of a packed row (ROW_WIDTH of them), a path per index. */
+  rows: SharedArrayBuffer[];
+  /** A buffer per number of a quote (QUOTE_WIDTH of them), a path per index. */
+  quotes: SharedArrayBuffer[];
   /** Int32: [next path to take, then one done flag per path]. */
   control: SharedArrayBuffer;
 }
 
-function packRow(out: Float64Array, at: number, r: SeriesRow): void {
+/**
+ * Buffers of `count` numbers, `width` of them. One per number rather than one for all: glibc raises its mmap and
+ * trim thresholds to the size of the largest block it unmaps, and a 10 MB one left ~30 MiB of freed memory resident
+ * in the threads' arenas for the service's start (BENCHMARKS.md, "Sample build memory", fourth round).
+ */
+function sharedColumns(width: number, count: number): SharedArrayBuffer[] {
+  return Array.from({ length: width }, () => new SharedArrayBuffer(Math.max(1, count) * 8));
+}
+
+function views(buffers: readonly SharedArrayBuffer[]): Float64Array[] {
+  return buffers.map((b) => new Float64Array(b));
+}
+
+function packRow(out: readonly Float64Array[], at: number, r: SeriesRow): void {
   const values = [
     r.listingId,
     r.stream,
@@ -131,11 +150,12 @@ function packRow(out: Float64Array, at: number, r: SeriesRow): void {
     r.sessionStart,
     r.closeSecond,
   ];
-  out.set(values, at * ROW_WIDTH);
+  if (values.length !== ROW_WIDTH) throw new Error(`a packed row has ${ROW_WIDTH} numbers`);
+  for (let k = 0; k < ROW_WIDTH; k++) (out[k] as Float64Array)[at] = values[k] as number;
 }
 
-function unpackRow(rows: Float64Array, i: number): SeriesRow {
-  const x = (k: number) => rows[i * ROW_WIDTH + k] as number;
+function unpackRow(rows: readonly Float64Array[], i: number): SeriesRow {
+  const x = (k: number) => (rows[k] as Float64Array)[i] as number;
   return {
     listingId: x(0),
     stream: x(1),
@@ -165,8 +185,8 @@ const orNull = (v: number) => (Number.isNaN(v) ? null : v);
 
 /** Runs the paths of a job from its shared counter until none is left (both threads run this). */
 export function runQuoteJob(job: QuoteJob): void {
-  const rows = new Float64Array(job.rows);
-  const quotes = new Float64Array(job.quotes);
+  const rows = views(job.rows);
+  const quotes = views(job.quotes);
   const control = new Int32Array(job.control);
   const calendar = new SeriesCalendar(job.seed, job.historyStart, job.anchorDay);
   const sim = new BarSimulator(calendar.allDays.length, null);
@@ -175,10 +195,8 @@ export function runQuoteJob(job: QuoteJob): void {
     const i = Atomics.add(control, 0, 1);
     if (i >= job.count) return;
     const q = quoteOf(calendar, sim, bars, unpackRow(rows, i));
-    quotes.set(
-      [q.t, q.o, q.h, q.l, q.c, q.pc, q.v, nullable(q.ma50), nullable(q.ma200), nullable(q.avgVolume)],
-      i * QUOTE_WIDTH,
-    );
+    const fields = [q.t, q.o, q.h, q.l, q.c, q.pc, q.v, nullable(q.ma50), nullable(q.ma200), nullable(q.avgVolume)];
+    for (let k = 0; k < QUOTE_WIDTH; k++) (quotes[k] as Float64Array)[i] = fields[k] as number;
     Atomics.store(control, 1 + i, 1);
     Atomics.notify(control, 1 + i);
   }
@@ -213,7 +231,7 @@ function startHelper(job: HelperJob): Worker {
  */
 export class BuildHelper {
   private readonly job: QuoteJob;
-  private readonly packed: Float64Array;
+  private readonly packed: Float64Array[];
   /** The packed paths' listing ids, ascending (searched by `has`). */
   private readonly listingIds: Int32Array;
   private added = 0;
@@ -234,11 +252,11 @@ export class BuildHelper {
       historyStart,
       anchorDay,
       count,
-      rows: new SharedArrayBuffer(Math.max(1, count * ROW_WIDTH) * 8),
-      quotes: new SharedArrayBuffer(Math.max(1, count * QUOTE_WIDTH) * 8),
+      rows: sharedColumns(ROW_WIDTH, count),
+      quotes: sharedColumns(QUOTE_WIDTH, count),
       control: new SharedArrayBuffer((count + 1) * 4),
     };
-    this.packed = new Float64Array(this.job.rows);
+    this.packed = views(this.job.rows);
     this.listingIds = new Int32Array(count);
     this.bars = helper && bars ? { ...bars, control: new SharedArrayBuffer(8) } : null;
     if (this.bars) rmSync(this.bars.file, { force: true });
@@ -324,9 +342,9 @@ export class BuildHelper {
     const job = this.job;
     runQuoteJob(job);
     const control = new Int32Array(job.control);
-    const quotes = new Float64Array(job.quotes);
+    const quotes = views(job.quotes);
     let fallback: { calendar: SeriesCalendar; sim: BarSimulator; bars: Random } | null = null;
-    const rows = new Float64Array(job.rows);
+    const rows = views(job.rows);
     for (let i = 0; i < job.count; i++) {
       if (Atomics.load(control, 1 + i) !== 1 && Atomics.wait(control, 1 + i, 0, STALL_MS) === "timed-out") {
         if (Atomics.load(control, 1 + i) !== 1) {
@@ -344,8 +362,7 @@ export class BuildHelper {
           continue;
         }
       }
-      const b = i * QUOTE_WIDTH;
-      const at = (k: number) => quotes[b + k] as number;
+      const at = (k: number) => (quotes[k] as Float64Array)[i] as number;
       into.set(this.listingIds[i] as number, {
         t: at(0),
         o: at(1),

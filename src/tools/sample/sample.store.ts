@@ -25,7 +25,7 @@ export function memprobe(tag: string): void {
   const m = process.memoryUsage();
   const st = require("node:fs").readFileSync("/proc/self/status", "utf8") as string;
   const g = (k: string) => Math.round(Number(new RegExp(k + ":\\s+(\\d+)").exec(st)?.[1]) / 1024);
-  process.stderr.write(`PROBE ${(performance.now() / 1000).toFixed(1)} ${tag} rss=${g("VmRSS")} hwm=${g("VmHWM")} heapT=${(m.heapTotal / 1048576).toFixed(0)} heapU=${(m.heapUsed / 1048576).toFixed(0)} ext=${(m.external / 1048576).toFixed(0)} ab=${(m.arrayBuffers / 1048576).toFixed(0)}\n`);
+  require("node:fs").writeSync(2, `PROBE ${(performance.now() / 1000).toFixed(1)} ${tag} rss=${g("VmRSS")} hwm=${g("VmHWM")} heapT=${(m.heapTotal / 1048576).toFixed(0)} heapU=${(m.heapUsed / 1048576).toFixed(0)} ext=${(m.external / 1048576).toFixed(0)} ab=${(m.arrayBuffers / 1048576).toFixed(0)}\n`);
 }
 
 class SqliteSink implements SampleSink {
