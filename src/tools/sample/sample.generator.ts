@@ -429,13 +429,17 @@ export class SampleGenerator {
     this.writeFx(sink);
     // Financials first: the securities rows carry their trailing totals (keys are checked once, at the end).
     this.writeFinancials(sink);
+    // The corporate actions next: the financials were the last to read them, so their plans (~15 MB) go before the
+    // holdings are written, where the build's heap peaked.
+    this.writeCorporateActions(sink);
+    this.splits.clear();
+    this.dividends.clear();
     this.writeSecurities(sink);
     this.writeEtfs(sink);
     for (const e of this.etfs) e.holdings = HoldingSet.EMPTY;
     this.writeFunds(sink);
     for (const f of this.funds) f.holdings = HoldingSet.EMPTY;
     this.compact();
-    this.writeCorporateActions(sink);
     this.writeIndices(sink);
     memprobe("pre-release");
     this.release();
