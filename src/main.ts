@@ -8,7 +8,6 @@ import type { SearchIndexReader } from "./domains/search/search.live";
 import { type EarlyServer, listenEarly } from "./http/server/server.startup";
 import type { ChangeNotice } from "./sources/source.changes";
 import { openSources } from "./sources/source.factory";
-import { memprobe } from "./tools/sample/sample.store";
 
 /**
  * The service's modules (GraphQL schema, Apollo, the REST routes, the search index), loaded only once the store is
@@ -59,8 +58,6 @@ async function openService(config: Config, logger: Logger, early: EarlyServer, s
   early.setPhase("building");
   // MDG_DATA_SOURCE picks the sources (src/sources/source.factory.ts); SQLite builds the sample data set when missing.
   const sources = await openSources(config, { log: (msg: string) => logger.info(msg), signal, logger });
-  memprobe("main-opened");
-  if (process.env.MDG_MEMPROBE) require("node:fs").writeFileSync(`/tmp/mem3/smaps-opened-${process.env.MDG_MEMPROBE}`, require("node:fs").readFileSync("/proc/self/smaps"));
   // A store build sets its own heap growth for its thread and puts V8's default back when done (sample.memory.ts).
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   if (sources.sampleBuilt) logger.info(sources.sampleBuilt, "built the generated sample data set");
@@ -70,7 +67,6 @@ async function openService(config: Config, logger: Logger, early: EarlyServer, s
     signal.throwIfAborted();
     const { createApp, ensureDevKey, ApiKeyService, systemClock, SearchIndex, LiveSearchIndex } =
       await loadServiceModules();
-    memprobe("main-modules");
     const started = Date.now();
     // A store other processes write: the index follows its change notices (new, renamed, removed securities),
     // those committed while it is built included (applied again if the build saw them: no harm).
@@ -78,7 +74,6 @@ async function openService(config: Config, logger: Logger, early: EarlyServer, s
     const meanwhile: ChangeNotice[] = [];
     sources.changes?.subscribe((notice) => (live ? live.apply(notice) : void meanwhile.push(notice)));
     // Gateway mode indexes nothing: the upstream searches itself.
-    // The index's build makes garbage fast while little of its heap lives: a tight heap for it (~20 MiB of peak RSS).
     setFlagsFromString(`--heap-growing-percent=${INDEX_HEAP_GROWING_PERCENT}`);
     let built: InstanceType<typeof SearchIndex>;
     try {
@@ -93,11 +88,9 @@ async function openService(config: Config, logger: Logger, early: EarlyServer, s
       for (const notice of meanwhile) await following.apply(notice);
       searchIndex = live = following;
     }
-    memprobe("main-index");
     // Building the index leaves about 90 MB of garbage that V8 would otherwise keep as heap for a long while.
     fullGarbageCollection();
     signal.throwIfAborted();
-    memprobe("main-gc");
 
     const { answers, metricsRegistry, upstreamState } = sources;
     const deps = { config, source, clock: systemClock, searchIndex, answers, metricsRegistry, upstreamState };
@@ -105,7 +98,6 @@ async function openService(config: Config, logger: Logger, early: EarlyServer, s
     // A first start with no key at all gets a local development key in data/dev-key (never in production).
     await ensureDevKey(config, apiKeys, logger);
     const { app, apollo } = await createApp(deps, apiKeys, logger);
-    memprobe("main-app");
     if (signal.aborted) {
       await apollo.stop();
       signal.throwIfAborted();

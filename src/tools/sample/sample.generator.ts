@@ -35,7 +35,6 @@ import {
   type SeriesRow,
 } from "./sample.series";
 import { BuildHelper, type StoredPath } from "./sample.helper";
-import { memprobe } from "./sample.store";
 import { generateStocks, stockDescription, stockWebsite } from "./sample.securities";
 
 /** Exchanges in Germany: a security listed on one carries a WKN. */
@@ -414,17 +413,13 @@ export class SampleGenerator {
    * changes no row.
    */
   write(sink: SampleSink): void {
-    // Compactions where much of the heap has just died (the constructor's scratch, the offloaded plans, the holdings,
-    // the universe): the next stage's heap grows from what lives, not on top of the garbage (sample.memory.ts).
-    memprobe("ctor-done");
+    // Compactions where much of the heap has just died (the constructor's scratch, the offload's, the holdings, the
+    // universe): the next stage's heap grows from what lives, not on top of the garbage (sample.memory.ts).
     this.compact();
-    memprobe("compacted");
     const helper = this.offload(sink);
-    memprobe("offloaded");
     this.compact();
-    memprobe("compacted2");
+    // Started only now, so the new thread's memory does not stack on the offload's garbage.
     helper.start();
-    memprobe("helper-started");
     this.writeReference(sink);
     this.writeFx(sink);
     // Financials first: the securities rows carry their trailing totals (keys are checked once, at the end).
@@ -441,14 +436,10 @@ export class SampleGenerator {
     for (const f of this.funds) f.holdings = HoldingSet.EMPTY;
     this.compact();
     this.writeIndices(sink);
-    memprobe("pre-release");
     this.release();
-    memprobe("released");
     this.compact();
-    memprobe("compacted3");
     const stats = this.writeBars(sink, helper);
     this.adoptBars(sink, helper);
-    memprobe("adopted");
     helper.collect(stats);
     this.writeQuotes(sink, stats);
   }
@@ -456,9 +447,10 @@ export class SampleGenerator {
   /**
    * Past the reference tables the build needs only the listings and their planned paths: the securities, their
    * corporate actions and the index definitions are let go, so the price history and the quotes run on a heap without
-   * them (a generator writes once). The plans, dropped once the helper had its share (offload), are built again here,
-   * after the corporate actions are gone: the tables are written without their 36 MB, and they and the universe meet
-   * only in a smaller heap; each security goes as its plan is made (buildHistorySpecs).
+   * them (a generator writes once). The plans are held only from here (the row count and the helper's share take them
+   * one security at a time: eachPlan), after the corporate actions are gone: the tables are written without their
+   * 36 MB, and they and the universe meet only in a smaller heap; each security goes as its plan is made
+   * (buildHistorySpecs).
    */
   private release(): void {
     this.splits.clear();
@@ -474,8 +466,6 @@ export class SampleGenerator {
    * simulator must still hold a primary's path when its secondaries come).
    */
   private offload(sink: SampleSink): BuildHelper {
-    // A path run only for its quote goes to the helper unless a secondary listing follows it (the simulator must
-    // still hold a primary's path when its secondaries come) or it is an fx path (stored, in any case).
     const quoteOnly = (plans: readonly PlannedSeries[]) => {
       const row = plans[0]?.row;
       return plans.length === 1 && row && !plans[0]?.stored && row.style !== "fx" ? row : null;

@@ -6,7 +6,6 @@ import { generateFx } from "./sample.forex";
 import { BatchInserter, BUILD_THREAD_LIMITS } from "./sample.insert";
 import { BarSimulator, type QuoteStats, type RowWriter } from "./sample.prices";
 import { Random } from "./sample.random";
-import { memprobe } from "./sample.store";
 import { SeriesCalendar, type SeriesRow } from "./sample.series";
 
 /**
@@ -88,17 +87,14 @@ export function runBarsJob(job: BarsJob, seed: number, historyStart: number, anc
           spec.fxQuote = p.fxQuote;
         }
         sim.run(spec, bars.fork(spec.stream), daily, intraday);
-        if (Atomics.add(control, 1, 1) % 400 === 0) memprobe("helper-bars");
+        Atomics.add(control, 1, 1);
       }
       daily.flush();
       intraday.flush();
-      memprobe("helper-bars-flushed");
       db.exec("COMMIT");
-      memprobe("helper-bars-committed");
     } finally {
       db.close();
     }
-    memprobe("helper-bars-closed");
     Atomics.store(control, 0, 1);
   } catch {
     Atomics.store(control, 0, 2);

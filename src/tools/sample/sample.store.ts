@@ -20,13 +20,6 @@ export type { SampleOptions, SampleSummary } from "./sample.types";
  */
 
 const PROGRESS_EVERY_ROWS = 1 << 16;
-export function memprobe(tag: string): void {
-  if (!process.env.MDG_MEMPROBE) return;
-  const m = process.memoryUsage();
-  const st = require("node:fs").readFileSync("/proc/self/status", "utf8") as string;
-  const g = (k: string) => Math.round(Number(new RegExp(k + ":\\s+(\\d+)").exec(st)?.[1]) / 1024);
-  require("node:fs").writeSync(2, `PROBE ${(performance.now() / 1000).toFixed(1)} ${tag} rss=${g("VmRSS")} hwm=${g("VmHWM")} heapT=${(m.heapTotal / 1048576).toFixed(0)} heapU=${(m.heapUsed / 1048576).toFixed(0)} ext=${(m.external / 1048576).toFixed(0)} ab=${(m.arrayBuffers / 1048576).toFixed(0)}\n`);
-}
 
 class SqliteSink implements SampleSink {
   private readonly inserters = new Map<string, BatchInserter>();
@@ -40,7 +33,6 @@ class SqliteSink implements SampleSink {
 
   beginStage(name: string): void {
     this.stage = name;
-    memprobe(name);
     this.db.exec("BEGIN");
     this.progress(this.rows, name);
   }
