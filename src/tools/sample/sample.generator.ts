@@ -471,10 +471,12 @@ export class SampleGenerator {
       return plans.length === 1 && row && !plans[0]?.stored && row.style !== "fx" ? row : null;
     };
     let count = 0;
+    const stored: StoredPath[] = [];
     this.eachPlan((plans) => {
+      const p = plans[0];
+      if (p?.row && p.stored) stored.push({ ...p.row, fxBase: p.fx?.base, fxQuote: p.fx?.quote });
       if (quoteOnly(plans)) count++;
     });
-    const stored: StoredPath[] = [];
     const ctx = this.ctx;
     const side = sink.side;
     const bars = side
@@ -482,8 +484,6 @@ export class SampleGenerator {
       : null;
     const helper = new BuildHelper(ctx.seed, ctx.historyStart, ctx.anchorDay, count, this.helperThread, bars);
     this.eachPlan((plans) => {
-      const p = plans[0];
-      if (p?.row && p.stored) stored.push({ ...p.row, fxBase: p.fx?.base, fxQuote: p.fx?.quote });
       const row = quoteOnly(plans);
       if (row) helper.add(row);
     });

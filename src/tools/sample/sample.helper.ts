@@ -42,12 +42,25 @@ const STALL_MS = 10_000;
 /** A stored path as the helper is given it: its row, and the currencies of an fx path. */
 export type StoredPath = SeriesRow & { fxBase?: string; fxQuote?: string };
 
-/** The stored paths' bars, written by the helper into `file`. */
-export interface BarsJob {
+/** The stored paths' bars the build asks for, to be written into `file`. */
+export interface BarsRequest {
   file: string;
   /** CREATE TABLE statements of daily_bars and intraday_bars, as the store has them. */
   tables: string[];
-  paths: StoredPath[];
+  paths: readonly StoredPath[];
+}
+
+/**
+ * The stored paths' bars as the helper is given them: the rows packed as the quote-only paths are (a structured clone
+ * of ~3,700 row objects is a 2 MB block, whose free raises glibc's thresholds: see sharedColumns), and the currencies
+ * of the fx paths by index.
+ */
+interface BarsJob {
+  file: string;
+  tables: string[];
+  count: number;
+  rows: SharedArrayBuffer[];
+  fx: Record<number, { base: string; quote: string }>;
   /** Int32: [0 running, 1 done, 2 failed; paths written]. */
   control: SharedArrayBuffer;
 }
@@ -80,11 +93,13 @@ export function runBarsJob(job: BarsJob, seed: number, historyStart: number, anc
       const daily: RowWriter & { flush(): void } = new BatchInserter(db, "daily_bars", BAR_COLUMNS, NO_PROGRESS);
       const intraday: RowWriter & { flush(): void } = new BatchInserter(db, "intraday_bars", BAR_COLUMNS, NO_PROGRESS);
       db.exec("BEGIN");
-      for (const p of job.paths) {
-        const spec = calendar.spec(p);
-        if (p.fxBase !== undefined) {
-          spec.fxBase = p.fxBase;
-          spec.fxQuote = p.fxQuote;
+      const rows = views(job.rows);
+      for (let i = 0; i < job.count; i++) {
+        const spec = calendar.spec(unpackRow(rows, i));
+        const fx = job.fx[i];
+        if (fx) {
+          spec.fxBase = fx.base;
+          spec.fxQuote = fx.quote;
         }
         sim.run(spec, bars.fork(spec.stream), daily, intraday);
         Atomics.add(control, 1, 1);
@@ -134,7 +149,7 @@ function packRow(out: readonly Float64Array[], at: number, r: SeriesRow): void {
     r.listingId,
     r.stream,
     r.market === "daily" ? 1 : 0,
-    r.style === "nav" ? 1 : 0,
+    r.style === "nav" ? 1 : r.style === "fx" ? 2 : 0,
     r.firstDay,
     r.lastDay,
     r.finalPrice,
@@ -161,7 +176,7 @@ function unpackRow(rows: readonly Float64Array[], i: number): SeriesRow {
     listingId: x(0),
     stream: x(1),
     market: x(2) === 1 ? "daily" : "weekday",
-    style: x(3) === 1 ? "nav" : "ohlc",
+    style: x(3) === 1 ? "nav" : x(3) === 2 ? "fx" : "ohlc",
     firstDay: x(4),
     lastDay: x(5),
     finalPrice: x(6),
@@ -183,6 +198,18 @@ function unpackRow(rows: readonly Float64Array[], i: number): SeriesRow {
 
 const nullable = (v: number | null) => (v === null ? NaN : v);
 const orNull = (v: number) => (Number.isNaN(v) ? null : v);
+
+function packBars(request: BarsRequest): BarsJob {
+  const count = request.paths.length;
+  const rows = sharedColumns(ROW_WIDTH, count);
+  const packed = views(rows);
+  const fx: BarsJob["fx"] = {};
+  request.paths.forEach((p, i) => {
+    packRow(packed, i, p);
+    if (p.fxBase !== undefined && p.fxQuote !== undefined) fx[i] = { base: p.fxBase, quote: p.fxQuote };
+  });
+  return { file: request.file, tables: request.tables, count, rows, fx, control: new SharedArrayBuffer(8) };
+}
 
 /** Runs the paths of a job from its shared counter until none is left (both threads run this). */
 export function runQuoteJob(job: QuoteJob): void {
@@ -246,7 +273,7 @@ export class BuildHelper {
     anchorDay: number,
     count: number,
     private readonly helper: boolean,
-    bars: Omit<BarsJob, "control"> | null,
+    bars: BarsRequest | null,
   ) {
     this.job = {
       seed,
@@ -259,7 +286,7 @@ export class BuildHelper {
     };
     this.packed = views(this.job.rows);
     this.listingIds = new Int32Array(count);
-    this.bars = helper && bars ? { ...bars, control: new SharedArrayBuffer(8) } : null;
+    this.bars = helper && bars ? packBars(bars) : null;
     if (this.bars) rmSync(this.bars.file, { force: true });
   }
 
@@ -286,8 +313,6 @@ export class BuildHelper {
     } catch {
       this.worker = null;
     }
-    // The thread has its own copy of the stored paths (workerData is cloned).
-    if (this.bars) this.bars.paths = [];
   }
 
   /** Whether the helper was given the stored paths' bars (the build then only runs them for their quotes). */
