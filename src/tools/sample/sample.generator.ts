@@ -101,8 +101,12 @@ export class SampleGenerator {
   readonly listings: Listing[];
   readonly splits: Map<number, Split[]>;
   readonly dividends: DividendPlan;
-  /** Trailing totals of each stock's latest four quarters, filled as the quarters are written. */
-  private readonly ttm = new Map<number, { eps: number; netIncome: number } | null>();
+  /**
+   * Trailing totals of each stock's latest four quarters by security id (NaN: none), filled as the quarters are
+   * written: two columns instead of a map of ~91,000 boxed pairs (~9 MB of heap while the tables are written).
+   */
+  private ttmEps = new Float64Array(0);
+  private ttmNetIncome = new Float64Array(0);
   readonly indices: IndexDef[];
   readonly calendar: SeriesCalendar;
   private specs: PlannedSeries[] | undefined;
@@ -243,6 +247,20 @@ export class SampleGenerator {
       }
     } else for (const s of securities) this.plan(s, sets, planned);
     return planned;
+  }
+
+  /**
+   * Each security's plans (its primary listing's, then its secondaries'), one security at a time: what needs the
+   * plans only once (the row count, the helper's share) never holds all ~131,000 of them beside the universe.
+   */
+  private eachPlan(visit: (plans: readonly PlannedSeries[]) => void): void {
+    const sets = this.planSets();
+    const plans: PlannedSeries[] = [];
+    for (const s of this.securities) {
+      plans.length = 0;
+      this.plan(s, sets, plans);
+      visit(plans);
+    }
   }
 
   /** Which securities are stored, run intraday, or go back further: ids only, so no security is held by them. */
@@ -395,22 +413,28 @@ export class SampleGenerator {
    * changes no row.
    */
   write(sink: SampleSink): void {
-    // Compactions where much of the heap has just died (the constructor's scratch, the offloaded plans, the holdings,
-    // the universe): the next stage's heap grows from what lives, not on top of the garbage (sample.memory.ts).
+    // Compactions where much of the heap has just died (the constructor's scratch, the offload's, the holdings, the
+    // universe): the next stage's heap grows from what lives, not on top of the garbage (sample.memory.ts).
     this.compact();
     const helper = this.offload(sink);
     this.compact();
+    // Started only now, so the new thread's memory does not stack on the offload's garbage.
+    helper.start();
     this.writeReference(sink);
     this.writeFx(sink);
     // Financials first: the securities rows carry their trailing totals (keys are checked once, at the end).
     this.writeFinancials(sink);
+    // The corporate actions next: the financials were the last to read them, so their plans (~15 MB) go before the
+    // holdings are written, where the build's heap peaked.
+    this.writeCorporateActions(sink);
+    this.splits.clear();
+    this.dividends.clear();
     this.writeSecurities(sink);
     this.writeEtfs(sink);
     for (const e of this.etfs) e.holdings = HoldingSet.EMPTY;
     this.writeFunds(sink);
     for (const f of this.funds) f.holdings = HoldingSet.EMPTY;
     this.compact();
-    this.writeCorporateActions(sink);
     this.writeIndices(sink);
     this.release();
     this.compact();
@@ -423,15 +447,16 @@ export class SampleGenerator {
   /**
    * Past the reference tables the build needs only the listings and their planned paths: the securities, their
    * corporate actions and the index definitions are let go, so the price history and the quotes run on a heap without
-   * them (a generator writes once). The plans, dropped once the helper had its share (offload), are built again here,
-   * after the corporate actions are gone: the tables are written without their 36 MB, and they and the universe meet
-   * only in a smaller heap; each security goes as its plan is made (buildHistorySpecs).
+   * them (a generator writes once). The plans are held only from here (the row count and the helper's share take them
+   * one security at a time: eachPlan), after the corporate actions are gone: the tables are written without their
+   * 36 MB, and they and the universe meet only in a smaller heap; each security goes as its plan is made
+   * (buildHistorySpecs).
    */
   private release(): void {
     this.splits.clear();
     this.dividends.clear();
     this.indices.length = 0;
-    this.ttm.clear();
+    this.ttmEps = this.ttmNetIncome = new Float64Array(0);
     this.specs = this.buildHistorySpecs(true);
   }
 
@@ -441,23 +466,27 @@ export class SampleGenerator {
    * simulator must still hold a primary's path when its secondaries come).
    */
   private offload(sink: SampleSink): BuildHelper {
-    const plans = this.historySpecs();
-    const rows: SeriesRow[] = [];
+    const quoteOnly = (plans: readonly PlannedSeries[]) => {
+      const row = plans[0]?.row;
+      return plans.length === 1 && row && !plans[0]?.stored && row.style !== "fx" ? row : null;
+    };
+    let count = 0;
     const stored: StoredPath[] = [];
-    for (let i = 0; i < plans.length; i++) {
-      const p = plans[i] as PlannedSeries;
-      if (!p.row) continue;
-      if (p.stored) stored.push({ ...p.row, fxBase: p.fx?.base, fxQuote: p.fx?.quote });
-      else if (p.row.style !== "fx" && plans[i + 1]?.primary !== p.row.listingId) rows.push(p.row);
-    }
+    this.eachPlan((plans) => {
+      const p = plans[0];
+      if (p?.row && p.stored) stored.push({ ...p.row, fxBase: p.fx?.base, fxQuote: p.fx?.quote });
+      if (quoteOnly(plans)) count++;
+    });
     const ctx = this.ctx;
     const side = sink.side;
     const bars = side
       ? { file: side.file, tables: [side.schema("daily_bars"), side.schema("intraday_bars")], paths: stored }
       : null;
-    const helper = new BuildHelper(ctx.seed, ctx.historyStart, ctx.anchorDay, rows, this.helperThread, bars);
-    // The plans are a pure function of the universe (no random draw): built again in release(), not held meanwhile.
-    this.specs = undefined;
+    const helper = new BuildHelper(ctx.seed, ctx.historyStart, ctx.anchorDay, count, this.helperThread, bars);
+    this.eachPlan((plans) => {
+      const row = quoteOnly(plans);
+      if (row) helper.add(row);
+    });
     return helper;
   }
 
@@ -486,9 +515,11 @@ export class SampleGenerator {
   estimateRows(): number {
     let rows =
       this.securities.length + this.listings.length * 2 + this.ctx.fx.currencies.length * this.calendar.allDays.length;
-    for (const p of this.historySpecs())
-      if (p.row && p.stored)
-        rows += this.calendar.window(p.row.market, p.row.firstDay).days.length + p.row.intradayBars * INTRADAY_DAYS;
+    this.eachPlan((plans) => {
+      for (const p of plans)
+        if (p.row && p.stored)
+          rows += this.calendar.window(p.row.market, p.row.firstDay).days.length + p.row.intradayBars * INTRADAY_DAYS;
+    });
     for (const e of this.etfs) rows += e.holdings.length + 12;
     for (const f of this.funds) rows += f.holdings.length + 14;
     for (const s of this.stocks) rows += s.order < this.ctx.counts.stocksWithFinancials ? QUARTERS : RECENT_QUARTERS;
@@ -563,7 +594,8 @@ export class SampleGenerator {
     const german = new Set(this.listings.filter((x) => GERMAN_EXCHANGES.has(x.exchange)).map((x) => x.securityId));
     const wkns = assignWkns(this.securities, german);
     for (const s of this.securities) {
-      const ttm = this.ttm.get(s.id);
+      const eps = this.ttmEps[s.id] ?? NaN;
+      const netIncome = this.ttmNetIncome[s.id] ?? NaN;
       w.write([
         s.id,
         s.type,
@@ -583,8 +615,8 @@ export class SampleGenerator {
         s.ipoDate,
         s.nextEarningsDate,
         s.rank,
-        ttm?.eps ?? null,
-        ttm?.netIncome ?? null,
+        Number.isNaN(eps) ? null : eps,
+        Number.isNaN(netIncome) ? null : netIncome,
         wkns.get(s.id) ?? null,
       ]);
     }
@@ -874,11 +906,17 @@ export class SampleGenerator {
       "free_cash_flow",
       "dividends_paid",
     ]);
+    // Securities are sorted by id, so the last has the largest.
+    const ids = (this.securities.at(-1)?.id ?? 0) + 1;
+    this.ttmEps = new Float64Array(ids).fill(NaN);
+    this.ttmNetIncome = new Float64Array(ids).fill(NaN);
     for (const s of [...this.stocks].sort((a, b) => a.id - b.id)) {
       const id = s.id;
       // Also sets the stock's next earnings date, which its securities row carries.
       const quarters = quartersOf(this.ctx, s, this.splits, this.dividends);
-      this.ttm.set(id, trailingTotals(quarters));
+      const ttm = trailingTotals(quarters);
+      this.ttmEps[id] = ttm ? ttm.eps : NaN;
+      this.ttmNetIncome[id] = ttm ? ttm.netIncome : NaN;
       for (const q of quarters) {
         w.write([
           id,

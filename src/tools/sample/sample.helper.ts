@@ -3,7 +3,7 @@ import { rmSync } from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { generateFx } from "./sample.forex";
-import { BatchInserter, BUILD_CACHE_KIB, BUILD_THREAD_LIMITS } from "./sample.insert";
+import { BatchInserter, BUILD_THREAD_LIMITS } from "./sample.insert";
 import { BarSimulator, type QuoteStats, type RowWriter } from "./sample.prices";
 import { Random } from "./sample.random";
 import { SeriesCalendar, type SeriesRow } from "./sample.series";
@@ -31,18 +31,36 @@ import { SeriesCalendar, type SeriesRow } from "./sample.series";
 const ROW_WIDTH = 19;
 /** Numbers per packed quote. */
 const QUOTE_WIDTH = 10;
+/**
+ * The helper's SQLite page cache, in KiB: it only appends two tables in key order, so the pages on their right edges
+ * are all it reads back (the build thread's 4 MiB also serves its foreign-key check and its ANALYZE).
+ */
+const HELPER_CACHE_KIB = 1024;
 /** How long the build waits for one path the helper took before running it itself. */
 const STALL_MS = 10_000;
 
 /** A stored path as the helper is given it: its row, and the currencies of an fx path. */
 export type StoredPath = SeriesRow & { fxBase?: string; fxQuote?: string };
 
-/** The stored paths' bars, written by the helper into `file`. */
-export interface BarsJob {
+/** The stored paths' bars the build asks for, to be written into `file`. */
+export interface BarsRequest {
   file: string;
   /** CREATE TABLE statements of daily_bars and intraday_bars, as the store has them. */
   tables: string[];
-  paths: StoredPath[];
+  paths: readonly StoredPath[];
+}
+
+/**
+ * The stored paths' bars as the helper is given them: the rows packed as the quote-only paths are (a structured clone
+ * of ~3,700 row objects is a 2 MB block, whose free raises glibc's thresholds: see sharedColumns), and the currencies
+ * of the fx paths by index.
+ */
+interface BarsJob {
+  file: string;
+  tables: string[];
+  count: number;
+  rows: SharedArrayBuffer[];
+  fx: Record<number, { base: string; quote: string }>;
   /** Int32: [0 running, 1 done, 2 failed; paths written]. */
   control: SharedArrayBuffer;
 }
@@ -64,7 +82,7 @@ export function runBarsJob(job: BarsJob, seed: number, historyStart: number, anc
     try {
       db.pragma("journal_mode = OFF");
       db.pragma("synchronous = OFF");
-      db.pragma(`cache_size = -${BUILD_CACHE_KIB}`);
+      db.pragma(`cache_size = -${HELPER_CACHE_KIB}`);
       for (const sql of job.tables) db.exec(sql);
       const calendar = new SeriesCalendar(seed, historyStart, anchorDay);
       const sim = new BarSimulator(
@@ -75,11 +93,13 @@ export function runBarsJob(job: BarsJob, seed: number, historyStart: number, anc
       const daily: RowWriter & { flush(): void } = new BatchInserter(db, "daily_bars", BAR_COLUMNS, NO_PROGRESS);
       const intraday: RowWriter & { flush(): void } = new BatchInserter(db, "intraday_bars", BAR_COLUMNS, NO_PROGRESS);
       db.exec("BEGIN");
-      for (const p of job.paths) {
-        const spec = calendar.spec(p);
-        if (p.fxBase !== undefined) {
-          spec.fxBase = p.fxBase;
-          spec.fxQuote = p.fxQuote;
+      const rows = views(job.rows);
+      for (let i = 0; i < job.count; i++) {
+        const spec = calendar.spec(unpackRow(rows, i));
+        const fx = job.fx[i];
+        if (fx) {
+          spec.fxBase = fx.base;
+          spec.fxQuote = fx.quote;
         }
         sim.run(spec, bars.fork(spec.stream), daily, intraday);
         Atomics.add(control, 1, 1);
@@ -103,18 +123,33 @@ export interface QuoteJob {
   historyStart: number;
   anchorDay: number;
   count: number;
-  rows: SharedArrayBuffer;
-  quotes: SharedArrayBuffer;
+  /** A buffer per number of a packed row (ROW_WIDTH of them), a path per index. */
+  rows: SharedArrayBuffer[];
+  /** A buffer per number of a quote (QUOTE_WIDTH of them), a path per index. */
+  quotes: SharedArrayBuffer[];
   /** Int32: [next path to take, then one done flag per path]. */
   control: SharedArrayBuffer;
 }
 
-function packRow(out: Float64Array, at: number, r: SeriesRow): void {
+/**
+ * Buffers of `count` numbers, `width` of them. One per number rather than one for all: glibc raises its mmap and
+ * trim thresholds to the size of the largest block it unmaps, and a 10 MB one left ~30 MiB of freed memory resident
+ * in the threads' arenas for the service's start (BENCHMARKS.md, "Sample build memory", fourth round).
+ */
+function sharedColumns(width: number, count: number): SharedArrayBuffer[] {
+  return Array.from({ length: width }, () => new SharedArrayBuffer(Math.max(1, count) * 8));
+}
+
+function views(buffers: readonly SharedArrayBuffer[]): Float64Array[] {
+  return buffers.map((b) => new Float64Array(b));
+}
+
+function packRow(out: readonly Float64Array[], at: number, r: SeriesRow): void {
   const values = [
     r.listingId,
     r.stream,
     r.market === "daily" ? 1 : 0,
-    r.style === "nav" ? 1 : 0,
+    r.style === "nav" ? 1 : r.style === "fx" ? 2 : 0,
     r.firstDay,
     r.lastDay,
     r.finalPrice,
@@ -131,16 +166,17 @@ function packRow(out: Float64Array, at: number, r: SeriesRow): void {
     r.sessionStart,
     r.closeSecond,
   ];
-  out.set(values, at * ROW_WIDTH);
+  if (values.length !== ROW_WIDTH) throw new Error(`a packed row has ${ROW_WIDTH} numbers`);
+  for (let k = 0; k < ROW_WIDTH; k++) (out[k] as Float64Array)[at] = values[k] as number;
 }
 
-function unpackRow(rows: Float64Array, i: number): SeriesRow {
-  const x = (k: number) => rows[i * ROW_WIDTH + k] as number;
+function unpackRow(rows: readonly Float64Array[], i: number): SeriesRow {
+  const x = (k: number) => (rows[k] as Float64Array)[i] as number;
   return {
     listingId: x(0),
     stream: x(1),
     market: x(2) === 1 ? "daily" : "weekday",
-    style: x(3) === 1 ? "nav" : "ohlc",
+    style: x(3) === 1 ? "nav" : x(3) === 2 ? "fx" : "ohlc",
     firstDay: x(4),
     lastDay: x(5),
     finalPrice: x(6),
@@ -163,10 +199,22 @@ function unpackRow(rows: Float64Array, i: number): SeriesRow {
 const nullable = (v: number | null) => (v === null ? NaN : v);
 const orNull = (v: number) => (Number.isNaN(v) ? null : v);
 
+function packBars(request: BarsRequest): BarsJob {
+  const count = request.paths.length;
+  const rows = sharedColumns(ROW_WIDTH, count);
+  const packed = views(rows);
+  const fx: BarsJob["fx"] = {};
+  request.paths.forEach((p, i) => {
+    packRow(packed, i, p);
+    if (p.fxBase !== undefined && p.fxQuote !== undefined) fx[i] = { base: p.fxBase, quote: p.fxQuote };
+  });
+  return { file: request.file, tables: request.tables, count, rows, fx, control: new SharedArrayBuffer(8) };
+}
+
 /** Runs the paths of a job from its shared counter until none is left (both threads run this). */
 export function runQuoteJob(job: QuoteJob): void {
-  const rows = new Float64Array(job.rows);
-  const quotes = new Float64Array(job.quotes);
+  const rows = views(job.rows);
+  const quotes = views(job.quotes);
   const control = new Int32Array(job.control);
   const calendar = new SeriesCalendar(job.seed, job.historyStart, job.anchorDay);
   const sim = new BarSimulator(calendar.allDays.length, null);
@@ -175,10 +223,8 @@ export function runQuoteJob(job: QuoteJob): void {
     const i = Atomics.add(control, 0, 1);
     if (i >= job.count) return;
     const q = quoteOf(calendar, sim, bars, unpackRow(rows, i));
-    quotes.set(
-      [q.t, q.o, q.h, q.l, q.c, q.pc, q.v, nullable(q.ma50), nullable(q.ma200), nullable(q.avgVolume)],
-      i * QUOTE_WIDTH,
-    );
+    const fields = [q.t, q.o, q.h, q.l, q.c, q.pc, q.v, nullable(q.ma50), nullable(q.ma200), nullable(q.avgVolume)];
+    for (let k = 0; k < QUOTE_WIDTH; k++) (quotes[k] as Float64Array)[i] = fields[k] as number;
     Atomics.store(control, 1 + i, 1);
     Atomics.notify(control, 1 + i);
   }
@@ -206,11 +252,17 @@ function startHelper(job: HelperJob): Worker {
   });
 }
 
-/** A build's helper thread, under way from construction: the stored bars (when given a file), then quote-only paths. */
+/**
+ * A build's helper thread: its quote-only paths are packed with `add` (in listing-id order), then `start` runs it on
+ * the stored bars (when given a file) and those paths. The build starts it once the plans it was packed from are
+ * collected, so the new thread's memory does not stack on theirs.
+ */
 export class BuildHelper {
   private readonly job: QuoteJob;
-  private readonly listingIds: number[];
-  private readonly ids: Set<number>;
+  private readonly packed: Float64Array[];
+  /** The packed paths' listing ids, ascending (searched by `has`). */
+  private readonly listingIds: Int32Array;
+  private added = 0;
   private worker: Worker | null = null;
 
   private readonly bars: BarsJob | null;
@@ -219,35 +271,47 @@ export class BuildHelper {
     seed: number,
     historyStart: number,
     anchorDay: number,
-    rows: readonly SeriesRow[],
-    helper: boolean,
-    bars: Omit<BarsJob, "control"> | null,
+    count: number,
+    private readonly helper: boolean,
+    bars: BarsRequest | null,
   ) {
-    const count = rows.length;
     this.job = {
       seed,
       historyStart,
       anchorDay,
       count,
-      rows: new SharedArrayBuffer(Math.max(1, count * ROW_WIDTH) * 8),
-      quotes: new SharedArrayBuffer(Math.max(1, count * QUOTE_WIDTH) * 8),
+      rows: sharedColumns(ROW_WIDTH, count),
+      quotes: sharedColumns(QUOTE_WIDTH, count),
       control: new SharedArrayBuffer((count + 1) * 4),
     };
-    const packed = new Float64Array(this.job.rows);
-    rows.forEach((r, i) => packRow(packed, i, r));
-    this.listingIds = rows.map((r) => r.listingId);
-    this.ids = new Set(this.listingIds);
-    this.bars = helper && bars ? { ...bars, control: new SharedArrayBuffer(8) } : null;
+    this.packed = views(this.job.rows);
+    this.listingIds = new Int32Array(count);
+    this.bars = helper && bars ? packBars(bars) : null;
     if (this.bars) rmSync(this.bars.file, { force: true });
-    if (helper && (count > 0 || this.bars)) {
-      try {
-        this.worker = startHelper({ bars: this.bars, quotes: this.job });
-        // An error in the helper only leaves its paths to the build thread; it must not end the process.
-        this.worker.on("error", () => undefined);
-        this.worker.unref();
-      } catch {
-        this.worker = null;
-      }
+  }
+
+  /** Packs the next quote-only path (listing ids ascending, `count` of them in all). */
+  add(row: SeriesRow): void {
+    const i = this.added;
+    if (i >= this.job.count) throw new Error(`the helper was sized for ${this.job.count} paths`);
+    if (i > 0 && row.listingId <= (this.listingIds[i - 1] as number))
+      throw new Error(`listing ${row.listingId}: the helper's paths must come in listing-id order`);
+    packRow(this.packed, i, row);
+    this.listingIds[i] = row.listingId;
+    this.added = i + 1;
+  }
+
+  /** Starts the helper thread on every path added (none: the build runs them all itself). */
+  start(): void {
+    if (this.added !== this.job.count) throw new Error(`the helper has ${this.added} of ${this.job.count} paths`);
+    if (!this.helper || (this.job.count === 0 && !this.bars)) return;
+    try {
+      this.worker = startHelper({ bars: this.bars, quotes: this.job });
+      // An error in the helper only leaves its paths to the build thread; it must not end the process.
+      this.worker.on("error", () => undefined);
+      this.worker.unref();
+    } catch {
+      this.worker = null;
     }
   }
 
@@ -286,7 +350,17 @@ export class BuildHelper {
 
   /** Whether this listing's quote comes from here. */
   has(listingId: number): boolean {
-    return this.ids.has(listingId);
+    const ids = this.listingIds;
+    let lo = 0;
+    let hi = ids.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = ids[mid] as number;
+      if (at === listingId) return true;
+      if (at < listingId) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return false;
   }
 
   /** Every quote, by listing id: runs what the helper has not taken, then waits for what it has. */
@@ -294,9 +368,9 @@ export class BuildHelper {
     const job = this.job;
     runQuoteJob(job);
     const control = new Int32Array(job.control);
-    const quotes = new Float64Array(job.quotes);
+    const quotes = views(job.quotes);
     let fallback: { calendar: SeriesCalendar; sim: BarSimulator; bars: Random } | null = null;
-    const rows = new Float64Array(job.rows);
+    const rows = views(job.rows);
     for (let i = 0; i < job.count; i++) {
       if (Atomics.load(control, 1 + i) !== 1 && Atomics.wait(control, 1 + i, 0, STALL_MS) === "timed-out") {
         if (Atomics.load(control, 1 + i) !== 1) {
@@ -314,8 +388,7 @@ export class BuildHelper {
           continue;
         }
       }
-      const b = i * QUOTE_WIDTH;
-      const at = (k: number) => quotes[b + k] as number;
+      const at = (k: number) => (quotes[k] as Float64Array)[i] as number;
       into.set(this.listingIds[i] as number, {
         t: at(0),
         o: at(1),

@@ -34,7 +34,6 @@ export interface Security extends Omit<SecurityRow, "isActive" | "epsTtm" | "net
 
 export interface Stock extends Security {
   type: "stock";
-  core: string;
   shortName: string;
   ipoDay: number;
   recentIpo: boolean;

@@ -93,27 +93,29 @@ const QUOTE_FIELDS = 10;
  * the quotes table cost ~35 MB of heap; here they take 10 MB. Absent figures (a short path's averages) are NaN inside.
  */
 export class QuoteTable {
-  private readonly values: Float64Array;
+  /**
+   * A Float64Array per field, not one for all: freeing a ~10 MB block would raise glibc's mmap and trim thresholds to
+   * that size, and the service would then start on ~30 MiB of freed memory still resident (StockColumns says more).
+   */
+  private readonly values: Float64Array[] = [];
   private readonly present: Uint8Array;
 
   constructor(private readonly count: number) {
-    this.values = new Float64Array((count + 1) * QUOTE_FIELDS);
+    for (let k = 0; k < QUOTE_FIELDS; k++) this.values.push(new Float64Array(count + 1));
     this.present = new Uint8Array(count + 1);
   }
 
   set(listingId: number, q: QuoteStats): void {
     if (!(listingId >= 1 && listingId <= this.count)) throw new Error(`listing ${listingId} is out of range`);
     const nan = (v: number | null) => (v === null ? NaN : v);
-    this.values.set(
-      [q.t, q.o, q.h, q.l, q.c, q.pc, q.v, nan(q.ma50), nan(q.ma200), nan(q.avgVolume)],
-      listingId * QUOTE_FIELDS,
-    );
+    const fields = [q.t, q.o, q.h, q.l, q.c, q.pc, q.v, nan(q.ma50), nan(q.ma200), nan(q.avgVolume)];
+    for (let k = 0; k < QUOTE_FIELDS; k++) (this.values[k] as Float64Array)[listingId] = fields[k] as number;
     this.present[listingId] = 1;
   }
 
   get(listingId: number): QuoteStats {
     if (this.present[listingId] !== 1) throw new Error(`listing ${listingId} has no quote`);
-    const at = (k: number) => this.values[listingId * QUOTE_FIELDS + k] as number;
+    const at = (k: number) => (this.values[k] as Float64Array)[listingId] as number;
     const orNull = (v: number) => (Number.isNaN(v) ? null : v);
     return {
       t: at(0),

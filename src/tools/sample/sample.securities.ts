@@ -113,6 +113,149 @@ function slug(text: string): string {
     .replace(/^-|-$/g, "");
 }
 
+/** A stock's numbers, in the order of StockColumns.set. */
+const enum Col {
+  MarketCap,
+  Shares,
+  Price,
+  ValueUsd,
+  Volatility,
+  Beta,
+  Drift,
+  Volume,
+  Value,
+  Quality,
+  Momentum,
+  Esg,
+  Width,
+}
+
+/**
+ * The stocks' numbers, a Float64Array per number. V8 keeps a fractional number held in an object's field in a box of
+ * its own (16 bytes, plus the 8 of the field): the 12 numbers of ~91,000 stocks took 26 MB of heap as fields and take
+ * 8.7 MB here, for the whole build. One array per number, not one for all: glibc raises its mmap and trim thresholds to
+ * the size of the largest block it unmaps, and past ~8 MB it then keeps ~30 MiB of freed memory in the build threads'
+ * arenas, resident until the process ends (BENCHMARKS.md, "Sample build memory", fourth round).
+ */
+class StockColumns {
+  private readonly columns: Float64Array[] = [];
+
+  constructor(count: number) {
+    for (let c = 0; c < Col.Width; c++) this.columns.push(new Float64Array(count));
+  }
+
+  get(row: number, col: Col): number {
+    return (this.columns[col] as Float64Array)[row] as number;
+  }
+
+  set(row: number, values: readonly number[]): void {
+    if (values.length !== Col.Width) throw new Error(`a stock has ${Col.Width} numbers, not ${values.length}`);
+    for (let c = 0; c < Col.Width; c++) (this.columns[c] as Float64Array)[row] = values[c] as number;
+  }
+}
+
+/** What a stock holds besides its numbers and what is set later (listings, rank, IPO and earnings dates). */
+interface StockFields {
+  id: number;
+  name: string;
+  isin: string | null;
+  cusip: string | null;
+  country: string;
+  sector: string;
+  industry: string;
+  currency: string;
+  isAdr: boolean;
+  shortName: string;
+  order: number;
+}
+
+/** A generated stock: its numbers are read from its row of the universe's StockColumns (they never change). */
+class StockRecord implements Stock {
+  readonly type = "stock";
+  id: number;
+  name: string;
+  isin: string | null;
+  cusip: string | null;
+  country: string;
+  sector: string;
+  industry: string;
+  currency: string;
+  isAdr: boolean;
+  shortName: string;
+  order: number;
+  listings: Listing[] = [];
+  rank: number | null = null;
+  ipoDay = 0;
+  ipoDate: string | null = null;
+  nextEarningsDate: string | null = null;
+  recentIpo = false;
+
+  constructor(
+    private readonly columns: StockColumns,
+    private readonly row: number,
+    f: StockFields,
+  ) {
+    this.id = f.id;
+    this.name = f.name;
+    this.isin = f.isin;
+    this.cusip = f.cusip;
+    this.country = f.country;
+    this.sector = f.sector;
+    this.industry = f.industry;
+    this.currency = f.currency;
+    this.isAdr = f.isAdr;
+    this.shortName = f.shortName;
+    this.order = f.order;
+  }
+
+  /** Written as stockDescription(stock) when the row is: ~90,000 texts would sit in memory for the whole build. */
+  get description(): null {
+    return null;
+  }
+
+  /** Written as stockWebsite(stock) when the row is, as the description. */
+  get website(): null {
+    return null;
+  }
+
+  get marketCap(): number {
+    return this.columns.get(this.row, Col.MarketCap);
+  }
+  get sharesOutstanding(): number {
+    return this.columns.get(this.row, Col.Shares);
+  }
+  get price(): number {
+    return this.columns.get(this.row, Col.Price);
+  }
+  get valueUsd(): number {
+    return this.columns.get(this.row, Col.ValueUsd);
+  }
+  get volatility(): number {
+    return this.columns.get(this.row, Col.Volatility);
+  }
+  get beta(): number {
+    return this.columns.get(this.row, Col.Beta);
+  }
+  get drift(): number {
+    return this.columns.get(this.row, Col.Drift);
+  }
+  get volume(): number {
+    return this.columns.get(this.row, Col.Volume);
+  }
+  get value(): number {
+    return this.columns.get(this.row, Col.Value);
+  }
+  get quality(): number {
+    return this.columns.get(this.row, Col.Quality);
+  }
+  get momentum(): number {
+    return this.columns.get(this.row, Col.Momentum);
+  }
+  get esg(): number {
+    return this.columns.get(this.row, Col.Esg);
+  }
+}
+
 export function generateStocks(ctx: SampleContext, firstId: number): Stock[] {
   const r = ctx.rng("stocks");
   const n = ctx.counts.stocks;
@@ -128,6 +271,7 @@ export function generateStocks(ctx: SampleContext, firstId: number): Stock[] {
   // Ids are a permutation so that id order says nothing about size.
   const ids = r.shuffle(Array.from({ length: n }, (_, i) => firstId + i));
 
+  const columns = new StockColumns(n);
   const stocks: Stock[] = [];
   for (let i = 0; i < n; i++) {
     const sr = r.fork(i);
@@ -159,9 +303,16 @@ export function generateStocks(ctx: SampleContext, firstId: number): Stock[] {
         ? ctx.ids.cusipIsin(country === "CA" ? "CA" : "US", "equity")
         : { cusip: null, isin: ctx.ids.isin(country) };
 
-    const stock: Stock = {
+    // Drawn in this order (the stream's order is part of the data).
+    const beta = Math.min(1.8, Math.max(0.3, 1 + 0.25 * sr.normal()));
+    const drift = 0.07 + 0.08 * sr.normal();
+    const volume = Math.max(100, Math.round(shares * Math.min(0.05, sr.logNormal(Math.log(0.006), 0.5))));
+    const value = sr.next();
+    const quality = sr.next();
+    const momentum = sr.next();
+    const esg = sr.next();
+    const stock = new StockRecord(columns, i, {
       id: ids[i] as number,
-      type: "stock",
       name: company.name,
       isin: ident.isin,
       // Canadian CUSIPs exist too, but the column is documented for US securities.
@@ -170,34 +321,25 @@ export function generateStocks(ctx: SampleContext, firstId: number): Stock[] {
       sector: sector.name,
       industry: industry.name,
       currency,
-      marketCap,
-      sharesOutstanding: shares,
       isAdr: domicile === "ADR",
-      // Written as stockDescription(stock) when the row is: ~90,000 texts would sit in memory for the whole build.
-      description: null,
-      // Written as stockWebsite(stock) when the row is, as the description: 9 MB less heap for the whole build.
-      website: null,
-      ipoDate: null,
-      nextEarningsDate: null,
-      rank: null,
-      listings: [],
-      price,
-      valueUsd: marketCap / perUsd,
-      volatility,
-      beta: Math.min(1.8, Math.max(0.3, 1 + 0.25 * sr.normal())),
-      drift: 0.07 + 0.08 * sr.normal(),
-      volume: Math.max(100, Math.round(shares * Math.min(0.05, sr.logNormal(Math.log(0.006), 0.5)))),
-      core: company.core,
       shortName: company.shortName,
-      ipoDay: 0,
-      recentIpo: false,
-      value: sr.next(),
-      quality: sr.next(),
-      momentum: sr.next(),
-      esg: sr.next(),
       order: i,
-    };
-    addStockListings(ctx, stock, exCode, sr, (i + 1) * rankStretch);
+    });
+    columns.set(i, [
+      marketCap,
+      shares,
+      price,
+      marketCap / perUsd,
+      volatility,
+      beta,
+      drift,
+      volume,
+      value,
+      quality,
+      momentum,
+      esg,
+    ]);
+    addStockListings(ctx, stock, company.core, exCode, sr, (i + 1) * rankStretch);
     stocks.push(stock);
   }
   // Whole shares and rounded prices nudge caps a little; `order` must follow
@@ -278,8 +420,15 @@ function primarySymbol(ctx: SampleContext, core: string, exCode: string, r: Rand
  * Frankfurt (and often Xetra, London or the US) in the local currency, each
  * with its own symbol.
  */
-function addStockListings(ctx: SampleContext, stock: Stock, exCode: string, r: Random, fullRank: number): void {
-  const primary = primarySymbol(ctx, stock.core, exCode, r, fullRank);
+function addStockListings(
+  ctx: SampleContext,
+  stock: Stock,
+  core: string,
+  exCode: string,
+  r: Random,
+  fullRank: number,
+): void {
+  const primary = primarySymbol(ctx, core, exCode, r, fullRank);
   stock.listings.push(listing(stock, primary, exCode, true));
   const p = fullRank <= 5_000 ? 0.95 : fullRank <= 30_000 ? 0.5 : 0.15;
   if (!r.chance(p)) return;
@@ -289,39 +438,39 @@ function addStockListings(ctx: SampleContext, stock: Stock, exCode: string, r: R
   const claimOr = (symbol: string, fallback: () => string) => (s.claim(symbol) ? symbol : fallback());
 
   if (exCode === "XNAS" || exCode === "XNYS") {
-    add(s.frankfurtSymbol(stock.core), "XFRA");
+    add(s.frankfurtSymbol(core), "XFRA");
     if (fullRank <= 3_000)
       add(
-        claimOr(`${base}.DE`, () => s.letterSymbol(stock.core, ".DE", 3, 4)),
+        claimOr(`${base}.DE`, () => s.letterSymbol(core, ".DE", 3, 4)),
         "XETR",
       );
     if (fullRank <= 1_000 && r.chance(0.3)) {
       add(
-        claimOr(`0${base.slice(0, 3).padEnd(3, "X")}.L`, () => s.letterSymbol("0" + stock.core, ".L", 4, 4)),
+        claimOr(`0${base.slice(0, 3).padEnd(3, "X")}.L`, () => s.letterSymbol("0" + core, ".L", 4, 4)),
         "XLON",
       );
     }
     if (fullRank <= 1_000 && r.chance(0.1))
       add(
-        claimOr(`${base}.SW`, () => s.letterSymbol(stock.core, ".SW", 3, 4)),
+        claimOr(`${base}.SW`, () => s.letterSymbol(core, ".SW", 3, 4)),
         "XSWX",
       );
   } else if (exCode === "XETR") {
     add(
-      claimOr(`${base}.F`, () => s.frankfurtSymbol(stock.core)),
+      claimOr(`${base}.F`, () => s.frankfurtSymbol(core)),
       "XFRA",
     );
   } else if (exCode === "XFRA") {
     add(
-      claimOr(`${base}.DE`, () => s.letterSymbol(stock.core, ".DE", 3, 4)),
+      claimOr(`${base}.DE`, () => s.letterSymbol(core, ".DE", 3, 4)),
       "XETR",
     );
   } else {
-    add(s.frankfurtSymbol(stock.core), "XFRA");
-    if (exCode === "XTSE" && fullRank <= 5_000 && r.chance(0.3)) add(s.usTicker(stock.core, 3), "XNYS");
+    add(s.frankfurtSymbol(core), "XFRA");
+    if (exCode === "XTSE" && fullRank <= 5_000 && r.chance(0.3)) add(s.usTicker(core, 3), "XNYS");
     if ((exCode === "XPAR" || exCode === "XAMS" || exCode === "XSWX") && fullRank <= 3_000 && r.chance(0.3)) {
       add(
-        claimOr(`${base}.DE`, () => s.letterSymbol(stock.core, ".DE", 3, 4)),
+        claimOr(`${base}.DE`, () => s.letterSymbol(core, ".DE", 3, 4)),
         "XETR",
       );
     }
