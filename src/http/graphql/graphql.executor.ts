@@ -29,6 +29,20 @@ export class CompiledOperations {
   constructor(private readonly schema: GraphQLSchema) {}
 
   /**
+   * The compiled operation, if it was compiled already (null where it could not be), else undefined; unlike `get`,
+   * it counts no run, so a caller that then leaves the operation to the plugin does not count it twice.
+   */
+  peek(document: DocumentNode, operationName: string | null): Compiled | undefined {
+    const byName = this.compiled.get(document);
+    const known = byName?.get(operationName ?? "");
+    if (known === undefined) return undefined;
+    // Most recently used goes last, as `get` does.
+    this.compiled.delete(document);
+    this.compiled.set(document, byName!);
+    return known;
+  }
+
+  /**
    * The compiled operation, once it has run COMPILE_AFTER times; undefined before, null where it cannot be compiled.
    */
   get(document: DocumentNode, operationName: string | null): Compiled | undefined {
@@ -83,8 +97,10 @@ function compile(schema: GraphQLSchema, document: DocumentNode, operationName: s
  * second run reads what the first loaded from the request's DataLoaders, and
  * resolvers only read, so it repeats no store query and changes nothing.
  */
-export function jitExecutionPlugin<TContext extends BaseContext>(schema: GraphQLSchema): ApolloServerPlugin<TContext> {
-  const operations = new CompiledOperations(schema);
+export function jitExecutionPlugin<TContext extends BaseContext>(
+  schema: GraphQLSchema,
+  operations: CompiledOperations = new CompiledOperations(schema),
+): ApolloServerPlugin<TContext> {
   return {
     async requestDidStart() {
       return {

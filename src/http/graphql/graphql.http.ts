@@ -87,12 +87,16 @@ export function graphqlDoor({ apollo, context, bodyBytes, logger, fastPath = nul
     let contextValue: Promise<Context> | undefined;
     if (prepared) {
       contextValue = context(req, requestId);
-      const ready = await contextValue.then(
-        (c) => c,
-        () => undefined,
-      );
+      let ready: Context | undefined;
+      try {
+        ready = await contextValue;
+      } catch {
+        // Apollo answers the failed check below, from the same rejected promise.
+      }
       if (ready) {
-        await write(res, await fastPath!.run(prepared, ready));
+        const answer = await fastPath!.answer(prepared, ready);
+        for (const [key, value] of answer.headers) res.setHeader(key, value);
+        sendBody(res, answer.status ?? 200, answer.body);
         return;
       }
     }
