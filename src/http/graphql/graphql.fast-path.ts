@@ -216,7 +216,10 @@ export class GraphqlFastPath<TContext extends BaseContext> {
   ) {
     this.schema = options.schema;
     this.starters = (options.plugins ?? []).filter((p) => p.requestDidStart);
-    this.direct = hooks && this.starters.every((p) => hooks.plugins.includes(p)) ? hooks : null;
+    this.direct =
+      hooks && this.starters.every((p) => hooks.plugins.includes(p) || validationOnly(p as InternalPlugin))
+        ? hooks
+        : null;
     this.formatError = options.formatError;
     this.parseOptions = options.parseOptions ?? {};
     // Apollo's default: stack traces outside production and test.
@@ -556,6 +559,21 @@ export class GraphqlFastPath<TContext extends BaseContext> {
       body: { kind: "complete", string: JSON.stringify(result) + "\n" },
     };
   }
+}
+
+/**
+ * Apollo's own plugins whose per-request part is only `validationDidStart` (DisableSuggestions, added under
+ * `hideSchemaDetailsFromClientErrors`): the fast path takes only texts validated before and validates nothing, so
+ * they have nothing to do on it, in the replay as in the direct form. The differential test checks that the plugin
+ * still has no other hook.
+ */
+export const VALIDATION_ONLY_PLUGINS: ReadonlySet<string> = new Set(["DisableSuggestions"]);
+
+type InternalPlugin = { __internal_plugin_id__?: unknown };
+
+function validationOnly(plugin: InternalPlugin): boolean {
+  const id = plugin.__internal_plugin_id__;
+  return typeof id === "string" && VALIDATION_ONLY_PLUGINS.has(id);
 }
 
 /** One direct request's state, for its ending. */

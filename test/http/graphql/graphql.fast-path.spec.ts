@@ -2,7 +2,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Kind, parse, print } from "graphql";
 import pino from "pino";
-import { GraphqlFastPath } from "../../../src/http/graphql/graphql.fast-path";
+import type { ApolloServerPlugin } from "@apollo/server";
+import { ApolloServerPluginDisableSuggestions } from "@apollo/server/plugin/disableSuggestions";
+import { GraphqlFastPath, VALIDATION_ONLY_PLUGINS } from "../../../src/http/graphql/graphql.fast-path";
 import { createHttpServer } from "../../../src/http/server/server.http";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { BOOTSTRAP_KEY } from "../../helpers/constants";
@@ -17,7 +19,13 @@ import { primarySymbols } from "../../helpers/stock-samples";
  * the metrics of GraphQL operations must count the same. Once graphql-jit compiled an operation (its third run),
  * the fast app answers it with the plugins' direct forms (`directAnswer`): the cases below say which must.
  */
-const ENV = { MDG_METRICS_ENABLED: "true", MDG_GRAPHQL_MAX_ALIASES: "3", MDG_GRAPHQL_MAX_DEPTH: "6" };
+// Introspection off, as in production: Apollo then adds its DisableSuggestions plugin, which the direct form leaves out.
+const ENV = {
+  MDG_METRICS_ENABLED: "true",
+  MDG_GRAPHQL_MAX_ALIASES: "3",
+  MDG_GRAPHQL_MAX_DEPTH: "6",
+  MDG_GRAPHQL_INTROSPECTION: "false",
+};
 const OPERATIONS_DIR = join(__dirname, "..", "..", "..", "schema", "operations");
 
 let fast: TestApp;
@@ -361,6 +369,16 @@ describe("POST /graphql, fast path against Apollo's", () => {
     } finally {
       counted.done();
     }
+  });
+
+  it("leaves out only Apollo plugins whose one per-request hook is validationDidStart", async () => {
+    // The direct form stands for every plugin with a per-request part but these (graphql.fast-path.ts).
+    expect([...VALIDATION_ONLY_PLUGINS]).toEqual(["DisableSuggestions"]);
+    const plugin = ApolloServerPluginDisableSuggestions() as ApolloServerPlugin & { __internal_plugin_id__: string };
+    expect(plugin.__internal_plugin_id__).toBe("DisableSuggestions");
+    const listener = await plugin.requestDidStart!({} as never);
+    expect(Object.keys(listener ?? {})).toEqual(["validationDidStart"]);
+    expect(Object.keys(plugin).filter((k) => typeof (plugin as never)[k] === "function")).toEqual(["requestDidStart"]);
   });
 
   it("counts the operations in the metrics alike", async () => {
