@@ -25,6 +25,8 @@ type Compiled = CompiledQuery | null;
 export class CompiledOperations {
   private readonly runs = new WeakMap<DocumentNode, Map<string, number>>();
   private readonly compiled = new Map<DocumentNode, Map<string, Compiled>>();
+  /** The document `peek` last moved to the end of `compiled`. */
+  private last: DocumentNode | undefined;
 
   constructor(private readonly schema: GraphQLSchema) {}
 
@@ -36,9 +38,12 @@ export class CompiledOperations {
     const byName = this.compiled.get(document);
     const known = byName?.get(operationName ?? "");
     if (known === undefined) return undefined;
-    // Most recently used goes last, as `get` does.
-    this.compiled.delete(document);
-    this.compiled.set(document, byName!);
+    // Most recently used goes last, as `get` does (it is last already when the previous look-up was of it).
+    if (this.last !== document) {
+      this.compiled.delete(document);
+      this.compiled.set(document, byName!);
+      this.last = document;
+    }
     return known;
   }
 
@@ -53,6 +58,7 @@ export class CompiledOperations {
       // Most recently used goes last.
       this.compiled.delete(document);
       this.compiled.set(document, byName!);
+      this.last = document;
       return known;
     }
     let counts = this.runs.get(document);
@@ -66,6 +72,7 @@ export class CompiledOperations {
     else {
       if (this.compiled.size >= MAX_COMPILED) this.compiled.delete(this.compiled.keys().next().value!);
       this.compiled.set(document, new Map([[name, made]]));
+      this.last = document;
     }
     return made;
   }

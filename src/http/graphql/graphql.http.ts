@@ -16,22 +16,35 @@ import type { GraphqlFastPath } from "./graphql.fast-path";
  * does not authenticate fails the whole request with HTTP 401.
  */
 export function graphqlContext(deps: AppDeps, apiKeys: ApiKeyService) {
-  return async (req: IncomingMessage, requestId: string): Promise<Context> => {
+  // Without a promise where the key check needs none (the bootstrap key, a key in the cache, a refusal: thrown).
+  return (req: IncomingMessage, requestId: string): Context | Promise<Context> => {
     const header = req.headers["x-api-key"];
     if (header === undefined) return createContext(deps, requestId, null);
+    let principal: ReturnType<ApiKeyService["authenticateNow"]>;
     try {
-      return createContext(deps, requestId, await apiKeys.authenticate(header));
+      principal = apiKeys.authenticateNow(header);
     } catch (e) {
-      if (e instanceof AppError)
-        throw new GraphQLError(e.message, { extensions: { code: "UNAUTHENTICATED", http: { status: 401 } } });
-      throw e;
+      throw unauthenticated(e);
     }
+    if (!(principal instanceof Promise)) return createContext(deps, requestId, principal);
+    return principal.then(
+      (p) => createContext(deps, requestId, p),
+      (e: unknown) => {
+        throw unauthenticated(e);
+      },
+    );
   };
+}
+
+/** A key that does not authenticate fails the whole request with HTTP 401; anything else as it is. */
+function unauthenticated(e: unknown): unknown {
+  if (!(e instanceof AppError)) return e;
+  return new GraphQLError(e.message, { extensions: { code: "UNAUTHENTICATED", http: { status: 401 } } });
 }
 
 export interface GraphqlDoorOptions {
   apollo: ApolloServer<Context>;
-  context: (req: IncomingMessage, requestId: string) => Promise<Context>;
+  context: (req: IncomingMessage, requestId: string) => Context | Promise<Context>;
   bodyBytes: number;
   logger: Logger;
   /** The common case answered without Apollo's generic set-up (graphql.fast-path.ts); null: Apollo answers all. */
@@ -84,14 +97,15 @@ export function graphqlDoor({ apollo, context, bodyBytes, logger, fastPath = nul
     // A single query whose text is known valid runs on the fast path; the key is checked first, as Apollo does, and
     // a key that fails is answered by Apollo from the same failed check (no second look-up).
     const prepared = fastPath?.prepare(body, req.headers) ?? null;
-    let contextValue: Promise<Context> | undefined;
+    let failed: { error: unknown } | undefined;
     if (prepared) {
-      contextValue = context(req, requestId);
       let ready: Context | undefined;
       try {
-        ready = await contextValue;
-      } catch {
-        // Apollo answers the failed check below, from the same rejected promise.
+        const made = context(req, requestId);
+        ready = made instanceof Promise ? await made : made;
+      } catch (error) {
+        // Apollo answers the failed check below, from the same error (no second look-up).
+        failed = { error };
       }
       if (ready) {
         const answer = await fastPath!.answer(prepared, ready);
@@ -106,7 +120,11 @@ export function graphqlDoor({ apollo, context, bodyBytes, logger, fastPath = nul
     }
     const answer = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: "POST", headers, search, body },
-      context: () => contextValue ?? context(req, requestId),
+      // Thrown inside Apollo's own try, which answers it as a failed context.
+      context: async () => {
+        if (failed) throw failed.error;
+        return context(req, requestId);
+      },
     });
     await write(res, answer);
   }
@@ -114,6 +132,7 @@ export function graphqlDoor({ apollo, context, bodyBytes, logger, fastPath = nul
 
 /** `application/json`, with no parameter or only `charset=utf-8`: what express.json() reads without further checks. */
 function isPlainJson(contentType: string | undefined): boolean {
+  if (contentType === "application/json") return true;
   if (contentType === undefined) return false;
   const [type, ...params] = contentType.split(";");
   if (type!.trim().toLowerCase() !== "application/json") return false;

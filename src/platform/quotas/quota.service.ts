@@ -46,6 +46,14 @@ export interface HeaderSink {
  * and never answers so delays one request per period by one timeout, not
  * every request. Each change of state is logged once.
  */
+/** The RateLimit headers of a count on the response; the refusal thrown when it was not allowed. */
+function charged(decision: LimitDecision, cost: number, res: HeaderSink): LimitDecision {
+  res.setHeader("ratelimit-policy", rateLimitPolicyHeader(decision));
+  res.setHeader("ratelimit", rateLimitHeader(decision));
+  if (!decision.allowed) throw quotaError(decision, Math.max(1, Math.ceil(cost)));
+  return decision;
+}
+
 export class RateLimiter {
   private readonly fallback: MemoryCounterStore;
   /** Wall time (performance.now) Redis failed first in this outage; null while Redis answers. */
@@ -177,10 +185,15 @@ export class RateLimiter {
    */
   async charge(key: KeyLimits, cost: number, res: HeaderSink): Promise<LimitDecision> {
     const decision = this.memoryOnly ? this.consumeInMemory(key, cost) : await this.consumeCounted(key, cost);
-    res.setHeader("ratelimit-policy", rateLimitPolicyHeader(decision));
-    res.setHeader("ratelimit", rateLimitHeader(decision));
-    if (!decision.allowed) throw quotaError(decision, Math.max(1, Math.ceil(cost)));
-    return decision;
+    return charged(decision, cost, res);
+  }
+
+  /**
+   * `charge` without a promise where the count needs none (no Redis: counted in memory): the same count, headers and
+   * refusal (thrown), for a caller that saves the promise on its hot path.
+   */
+  chargeNow(key: KeyLimits, cost: number, res: HeaderSink): LimitDecision | Promise<LimitDecision> {
+    return this.memoryOnly ? charged(this.consumeInMemory(key, cost), cost, res) : this.charge(key, cost, res);
   }
 
   /**
