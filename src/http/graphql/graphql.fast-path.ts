@@ -141,7 +141,7 @@ export class DirectHead {
 /** What the door writes: status (200 when undefined), headers in order, the body's text. */
 export interface FastAnswer {
   status: number | undefined;
-  headers: Iterable<[string, string]>;
+  headers: ReadonlyMap<string, string>;
   body: string;
 }
 
@@ -315,17 +315,18 @@ export class GraphqlFastPath<TContext extends BaseContext> {
   ): Promise<FastAnswer> {
     const { document, operation, request } = prepared;
     const head = new DirectHead();
-    const done = { hooks, prepared, context, head, operationName, started };
+    // The state the error paths need, made only for them.
+    const done = (): DirectDone<TContext> => ({ hooks, prepared, context, head, operationName, started });
     try {
       let charge: unknown;
       try {
         charge = hooks.charge(context, document, operation, request.variables, head);
         if (charge instanceof Promise) charge = await charge;
       } catch (e) {
-        return await this.directFailure(done, undefined, ensureGraphQLError(e));
+        return await this.directFailure(done(), undefined, ensureGraphQLError(e));
       }
       const result = await compiled.query(undefined, context, request.variables ?? {});
-      if (result.errors?.length) return await this.directExecution(done, charge);
+      if (result.errors?.length) return await this.directExecution(done(), charge);
       hooks.observe?.(operationName, false, (performance.now() - started) / 1000);
       const single: { data?: unknown; extensions?: Record<string, unknown> } = { data: result.data };
       hooks.stale(context, head, single);

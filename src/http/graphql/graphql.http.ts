@@ -109,7 +109,7 @@ export function graphqlDoor({ apollo, context, bodyBytes, logger, fastPath = nul
       }
       if (ready) {
         const answer = await fastPath!.answer(prepared, ready);
-        for (const [key, value] of answer.headers) res.setHeader(key, value);
+        answer.headers.forEach((value, key) => res.setHeader(key, value));
         sendBody(res, answer.status ?? 200, answer.body);
         return;
       }
@@ -142,11 +142,21 @@ function isPlainJson(contentType: string | undefined): boolean {
 /** As body-parser's strict JSON: an empty body is `{}`, and only an object or array is JSON here. */
 function parseJson(buf: Buffer): unknown {
   const text = buf.toString("utf8");
-  const first = /\S/.exec(text);
-  if (!first) return {};
-  if (first[0] !== "{" && first[0] !== "[")
-    throw new SyntaxError(`Unexpected token ${JSON.stringify(first[0])}, the body is not a JSON object or array`);
+  // The first character that is not white space (as /\S/ finds it); a plain body starts with "{" at once.
+  let i = 0;
+  while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+  if (i === text.length) return {};
+  const first = text[i]!;
+  if (first !== "{" && first !== "[")
+    throw new SyntaxError(`Unexpected token ${JSON.stringify(first)}, the body is not a JSON object or array`);
   return JSON.parse(text);
+}
+
+/** What /\s/ matches: ASCII white space, and Unicode's space separators, line and paragraph separators and BOM. */
+function isSpace(code: number): boolean {
+  if (code === 0x7b) return false;
+  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  return code >= 0x80 && /\s/.test(String.fromCharCode(code));
 }
 
 async function write(res: ServerResponse, answer: HTTPGraphQLResponse): Promise<void> {
