@@ -86,7 +86,7 @@ type Verdict = { document: DocumentNode } | null;
 export interface DirectHooks<TContext extends BaseContext, TCharge = unknown> {
   /** The plugins these hooks stand for. */
   plugins: readonly ApolloServerPlugin<TContext>[];
-  /** The graphql-jit plugin's compiled operation, if it compiled it already (counting no run), else null or undefined. */
+  /** The jit plugin's compiled operation, if it compiled it already (counting no run), else null or undefined. */
   compiled(document: DocumentNode, operationName: string | null): CompiledQuery | null | undefined;
   /**
    * The limits plugin's check, without side effect: throws its refusal, and answers false for an operation whose
