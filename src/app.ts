@@ -3,6 +3,7 @@ import type { RequestListener } from "node:http";
 import { ApolloServer, type ApolloServerOptions } from "@apollo/server";
 import {
   ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginInlineTraceDisabled,
   ApolloServerPluginLandingPageDisabled,
 } from "@apollo/server/plugin/disabled";
 import { expressMiddleware } from "@as-integrations/express5";
@@ -18,11 +19,22 @@ import type { AppDeps, Context } from "./context";
 import { graphiqlHandler } from "./http/graphql/graphiql";
 import { graphqlContext, graphqlDoor } from "./http/graphql/graphql.http";
 import { formatGraphqlError } from "./http/graphql/graphql.errors";
-import { jitExecutionPlugin } from "./http/graphql/graphql.executor";
-import { GraphqlFastPath } from "./http/graphql/graphql.fast-path";
+import { CompiledOperations, jitExecutionPlugin } from "./http/graphql/graphql.executor";
+import { GraphqlFastPath, type DirectHooks } from "./http/graphql/graphql.fast-path";
 import { persistedQueries } from "./http/graphql/graphql.persisted";
-import { graphqlLimitsPlugin, graphqlParseOptions } from "./http/graphql/graphql.operation-limits";
-import { chargeGraphqlOperation, refundRefusedGraphqlFields } from "./platform/quotas/quota.graphql";
+import {
+  graphqlLimitsCheck,
+  graphqlLimitsPlugin,
+  graphqlParseOptions,
+  holdsHeavySlot,
+} from "./http/graphql/graphql.operation-limits";
+import {
+  chargeGraphql,
+  chargeGraphqlOperation,
+  refundGraphqlCharge,
+  refundRefusedGraphqlFields,
+  type GraphqlCharge,
+} from "./platform/quotas/quota.graphql";
 import { createRateLimiter, type RateLimiter } from "./platform/quotas/quota.service";
 import { corsHandler } from "./http/server/server.cors";
 import { requestEssentials } from "./http/server/server.essentials";
@@ -33,7 +45,7 @@ import { openApiRouter } from "./http/openapi/openapi.http";
 import { createOpenApiDocument } from "./http/openapi/openapi.routes";
 import { mapError } from "./http/rest/rest.errors";
 import { restRouter } from "./http/rest/rest.router";
-import { staleExtensionsPlugin } from "./http/graphql/graphql.stale";
+import { markStale, staleExtensionsPlugin } from "./http/graphql/graphql.stale";
 import type { MarketDataSource } from "./sources/source.capabilities";
 import { cacheInstruments, type CachedSource } from "./sources/source.cache";
 
@@ -53,6 +65,11 @@ export interface AppOptions {
    * default. Off, Apollo answers every operation: the differential test compares the two.
    */
   graphqlFastPath?: boolean;
+  /**
+   * The fast path's direct form of this app's plugins for operations graphql-jit compiled (graphql.fast-path.ts); on
+   * by default. Off, the fast path replays Apollo's plugin protocol for every operation.
+   */
+  graphqlDirect?: boolean;
 }
 
 /** Builds the whole HTTP surface: health, GraphiQL, /graphql, REST. Call `apollo.stop()` on shutdown. */
@@ -128,6 +145,23 @@ export async function createApp(
   // The OpenAPI document and the API reference page, generated from the route table (no key).
   app.use(openApiRouter(openApi));
 
+  // The plugins with a per-request part, kept by name: the fast path's direct forms below stand for exactly these.
+  const limitsOptions = {
+    schema,
+    limits: deps.config.graphql,
+    searchDefault: deps.config.sizes.searchResults,
+  };
+  const metricsPlugin = metrics?.graphqlPlugin();
+  // Depth, aliases, root fields and cost before execution, then the key's rate and quota (README "Limits and
+  // hardening").
+  const limitsPlugin = graphqlLimitsPlugin({ ...limitsOptions, afterLimits: chargeGraphqlOperation(rateLimiter) });
+  // A field refused for its scope gives its units back (README "Limits and hardening").
+  const refundPlugin = refundRefusedGraphqlFields(rateLimiter);
+  // Gateway mode: a response with an answer served stale says so (docs/contract.md section 9).
+  const stalePlugin = staleExtensionsPlugin();
+  // Operations clients repeat run compiled by graphql-jit (src/http/graphql/graphql.executor.ts).
+  const jitOperations = new CompiledOperations(schema);
+  const jitPlugin = jitExecutionPlugin<Context>(schema, jitOperations);
   const apolloOptions: ApolloServerOptions<Context> = {
     schema,
     formatError: formatGraphqlError((err) => logger.error({ err }, "graphql resolver failed")),
@@ -136,22 +170,16 @@ export async function createApp(
       ApolloServerPluginLandingPageDisabled(),
       // No cache hints are used; the default cache-control plugin would wrap every field resolver to collect them.
       ApolloServerPluginCacheControlDisabled(),
-      ...(metrics ? [metrics.graphqlPlugin()] : []),
-      // Depth, aliases, root fields and cost before execution, then the key's rate and quota (README "Limits and
-      // hardening").
-      graphqlLimitsPlugin({
-        schema,
-        limits: deps.config.graphql,
-        searchDefault: deps.config.sizes.searchResults,
-        afterLimits: chargeGraphqlOperation(rateLimiter),
-      }),
-      // A field refused for its scope gives its units back (README "Limits and hardening").
-      refundRefusedGraphqlFields(rateLimiter),
+      // Apollo's default federated-trace plugin acts only on a subgraph schema, which this is not: disabled, it is no
+      // per-request hook the fast path would have to replay (graphql.fast-path.ts, DirectHooks).
+      ApolloServerPluginInlineTraceDisabled(),
+      ...(metricsPlugin ? [metricsPlugin] : []),
+      limitsPlugin,
+      refundPlugin,
       { serverWillStart: async () => ({ serverWillStop: () => rateLimiter.close() }) },
-      // Gateway mode: a response with an answer served stale says so (docs/contract.md section 9).
-      staleExtensionsPlugin(),
-      // Last: operations clients repeat run compiled by graphql-jit (src/http/graphql/graphql.executor.ts).
-      jitExecutionPlugin<Context>(schema),
+      stalePlugin,
+      // Last: it answers the operation, after every other plugin's hooks before execution.
+      jitPlugin,
     ],
     parseOptions: graphqlParseOptions(deps.config.graphql),
     // Introspection and "did you mean" suggestions: off under NODE_ENV=production unless MDG_GRAPHQL_INTROSPECTION.
@@ -171,7 +199,26 @@ export async function createApp(
   const apollo = new ApolloServer<Context>(apolloOptions);
   await apollo.start();
   // After start: the plugin list then holds the plugins Apollo adds itself, which the fast path calls too.
-  const fastPath = options.graphqlFastPath === false ? null : GraphqlFastPath.create(apollo, apolloOptions);
+  // The same plugins' work in direct form (the functions they are built on), for operations graphql-jit compiled.
+  const checkLimits = graphqlLimitsCheck(limitsOptions);
+  const directHooks: DirectHooks<Context, GraphqlCharge> = {
+    plugins: [...(metricsPlugin ? [metricsPlugin] : []), limitsPlugin, refundPlugin, stalePlugin, jitPlugin],
+    compiled: (document, operationName) => jitOperations.peek(document, operationName),
+    admits: (document, operation, variables, ctx) =>
+      !holdsHeavySlot(ctx, checkLimits(document, operation, variables, ctx).cost),
+    charge: (ctx, document, operation, variables, head) =>
+      ctx.principal ? chargeGraphql(rateLimiter, ctx.principal, document, operation, variables, head) : undefined,
+    refund: (charge, errors, head) => refundGraphqlCharge(rateLimiter, charge, errors, head),
+    ...(metrics && {
+      observe: (name: string | null | undefined, failed: boolean, seconds: number) =>
+        metrics.observeGraphqlOperation(name, failed, seconds),
+    }),
+    stale: markStale,
+  };
+  const fastPath =
+    options.graphqlFastPath === false
+      ? null
+      : GraphqlFastPath.create(apollo, apolloOptions, options.graphqlDirect === false ? null : directHooks);
   const context = graphqlContext(deps, apiKeys);
   // POST /graphql with a plain JSON body skips Express, as REST does (src/http/graphql/graphql.http.ts); Apollo runs it
   // all the same, or for a single query already validated, the fast path does with Apollo's plugins.

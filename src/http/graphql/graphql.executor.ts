@@ -25,8 +25,27 @@ type Compiled = CompiledQuery | null;
 export class CompiledOperations {
   private readonly runs = new WeakMap<DocumentNode, Map<string, number>>();
   private readonly compiled = new Map<DocumentNode, Map<string, Compiled>>();
+  /** The document `peek` last moved to the end of `compiled`. */
+  private last: DocumentNode | undefined;
 
   constructor(private readonly schema: GraphQLSchema) {}
+
+  /**
+   * The compiled operation, if it was compiled already (null where it could not be), else undefined; unlike `get`,
+   * it counts no run, so a caller that then leaves the operation to the plugin does not count it twice.
+   */
+  peek(document: DocumentNode, operationName: string | null): Compiled | undefined {
+    const byName = this.compiled.get(document);
+    const known = byName?.get(operationName ?? "");
+    if (known === undefined) return undefined;
+    // Most recently used goes last, as `get` does (it is last already when the previous look-up was of it).
+    if (this.last !== document) {
+      this.compiled.delete(document);
+      this.compiled.set(document, byName!);
+      this.last = document;
+    }
+    return known;
+  }
 
   /**
    * The compiled operation, once it has run COMPILE_AFTER times; undefined before, null where it cannot be compiled.
@@ -39,6 +58,7 @@ export class CompiledOperations {
       // Most recently used goes last.
       this.compiled.delete(document);
       this.compiled.set(document, byName!);
+      this.last = document;
       return known;
     }
     let counts = this.runs.get(document);
@@ -52,6 +72,7 @@ export class CompiledOperations {
     else {
       if (this.compiled.size >= MAX_COMPILED) this.compiled.delete(this.compiled.keys().next().value!);
       this.compiled.set(document, new Map([[name, made]]));
+      this.last = document;
     }
     return made;
   }
@@ -83,8 +104,10 @@ function compile(schema: GraphQLSchema, document: DocumentNode, operationName: s
  * second run reads what the first loaded from the request's DataLoaders, and
  * resolvers only read, so it repeats no store query and changes nothing.
  */
-export function jitExecutionPlugin<TContext extends BaseContext>(schema: GraphQLSchema): ApolloServerPlugin<TContext> {
-  const operations = new CompiledOperations(schema);
+export function jitExecutionPlugin<TContext extends BaseContext>(
+  schema: GraphQLSchema,
+  operations: CompiledOperations = new CompiledOperations(schema),
+): ApolloServerPlugin<TContext> {
   return {
     async requestDidStart() {
       return {

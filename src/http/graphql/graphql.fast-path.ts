@@ -31,7 +31,7 @@ import {
   type OperationDefinitionNode,
   type ParseOptions,
 } from "graphql";
-import { LRUCache } from "lru-cache";
+import type { CompiledQuery } from "graphql-jit";
 
 /**
  * Characters of query text whose parse and validation verdicts are kept, least recently used dropped first: bounded
@@ -78,6 +78,73 @@ const MODELLED_OPTIONS = new Set<string>([
 /** A query text's verdict: a valid document of a single query to run, or null (Apollo answers it). */
 type Verdict = { document: DocumentNode } | null;
 
+/**
+ * The per-request work of the service's own plugins, each in a direct form that the plugin itself is built on (the
+ * same functions), for the direct path of `GraphqlFastPath.answer`. The direct path runs only while `plugins` are
+ * all the plugins with a per-request part; with any other plugin, every request goes through `run`.
+ */
+export interface DirectHooks<TContext extends BaseContext, TCharge = unknown> {
+  /** The plugins these hooks stand for. */
+  plugins: readonly ApolloServerPlugin<TContext>[];
+  /** The jit plugin's compiled operation, if it compiled it already (counting no run), else null or undefined. */
+  compiled(document: DocumentNode, operationName: string | null): CompiledQuery | null | undefined;
+  /**
+   * The limits plugin's check, without side effect: throws its refusal, and answers false for an operation whose
+   * plugin hooks do more (a heavy slot held until the answer): `run` answers both.
+   */
+  admits(
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+    variables: Record<string, unknown> | undefined,
+    context: TContext,
+  ): boolean;
+  /**
+   * The rate and quota charge, its headers put on `head`; throws (or rejects with) its refusal; undefined when nothing
+   * is charged. A promise only when the count needs one.
+   */
+  charge(
+    context: TContext,
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+    variables: Record<string, unknown> | undefined,
+    head: DirectHead,
+  ): TCharge | Promise<TCharge> | undefined;
+  /** Gives back the units of fields refused for their scope (`errors` as formatted); undefined when none. */
+  refund(charge: TCharge, errors: readonly GraphQLFormattedError[], head: DirectHead): Promise<void> | undefined;
+  /** The metrics plugin's record of the operation; absent with metrics off. */
+  observe?(operationName: string | null | undefined, failed: boolean, seconds: number): void;
+  /** The stale plugin's mark of the answer. */
+  stale(context: TContext, head: DirectHead, result: { extensions?: Record<string, unknown> }): void;
+}
+
+/**
+ * The head of a direct answer: header names lower-cased and kept in the order they were first set, as Apollo's
+ * HeaderMap does, written as `run`'s answers are. Also the RateLimit sink (`setHeader`, `removeHeader`).
+ */
+export class DirectHead {
+  readonly headers = new Map<string, string>();
+  status: number | undefined = undefined;
+
+  set(name: string, value: string): void {
+    this.headers.set(name.toLowerCase(), value);
+  }
+
+  setHeader(name: string, value: string): void {
+    this.headers.set(name.toLowerCase(), value);
+  }
+
+  removeHeader(name: string): void {
+    this.headers.delete(name.toLowerCase());
+  }
+}
+
+/** What the door writes: status (200 when undefined), headers in order, the body's text. */
+export interface FastAnswer {
+  status: number | undefined;
+  headers: ReadonlyMap<string, string>;
+  body: string;
+}
+
 /** A request the fast path can take, once its context is known. */
 export interface FastRequest {
   document: DocumentNode;
@@ -110,7 +177,7 @@ export interface FastRequest {
  * request is answered here, errors included, so the rate limit is charged once.
  */
 export class GraphqlFastPath<TContext extends BaseContext> {
-  private readonly verdicts: LRUCache<string, { verdict: Verdict }>;
+  private readonly verdicts: TextCache<{ verdict: Verdict }>;
   /** The plugins with a per-request part (Apollo's list, the ones it adds itself included). */
   private readonly starters: ApolloServerPlugin<TContext>[];
   private readonly schema: GraphQLSchema;
@@ -118,32 +185,49 @@ export class GraphqlFastPath<TContext extends BaseContext> {
   private readonly parseOptions: ParseOptions;
   private readonly includeStacktrace: boolean;
 
-  /** The fast path for `options` (what `new ApolloServer` got), or null where it would not answer as Apollo does. */
-  static create<TContext extends BaseContext>(
+  /** The plugins' direct forms, when they stand for every plugin with a per-request part; else null. */
+  private readonly direct: DirectHooks<TContext> | null;
+
+  /**
+   * The fast path for `options` (what `new ApolloServer` got, read after `start`), or null where it would not answer
+   * as Apollo does. With `hooks` for all its per-request plugins, operations graphql-jit compiled take the direct form.
+   */
+  static create<TContext extends BaseContext, TCharge>(
     apollo: ApolloServer<TContext>,
     options: ApolloServerOptions<TContext>,
+    hooks: DirectHooks<TContext, TCharge> | null = null,
     maxChars: number = FAST_PATH_QUERY_CHARS,
   ): GraphqlFastPath<TContext> | null {
     if (!("schema" in options) || !options.schema) return null;
     if (Object.keys(options).some((k) => !MODELLED_OPTIONS.has(k))) return null;
     // Anything but Apollo's defaults or the plain on/off forms of these changes what a request meets.
     if (options.csrfPrevention !== undefined && typeof options.csrfPrevention !== "object") return null;
-    return new GraphqlFastPath(apollo, options as ApolloServerOptions<TContext> & { schema: GraphQLSchema }, maxChars);
+    return new GraphqlFastPath(
+      apollo,
+      options as ApolloServerOptions<TContext> & { schema: GraphQLSchema },
+      hooks as DirectHooks<TContext> | null,
+      maxChars,
+    );
   }
 
   private constructor(
     private readonly apollo: ApolloServer<TContext>,
     options: ApolloServerOptions<TContext> & { schema: GraphQLSchema },
+    hooks: DirectHooks<TContext> | null,
     maxChars: number,
   ) {
     this.schema = options.schema;
     this.starters = (options.plugins ?? []).filter((p) => p.requestDidStart);
+    this.direct =
+      hooks && this.starters.every((p) => hooks.plugins.includes(p) || validationOnly(p as InternalPlugin))
+        ? hooks
+        : null;
     this.formatError = options.formatError;
     this.parseOptions = options.parseOptions ?? {};
     // Apollo's default: stack traces outside production and test.
     const env = process.env.NODE_ENV;
     this.includeStacktrace = options.includeStacktraceInErrorResponses ?? (env !== "production" && env !== "test");
-    this.verdicts = new LRUCache({ maxSize: maxChars, sizeCalculation: (_v, text) => Math.max(1, text.length) });
+    this.verdicts = new TextCache(maxChars);
   }
 
   /**
@@ -187,6 +271,133 @@ export class GraphqlFastPath<TContext extends BaseContext> {
     }
     this.verdicts.set(query, { verdict });
     return verdict;
+  }
+
+  /** Apollo's answer to `prepared` with this context: the direct form's where it applies, else `run`'s. */
+  answer(prepared: FastRequest, context: TContext): Promise<FastAnswer> {
+    return this.directAnswer(prepared, context) ?? this.run(prepared, context).then(completeAnswer);
+  }
+
+  /**
+   * The answer of the plugins' direct forms (DirectHooks), or null, deciding before any side effect, where it does
+   * not apply: an operation graphql-jit has not compiled (or cannot), one the limits refuse or that holds a heavy
+   * slot. Then Apollo's order, without its protocol: limits, the rate and quota charge, the compiled operation, and
+   * for an answer without errors the metrics and stale marks and one JSON.stringify. Errors (a spent key, a resolver's
+   * error, a variable that does not coerce) are answered here too, once charged, as `run` answers them.
+   *
+   * The context is handed on as it is, where Apollo hands the plugins and resolvers a shallow copy: the door builds
+   * it for this request alone and reads nothing of it after, so no one can tell the copy from the original.
+   */
+  directAnswer(prepared: FastRequest, context: TContext): Promise<FastAnswer> | null {
+    const hooks = this.direct;
+    if (!hooks) return null;
+    const started = performance.now();
+    const { document, operation, request } = prepared;
+    const operationName = operation.name?.value || null;
+    const compiled = hooks.compiled(document, operationName);
+    if (!compiled) return null;
+    try {
+      if (!hooks.admits(document, operation, request.variables, context)) return null;
+    } catch {
+      // `run` answers the refusal, from the same check.
+      return null;
+    }
+    return this.runDirect(hooks, compiled, prepared, context, operationName ?? request.operationName, started);
+  }
+
+  private async runDirect(
+    hooks: DirectHooks<TContext>,
+    compiled: CompiledQuery,
+    prepared: FastRequest,
+    context: TContext,
+    operationName: string | null | undefined,
+    started: number,
+  ): Promise<FastAnswer> {
+    const { document, operation, request } = prepared;
+    const head = new DirectHead();
+    // The state the error paths need, made only for them.
+    const done = (): DirectDone<TContext> => ({ hooks, prepared, context, head, operationName, started });
+    try {
+      let charge: unknown;
+      try {
+        charge = hooks.charge(context, document, operation, request.variables, head);
+        if (charge instanceof Promise) charge = await charge;
+      } catch (e) {
+        return await this.directFailure(done(), undefined, ensureGraphQLError(e));
+      }
+      const result = await compiled.query(undefined, context, request.variables ?? {});
+      if (result.errors?.length) return await this.directExecution(done(), charge);
+      hooks.observe?.(operationName, false, (performance.now() - started) / 1000);
+      const single: { data?: unknown; extensions?: Record<string, unknown> } = { data: result.data };
+      hooks.stale(context, head, single);
+      if (!head.headers.has("content-type")) head.headers.set("content-type", prepared.contentType);
+      return { status: head.status, headers: head.headers, body: encode(undefined, single.data, single.extensions) };
+    } catch (e) {
+      return this.unexpected(e, prepared.contentType);
+    }
+  }
+
+  /**
+   * What Apollo does when the jit plugin declines an answer with errors: graphql-js runs the operation (reading what
+   * the first run loaded into the request's DataLoaders), its errors are normalised and formatted, and the status is
+   * 400 when there is no data.
+   */
+  private async directExecution(done: DirectDone<TContext>, charge: unknown): Promise<FastAnswer> {
+    const { prepared, context, head } = done;
+    let result: ExecutionResult;
+    try {
+      result = await execute({
+        schema: this.schema,
+        document: prepared.document,
+        contextValue: context,
+        variableValues: prepared.request.variables,
+        operationName: prepared.request.operationName,
+      });
+    } catch (e) {
+      const error = e instanceof Error ? e : new GraphQLError("Unexpected error value: " + String(e));
+      return this.directFailure(done, charge, ensureGraphQLError(error));
+    }
+    const resultErrors = result.errors?.map((e) =>
+      isBadUserInputGraphQLError(e) && e.extensions?.code == null ? userInputError(e) : e,
+    );
+    const { formattedErrors, httpFromErrors } = resultErrors
+      ? this.formatErrors(resultErrors)
+      : { formattedErrors: undefined, httpFromErrors: newHead() };
+    if (resultErrors?.length && result.data === undefined && !httpFromErrors.status) httpFromErrors.status = 400;
+    mergeDirect(head, httpFromErrors);
+    const single = { errors: formattedErrors, data: result.data, extensions: result.extensions };
+    return this.directDone(done, charge, resultErrors !== undefined, single);
+  }
+
+  /** Apollo's `sendErrorResponse` in the pipeline: the errors alone, 500 unless they say otherwise. */
+  private directFailure(done: DirectDone<TContext>, charge: unknown, error: GraphQLError): Promise<FastAnswer> {
+    const { formattedErrors, httpFromErrors } = this.formatErrors([error]);
+    mergeDirect(done.head, httpFromErrors);
+    if (!done.head.status) done.head.status = 500;
+    return this.directDone(done, charge, true, { errors: formattedErrors });
+  }
+
+  /**
+   * The plugins' `willSendResponse` in Apollo's order: the metrics' record, the stale mark, then the refund (its
+   * headers follow the stale ones: the refund plugin sets them after awaiting the counter store).
+   */
+  private async directDone(
+    { hooks, prepared, context, head, operationName, started }: DirectDone<TContext>,
+    charge: unknown,
+    failed: boolean,
+    single: { errors?: GraphQLFormattedError[]; data?: unknown; extensions?: Record<string, unknown> },
+  ): Promise<FastAnswer> {
+    hooks.observe?.(operationName, failed, (performance.now() - started) / 1000);
+    hooks.stale(context, head, single);
+    if (charge !== undefined && single.errors) await hooks.refund(charge, single.errors, head);
+    if (!head.headers.has("content-type")) head.headers.set("content-type", prepared.contentType);
+    return { status: head.status, headers: head.headers, body: encode(single.errors, single.data, single.extensions) };
+  }
+
+  /** As `run` answers a pipeline that threw. */
+  private unexpected(e: unknown, contentType: string): FastAnswer {
+    this.apollo.logger.error(`Unexpected error processing request: ${String(e)}`);
+    return completeAnswer(this.errorResponse(new Error("Internal server error"), contentType));
   }
 
   /** Apollo's answer to `prepared` with this context (processGraphQLRequest and runHttpQuery, for this case). */
@@ -352,6 +563,89 @@ export class GraphqlFastPath<TContext extends BaseContext> {
       body: { kind: "complete", string: JSON.stringify(result) + "\n" },
     };
   }
+}
+
+/**
+ * Apollo's own plugins whose per-request part is only `validationDidStart` (DisableSuggestions, added under
+ * `hideSchemaDetailsFromClientErrors`): the fast path takes only texts validated before and validates nothing, so
+ * they have nothing to do on it, in the replay as in the direct form. The differential test checks that the plugin
+ * still has no other hook.
+ */
+export const VALIDATION_ONLY_PLUGINS: ReadonlySet<string> = new Set(["DisableSuggestions"]);
+
+type InternalPlugin = { __internal_plugin_id__?: unknown };
+
+function validationOnly(plugin: InternalPlugin): boolean {
+  const id = plugin.__internal_plugin_id__;
+  return typeof id === "string" && VALIDATION_ONLY_PLUGINS.has(id);
+}
+
+/**
+ * Values by text, bounded by the characters of the texts held, in two generations: texts are added to the young one;
+ * once it holds half the budget the old one is dropped whole and the young one becomes old; a text found in the old
+ * one moves to the young one. A hit costs one Map look-up (a least-recently-used list costs several, and its
+ * bookkeeping showed as 1.5-1.9 % of /graphql's CPU); what is dropped is at most half the budget's least recently
+ * used texts at once. A text over half the budget is not kept.
+ */
+class TextCache<V> {
+  private young = new Map<string, V>();
+  private old = new Map<string, V>();
+  private youngChars = 0;
+  private readonly half: number;
+
+  constructor(maxChars: number) {
+    this.half = Math.max(1, Math.floor(maxChars / 2));
+  }
+
+  get(text: string): V | undefined {
+    const found = this.young.get(text);
+    if (found !== undefined) return found;
+    const aged = this.old.get(text);
+    if (aged === undefined) return undefined;
+    this.old.delete(text);
+    this.set(text, aged);
+    return aged;
+  }
+
+  set(text: string, value: V): void {
+    const size = Math.max(1, text.length);
+    if (size > this.half) return;
+    if (this.youngChars + size > this.half) {
+      this.old = this.young;
+      this.young = new Map();
+      this.youngChars = 0;
+    }
+    this.young.set(text, value);
+    this.youngChars += size;
+  }
+}
+
+/** One direct request's state, for its ending. */
+interface DirectDone<TContext extends BaseContext> {
+  hooks: DirectHooks<TContext>;
+  prepared: FastRequest;
+  context: TContext;
+  head: DirectHead;
+  operationName: string | null | undefined;
+  started: number;
+}
+
+/** `run`'s body text: JSON.stringify of the result's three keys, in this order, then a newline. */
+function encode(errors: unknown, data: unknown, extensions: unknown): string {
+  // The envelope by hand when only `data` is there: the same bytes without the object.
+  if (errors === undefined && extensions === undefined && data !== undefined)
+    return `{"data":${JSON.stringify(data)}}\n`;
+  return JSON.stringify({ errors, data, extensions }) + "\n";
+}
+
+function completeAnswer(response: HTTPGraphQLResponse): FastAnswer {
+  if (response.body.kind !== "complete") throw new Error("the fast path answers complete bodies only");
+  return { status: response.status, headers: response.headers, body: response.body.string };
+}
+
+function mergeDirect(target: DirectHead, source: HTTPGraphQLHead): void {
+  if (source.status) target.status = source.status;
+  for (const [name, value] of source.headers) target.set(name, value);
 }
 
 type RequestHook = "willSendResponse" | "didEncounterErrors" | "didResolveSource" | "didResolveOperation";

@@ -17,22 +17,35 @@ import type { GraphqlFastPath } from "./graphql.fast-path";
  * does not authenticate fails the whole request with HTTP 401.
  */
 export function graphqlContext(deps: AppDeps, apiKeys: ApiKeyService) {
-  return async (req: IncomingMessage, requestId: string): Promise<Context> => {
+  // Without a promise where the key check needs none (the bootstrap key, a key in the cache, a refusal: thrown).
+  return (req: IncomingMessage, requestId: string): Context | Promise<Context> => {
     const header = req.headers["x-api-key"];
     if (header === undefined) return createContext(deps, requestId, null);
+    let principal: ReturnType<ApiKeyService["authenticateNow"]>;
     try {
-      return createContext(deps, requestId, await apiKeys.authenticate(header));
+      principal = apiKeys.authenticateNow(header);
     } catch (e) {
-      if (e instanceof AppError)
-        throw new GraphQLError(e.message, { extensions: { code: "UNAUTHENTICATED", http: { status: 401 } } });
-      throw e;
+      throw unauthenticated(e);
     }
+    if (!(principal instanceof Promise)) return createContext(deps, requestId, principal);
+    return principal.then(
+      (p) => createContext(deps, requestId, p),
+      (e: unknown) => {
+        throw unauthenticated(e);
+      },
+    );
   };
+}
+
+/** A key that does not authenticate fails the whole request with HTTP 401; anything else as it is. */
+function unauthenticated(e: unknown): unknown {
+  if (!(e instanceof AppError)) return e;
+  return new GraphQLError(e.message, { extensions: { code: "UNAUTHENTICATED", http: { status: 401 } } });
 }
 
 export interface GraphqlDoorOptions {
   apollo: ApolloServer<Context>;
-  context: (req: IncomingMessage, requestId: string) => Promise<Context>;
+  context: (req: IncomingMessage, requestId: string) => Context | Promise<Context>;
   bodyBytes: number;
   logger: Logger;
   /** The common case answered without Apollo's generic set-up (graphql.fast-path.ts); null: Apollo answers all. */
@@ -85,15 +98,20 @@ export function graphqlDoor({ apollo, context, bodyBytes, logger, fastPath = nul
     // A single query whose text is known valid runs on the fast path; the key is checked first, as Apollo does, and
     // a key that fails is answered by Apollo from the same failed check (no second look-up).
     const prepared = fastPath?.prepare(body, req.headers) ?? null;
-    let contextValue: Promise<Context> | undefined;
+    let failed: { error: unknown } | undefined;
     if (prepared) {
-      contextValue = context(req, requestId);
-      const ready = await contextValue.then(
-        (c) => c,
-        () => undefined,
-      );
+      let ready: Context | undefined;
+      try {
+        const made = context(req, requestId);
+        ready = made instanceof Promise ? await made : made;
+      } catch (error) {
+        // Apollo answers the failed check below, from the same error (no second look-up).
+        failed = { error };
+      }
       if (ready) {
-        await write(res, await fastPath!.run(prepared, ready));
+        const answer = await fastPath!.answer(prepared, ready);
+        answer.headers.forEach((value, key) => res.setHeader(key, value));
+        sendBody(res, answer.status ?? 200, answer.body);
         return;
       }
     }
@@ -103,7 +121,11 @@ export function graphqlDoor({ apollo, context, bodyBytes, logger, fastPath = nul
     }
     const answer = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: "POST", headers, search, body },
-      context: () => contextValue ?? context(req, requestId),
+      // Thrown inside Apollo's own try, which answers it as a failed context.
+      context: async () => {
+        if (failed) throw failed.error;
+        return context(req, requestId);
+      },
     });
     await write(res, answer);
   }
@@ -111,6 +133,7 @@ export function graphqlDoor({ apollo, context, bodyBytes, logger, fastPath = nul
 
 /** `application/json`, with no parameter or only `charset=utf-8`: what express.json() reads without further checks. */
 function isPlainJson(contentType: string | undefined): boolean {
+  if (contentType === "application/json") return true;
   if (contentType === undefined) return false;
   const [type, ...params] = contentType.split(";");
   if (type!.trim().toLowerCase() !== "application/json") return false;
@@ -120,11 +143,21 @@ function isPlainJson(contentType: string | undefined): boolean {
 /** As body-parser's strict JSON: an empty body is `{}`, and only an object or array is JSON here. */
 function parseJson(buf: Buffer): unknown {
   const text = buf.toString("utf8");
-  const first = /\S/.exec(text);
-  if (!first) return {};
-  if (first[0] !== "{" && first[0] !== "[")
-    throw new SyntaxError(`Unexpected token ${JSON.stringify(first[0])}, the body is not a JSON object or array`);
+  // The first character that is not white space (as /\S/ finds it); a plain body starts with "{" at once.
+  let i = 0;
+  while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+  if (i === text.length) return {};
+  const first = text[i]!;
+  if (first !== "{" && first !== "[")
+    throw new SyntaxError(`Unexpected token ${JSON.stringify(first)}, the body is not a JSON object or array`);
   return JSON.parse(text);
+}
+
+/** What /\s/ matches: ASCII white space, and Unicode's space separators, line and paragraph separators and BOM. */
+function isSpace(code: number): boolean {
+  if (code === 0x7b) return false;
+  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  return code >= 0x80 && /\s/.test(String.fromCharCode(code));
 }
 
 async function write(res: ServerResponse, answer: HTTPGraphQLResponse): Promise<void> {

@@ -429,24 +429,38 @@ export interface GraphqlLimitsPluginOptions {
   afterLimits?: (requestContext: GraphQLRequestContext<Context>, checked: CheckedOperation) => Promise<void>;
 }
 
+/** Checks one operation against the limits: throws the refusal, or answers its shape and cost. No side effect. */
+export type GraphqlLimitsCheck = (
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> | undefined,
+  context: Context,
+) => CheckedOperation;
+
+/** The plugin's check alone, for the fast path's direct form of the plugin (graphql.fast-path.ts). */
+export function graphqlLimitsCheck(
+  opts: Pick<GraphqlLimitsPluginOptions, "schema" | "limits" | "searchDefault">,
+): GraphqlLimitsCheck {
+  const estimator = costEstimator(opts.schema, opts.searchDefault);
+  return (document, operation, variables, context) =>
+    checkOperation(opts.schema, opts.limits, estimator, document, operation, variables, context);
+}
+
+/** Whether the operation takes one of the key's heavy slots (which only the plugin's own hooks take and release). */
+export function holdsHeavySlot(ctx: Context, cost: number): boolean {
+  return cost >= HEAVY_COST && !!ctx.principal;
+}
+
 /** The Apollo plugin that enforces the limits on every operation of /graphql. */
 export function graphqlLimitsPlugin(opts: GraphqlLimitsPluginOptions): ApolloServerPlugin<Context> {
-  const estimator = costEstimator(opts.schema, opts.searchDefault);
+  const check = graphqlLimitsCheck(opts);
   return {
     async requestDidStart() {
       let release: (() => void) | undefined;
       return {
         async didResolveOperation(rc) {
           if (!rc.operation) return; // no such operation: execution answers that, running nothing
-          const checked = checkOperation(
-            opts.schema,
-            opts.limits,
-            estimator,
-            rc.document,
-            rc.operation,
-            rc.request.variables,
-            rc.contextValue,
-          );
+          const checked = check(rc.document, rc.operation, rc.request.variables, rc.contextValue);
           release = holdHeavySlot(rc.contextValue, checked.cost);
           await opts.afterLimits?.(rc, checked);
         },
@@ -465,9 +479,10 @@ export function graphqlLimitsPlugin(opts: GraphqlLimitsPluginOptions): ApolloSer
  * QUOTA_EXCEEDED, with `Retry-After`, as a spent rate limit does.
  */
 function holdHeavySlot(ctx: Context, cost: number): (() => void) | undefined {
-  if (cost < HEAVY_COST || !ctx.principal) return undefined;
+  const principal = ctx.principal;
+  if (!principal || !holdsHeavySlot(ctx, cost)) return undefined;
   try {
-    return heavyGate(ctx.config).acquire(ctx.principal.keyId);
+    return heavyGate(ctx.config).acquire(principal.keyId);
   } catch (e) {
     if (!(e instanceof QuotaExceededError)) throw e;
     throw new GraphQLError(e.message, {

@@ -12,14 +12,28 @@ export function staleExtensionsPlugin(): ApolloServerPlugin<Context> {
     async requestDidStart() {
       return {
         async willSendResponse({ response, contextValue }) {
-          const age = contextValue.freshness.staleAgeSeconds;
-          if (age === null) return;
-          for (const [name, value] of Object.entries(staleHeaders(age))) response.http.headers.set(name, value);
-          if (response.body.kind !== "single") return;
-          const result = response.body.singleResult;
-          result.extensions = { ...result.extensions, stale: true, staleAgeSeconds: age };
+          markStale(
+            contextValue,
+            response.http.headers,
+            response.body.kind === "single" ? response.body.singleResult : null,
+          );
         },
       };
     },
   };
+}
+
+/**
+ * The plugin's work on one answer, also called directly by the fast path's direct form (graphql.fast-path.ts): the
+ * headers on `headers` and the extensions on `result` (when the answer is a single result) if the context says stale.
+ */
+export function markStale(
+  context: Context,
+  headers: { set(name: string, value: string): unknown },
+  result: { extensions?: Record<string, unknown> } | null,
+): void {
+  const age = context.freshness.staleAgeSeconds;
+  if (age === null) return;
+  for (const [name, value] of Object.entries(staleHeaders(age))) headers.set(name, value);
+  if (result) result.extensions = { ...result.extensions, stale: true, staleAgeSeconds: age };
 }

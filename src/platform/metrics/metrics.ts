@@ -75,6 +75,10 @@ export class Metrics {
   private readonly httpDuration: RequestHistogram<"route" | "status">;
   private readonly graphqlDuration: RequestHistogram<"operation" | "outcome">;
   private readonly operationNames = new Set<string>();
+  private readonly graphqlObservers = new Map<
+    string,
+    { ok?: (seconds: number) => void; error?: (seconds: number) => void }
+  >();
   private readonly storeDuration: RequestHistogram<"method">;
   private readonly batchSize: RequestHistogram<"method">;
 
@@ -209,6 +213,18 @@ export class Metrics {
     return name;
   }
 
+  /**
+   * Records one GraphQL operation by its name and outcome: what `graphqlPlugin` records, also called directly by the
+   * fast path's direct form (graphql.fast-path.ts). The series' observers are kept by label (a bounded set).
+   */
+  observeGraphqlOperation(name: string | null | undefined, failed: boolean, seconds: number): void {
+    const operation = this.operationLabel(name);
+    let observers = this.graphqlObservers.get(operation);
+    if (!observers) this.graphqlObservers.set(operation, (observers = {}));
+    const outcome = failed ? "error" : "ok";
+    (observers[outcome] ??= this.graphqlDuration.child({ operation, outcome }))(seconds);
+  }
+
   /** Apollo plugin timing each operation from the request's start to its response. */
   graphqlPlugin(): ApolloServerPlugin {
     // Arrow functions, so `this` stays this Metrics rather than the hook objects Apollo calls them on.
@@ -222,13 +238,7 @@ export class Metrics {
           },
           willSendResponse: async (rc) => {
             const seconds = (performance.now() - started) / 1000;
-            this.graphqlDuration.observe(
-              {
-                operation: this.operationLabel(rc.operationName ?? rc.request.operationName),
-                outcome: failed ? "error" : "ok",
-              },
-              seconds,
-            );
+            this.observeGraphqlOperation(rc.operationName ?? rc.request.operationName, failed, seconds);
           },
         };
       },

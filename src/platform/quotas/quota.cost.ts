@@ -95,6 +95,30 @@ export function graphqlRootCosts(
   return roots;
 }
 
+/**
+ * Whether variables can change `graphqlRootCosts` of the operation: a root field (fragments expanded) takes its list
+ * of securities from a variable.
+ */
+export function rootCostsVary(
+  operation: OperationDefinitionNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+): boolean {
+  const seen = new Set<string>();
+  const varies = (set: SelectionSetNode): boolean =>
+    set.selections.some((sel) => {
+      if (sel.kind === Kind.FIELD)
+        return !!sel.arguments?.some((a) => LIST_ARGUMENTS.includes(a.name.value) && a.value.kind === Kind.VARIABLE);
+      if (sel.kind === Kind.INLINE_FRAGMENT) return varies(sel.selectionSet);
+      const fragment = fragments.get(sel.name.value);
+      if (!fragment || seen.has(fragment.name.value)) return false;
+      seen.add(fragment.name.value);
+      const found = varies(fragment.selectionSet);
+      seen.delete(fragment.name.value);
+      return found;
+    });
+  return varies(operation.selectionSet);
+}
+
 /** The fragments of a document by name. */
 export function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
   const out = new Map<string, FragmentDefinitionNode>();

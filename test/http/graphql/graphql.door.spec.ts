@@ -80,6 +80,8 @@ describe("POST /graphql, with and without Express in the way", () => {
     ["malformed JSON", '{"query": '],
     ["a JSON string", '"query"'],
     ["a JSON number", "42"],
+    ["a JSON string after white space", ' \r\n\t"query"'],
+    ["a JSON number after a no-break space", "\u00a042"],
   ])("answers %s 400 BAD_REQUEST on either path", async (_what, body) => {
     for (const res of [
       await post(body, { "content-type": "application/json" }),
@@ -93,6 +95,16 @@ describe("POST /graphql, with and without Express in the way", () => {
       expect(res.status).toBe(400);
       expect(res.json).toMatchObject({ errors: [{ extensions: { code: "BAD_REQUEST" } }] });
     }
+  });
+
+  it("answers a body with white space before the object with the data", async () => {
+    expectData(await post(` \n\t${QUERY}`, { "content-type": "application/json" }));
+  });
+
+  it("answers a body of white space alone as an empty one (body-parser's {}): 400", async () => {
+    const res = await post(" \n\u2028 ", { "content-type": "application/json" });
+    expect(res.status).toBe(400);
+    expect(res.json).toMatchObject({ errors: [{ message: expect.stringMatching(/POST body missing/) }] });
   });
 
   it("answers an empty JSON body as Apollo does with body-parser's {}: 400, nothing to run", async () => {

@@ -2,7 +2,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Kind, parse, print } from "graphql";
 import pino from "pino";
-import { GraphqlFastPath } from "../../../src/http/graphql/graphql.fast-path";
+import type { ApolloServerPlugin } from "@apollo/server";
+import { ApolloServerPluginDisableSuggestions } from "@apollo/server/plugin/disableSuggestions";
+import { GraphqlFastPath, VALIDATION_ONLY_PLUGINS } from "../../../src/http/graphql/graphql.fast-path";
 import { createHttpServer } from "../../../src/http/server/server.http";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { BOOTSTRAP_KEY } from "../../helpers/constants";
@@ -14,9 +16,16 @@ import { primarySymbols } from "../../helpers/stock-samples";
  * over the same store, one with the fast path and one without, get the same list of requests in the same order,
  * and every answer must be byte-identical (status, headers but the date and request id, body). Each app has its
  * own rate limiter, so the RateLimit headers (and the 403s of a spent key) show its counters moving the same way;
- * the metrics of GraphQL operations must count the same.
+ * the metrics of GraphQL operations must count the same. Once graphql-jit compiled an operation (its third run),
+ * the fast app answers it with the plugins' direct forms (`directAnswer`): the cases below say which must.
  */
-const ENV = { MDG_METRICS_ENABLED: "true", MDG_GRAPHQL_MAX_ALIASES: "3", MDG_GRAPHQL_MAX_DEPTH: "6" };
+// Introspection off, as in production: Apollo then adds its DisableSuggestions plugin (the direct form leaves it out).
+const ENV = {
+  MDG_METRICS_ENABLED: "true",
+  MDG_GRAPHQL_MAX_ALIASES: "3",
+  MDG_GRAPHQL_MAX_DEPTH: "6",
+  MDG_GRAPHQL_INTROSPECTION: "false",
+};
 const OPERATIONS_DIR = join(__dirname, "..", "..", "..", "schema", "operations");
 
 let fast: TestApp;
@@ -50,6 +59,8 @@ interface Case {
   title: string;
   /** Whether the fast path answers it (else it is left to Apollo on both apps). */
   fast?: boolean;
+  /** Whether the fast path's direct form answers it once compiled (else the fast path replays Apollo's plugins). */
+  direct?: boolean;
   body: unknown;
   key?: string | null;
   headers?: Record<string, string>;
@@ -88,6 +99,21 @@ async function same(c: Case, times = 4): Promise<RawResponse> {
   return last!;
 }
 
+/** Counts the fast path's answers and which of them the direct form gave, until `done`. */
+function tally() {
+  const answer = jest.spyOn(GraphqlFastPath.prototype, "answer");
+  const direct = jest.spyOn(GraphqlFastPath.prototype, "directAnswer");
+  const directs = () => direct.mock.results.map((r) => r.value !== null);
+  return {
+    answers: () => answer.mock.calls.length,
+    directs,
+    done: () => {
+      answer.mockRestore();
+      direct.mockRestore();
+    },
+  };
+}
+
 /** Variables for an operation of schema/operations by the names it declares. */
 function variablesFor(file: string, names: string[]): Record<string, unknown> {
   const db = fast.source.db;
@@ -104,7 +130,7 @@ function variablesFor(file: string, names: string[]): Record<string, unknown> {
 
 describe("POST /graphql, fast path against Apollo's", () => {
   it("answers every operation of every domain (alone, and by name in its file) byte for byte alike", async () => {
-    const run = jest.spyOn(GraphqlFastPath.prototype, "run");
+    const counted = tally();
     const files = readdirSync(OPERATIONS_DIR).filter((f) => f.endsWith(".graphql"));
     expect(files.length).toBeGreaterThan(5);
     let cases = 0;
@@ -132,10 +158,12 @@ describe("POST /graphql, fast path against Apollo's", () => {
       }
     }
     // Every run of those on the fast app took the fast path (the first run of a text too); none of the slow app's did.
-    expect(run.mock.calls.length).toBe(cases);
+    expect(counted.answers()).toBe(cases);
+    // The fourth run of each alone (compiled on its third) took the direct form, answer or error.
+    expect(counted.directs().filter(Boolean).length).toBeGreaterThanOrEqual(cases / 7 - 2);
+    counted.done();
     // Most operations answer data with these variables (some need variables of their own, and answer errors).
     expect(answered).toBeGreaterThan(cases / 7 / 2);
-    run.mockRestore();
   });
 
   const crypto = "query P($s: String!) { cryptoPrice(symbol: $s) { symbol currency price } }";
@@ -143,30 +171,45 @@ describe("POST /graphql, fast path against Apollo's", () => {
     {
       title: "no variables, literal argument",
       fast: true,
+      direct: true,
       body: { query: '{ cryptoPrice(symbol: "BTC-USD") { symbol } }' },
     },
     {
       title: "null variables and operation name",
       fast: true,
+      direct: true,
       body: { query: crypto, variables: { s: "ETH-USD" }, operationName: null },
     },
     {
       title: "variables null",
       fast: true,
+      direct: true,
       body: { query: '{ cryptoPrice(symbol: "BTC-USD") { symbol } }', variables: null },
     },
-    { title: "NOT_FOUND from a resolver", fast: true, body: { query: crypto, variables: { s: "NOPE-USD" } } },
+    {
+      title: "NOT_FOUND from a resolver",
+      fast: true,
+      direct: true,
+      body: { query: crypto, variables: { s: "NOPE-USD" } },
+    },
     {
       title: "partial data with an error",
       fast: true,
+      direct: true,
       body: { query: '{ a: cryptoPrice(symbol: "BTC-USD") { symbol } b: cryptoPrice(symbol: "NOPE-USD") { symbol } }' },
     },
-    { title: "a variable of the wrong type", fast: true, body: { query: crypto, variables: { s: 5 } } },
-    { title: "a required variable missing", fast: true, body: { query: crypto, variables: {} } },
-    { title: "an unknown variable", fast: true, body: { query: crypto, variables: { s: "BTC-USD", t: 1 } } },
+    { title: "a variable of the wrong type", fast: true, direct: true, body: { query: crypto, variables: { s: 5 } } },
+    { title: "a required variable missing", fast: true, direct: true, body: { query: crypto, variables: {} } },
+    {
+      title: "an unknown variable",
+      fast: true,
+      direct: true,
+      body: { query: crypto, variables: { s: "BTC-USD", t: 1 } },
+    },
     {
       title: "no key: fields answer UNAUTHENTICATED",
       fast: true,
+      direct: true,
       body: { query: crypto, variables: { s: "BTC-USD" } },
       key: null,
     },
@@ -178,6 +221,7 @@ describe("POST /graphql, fast path against Apollo's", () => {
     {
       title: "a field refused for its scope, refunded",
       fast: true,
+      direct: true,
       body: { query: crypto, variables: { s: "BTC-USD" } },
       key: "etfOnly",
     },
@@ -195,13 +239,14 @@ describe("POST /graphql, fast path against Apollo's", () => {
     { title: "an empty query", body: { query: "" } },
     { title: "no query", body: { variables: {} } },
     { title: "variables as a string", body: { query: crypto, variables: '{"s":"BTC-USD"}' } },
-    { title: "__typename", fast: true, body: { query: "{ __typename }" } },
+    { title: "__typename", fast: true, direct: true, body: { query: "{ __typename }" } },
     { title: "introspection", body: { query: "{ __schema { queryType { name } } }" } },
     { title: "a batch", body: [{ query: crypto, variables: { s: "BTC-USD" } }] },
     { title: "a persisted query hash", body: { extensions: { persistedQuery: { version: 1, sha256Hash: "ab" } } } },
     {
       title: "other extensions",
       fast: true,
+      direct: true,
       body: { query: crypto, variables: { s: "BTC-USD" }, extensions: { x: 1 } },
     },
     { title: "a subscription", body: { query: "subscription { x }" } },
@@ -209,12 +254,14 @@ describe("POST /graphql, fast path against Apollo's", () => {
     {
       title: "accept: graphql-response+json",
       fast: true,
+      direct: true,
       body: { query: crypto, variables: { s: "BTC-USD" } },
       headers: { accept: "application/graphql-response+json" },
     },
     {
       title: "accept: */*",
       fast: true,
+      direct: true,
       body: { query: crypto, variables: { s: "BTC-USD" } },
       headers: { accept: "*/*" },
     },
@@ -224,28 +271,114 @@ describe("POST /graphql, fast path against Apollo's", () => {
       headers: { accept: "text/plain" },
     },
     {
+      title: "the first of two operations by name",
+      fast: true,
+      direct: true,
+      body: {
+        query: `${crypto} query Q { cryptoPrice(symbol: "BTC-USD") { price } }`,
+        variables: { s: "BTC-USD" },
+        operationName: "P",
+      },
+    },
+    {
+      title: "the second of two operations by name",
+      fast: true,
+      direct: true,
+      body: { query: `${crypto} query Q { cryptoPrice(symbol: "BTC-USD") { price } }`, operationName: "Q" },
+    },
+    {
+      title: "two operations and no name",
+      body: { query: `${crypto} query Q { cryptoPrice(symbol: "BTC-USD") { price } }`, variables: { s: "BTC-USD" } },
+    },
+    {
+      title: "a variable that does not coerce, once compiled",
+      fast: true,
+      direct: true,
+      body: { query: crypto, variables: { s: { no: 1 } } },
+    },
+    {
+      title: "two fields refused for their scope, all refunded (no RateLimit fields)",
+      fast: true,
+      direct: true,
+      body: { query: '{ a: cryptoPrice(symbol: "BTC-USD") { symbol } b: cryptoPrice(symbol: "ETH-USD") { symbol } }' },
+      key: "etfOnly",
+    },
+    {
+      title: "one field of two refused for its scope, its unit refunded",
+      fast: true,
+      direct: true,
+      body: { query: '{ c: cryptoPrice(symbol: "BTC-USD") { symbol } l: listEtfs(limit: 1) { results { symbol } } }' },
+      key: "etfOnly",
+    },
+    {
       title: "compressed answer",
       fast: true,
+      direct: true,
       body: { query: "{ listStocks(limit: 40) { results { symbol name } } }" },
       headers: { "accept-encoding": "gzip, br" },
     },
   ];
   it.each(cases)("$title", async (c) => {
-    const run = jest.spyOn(GraphqlFastPath.prototype, "run");
-    await same({ ...c, key: c.key === "etfOnly" ? keys.etfOnly : c.key });
-    expect(run.mock.calls.length).toBe(c.fast ? 4 : 0);
-    run.mockRestore();
+    const counted = tally();
+    try {
+      await same({ ...c, key: c.key === "etfOnly" ? keys.etfOnly : c.key }, 6);
+      expect(counted.answers()).toBe(c.fast ? 6 : 0);
+      // Compiled by its third run at the latest: the last three runs take the direct form, or none does.
+      const directs = counted.directs();
+      expect(directs.slice(3)).toEqual(c.direct ? [true, true, true] : c.fast ? [false, false, false] : []);
+    } finally {
+      counted.done();
+    }
   });
 
-  it("spends a key's rate alike, then refuses it alike (403, Retry-After)", async () => {
-    const run = jest.spyOn(GraphqlFastPath.prototype, "run");
-    const last = await same(
-      { title: "spent key", body: { query: crypto, variables: { s: "BTC-USD" } }, key: keys.spent },
-      6,
-    );
-    expect(run.mock.calls.length).toBe(6);
-    run.mockRestore();
-    expect(last.status).toBe(403);
+  it("spends a key's rate alike, then refuses it alike (403, Retry-After), in the direct form too", async () => {
+    const counted = tally();
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const last = await same(
+        { title: "spent key", body: { query: crypto, variables: { s: "BTC-USD" } }, key: keys.spent },
+        1,
+      );
+      statuses.push(last.status);
+    }
+    // The operation ran compiled before: all six take the direct form; the key's four calls a minute, then 403.
+    expect(counted.directs()).toEqual([true, true, true, true, true, true]);
+    counted.done();
+    expect(statuses).toEqual([200, 200, 200, 200, 403, 403]);
+  });
+
+  it("leaves a compiled operation the limits refuse for its variables to the replayed plugins (400)", async () => {
+    const counted = tally();
+    try {
+      const query = "query L($n: Int) { listStocks(limit: $n) { results { symbol } } }";
+      await same({ title: "cheap", body: { query, variables: { n: 1 } } }, 4);
+      const refused = await same({ title: "too costly", body: { query, variables: { n: 1_000_000 } } }, 2);
+      expect(refused.status).toBe(400);
+      expect(counted.directs()).toEqual([false, false, false, true, false, false]);
+    } finally {
+      counted.done();
+    }
+  });
+
+  it("leaves an operation that holds a heavy slot to the replayed plugins", async () => {
+    const counted = tally();
+    try {
+      await same({ title: "heavy", body: { query: "{ listStocks(limit: 1500) { results { symbol } } }" } }, 5);
+      expect(counted.answers()).toBe(5);
+      expect(counted.directs()).toEqual([false, false, false, false, false]);
+    } finally {
+      counted.done();
+    }
+  });
+
+  it("leaves out only Apollo plugins whose one per-request hook is validationDidStart", async () => {
+    // The direct form stands for every plugin with a per-request part but these (graphql.fast-path.ts).
+    expect([...VALIDATION_ONLY_PLUGINS]).toEqual(["DisableSuggestions"]);
+    const plugin = ApolloServerPluginDisableSuggestions() as ApolloServerPlugin & { __internal_plugin_id__: string };
+    expect(plugin.__internal_plugin_id__).toBe("DisableSuggestions");
+    const listener = await plugin.requestDidStart!({} as never);
+    expect(Object.keys(listener ?? {})).toEqual(["validationDidStart"]);
+    expect(Object.keys(plugin).filter((k) => typeof (plugin as never)[k] === "function")).toEqual(["requestDidStart"]);
   });
 
   it("counts the operations in the metrics alike", async () => {
