@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { HeaderMap, type ApolloServer, type HTTPGraphQLResponse } from "@apollo/server";
 import { GraphQLError } from "graphql";
 import type { Logger } from "pino";
@@ -8,7 +8,7 @@ import { sendBody } from "../http.compress";
 import { releaseHeld } from "../http.held";
 import { sendJson, splitUrl } from "../http.send";
 import { createContext, type AppDeps, type Context } from "../../context";
-import { readPlain, plainSmallBody } from "../rest/rest.body-reader";
+import { plainSmallBody, readPlainSoon } from "../rest/rest.body-reader";
 import type { GraphqlFastPath } from "./graphql.fast-path";
 
 /**
@@ -88,7 +88,7 @@ export function graphqlDoor({ apollo, context, bodyBytes, logger, fastPath = nul
   async function run(req: IncomingMessage, res: ServerResponse, requestId: string, search: string): Promise<void> {
     let body: unknown;
     try {
-      body = parseJson(await readPlain(req, Number(req.headers["content-length"])));
+      body = parseJson(await readPlainSoon(req, Number(req.headers["content-length"])));
     } catch (e) {
       // As the Express path answers what body-parser refuses: 400, Apollo's error shape.
       const message = e instanceof SyntaxError ? e.message : "request body could not be read";
@@ -110,8 +110,7 @@ export function graphqlDoor({ apollo, context, bodyBytes, logger, fastPath = nul
       }
       if (ready) {
         const answer = await fastPath!.answer(prepared, ready);
-        answer.headers.forEach((value, key) => res.setHeader(key, value));
-        sendBody(res, answer.status ?? 200, answer.body);
+        sendBody(res, answer.status ?? 200, answer.body, headObject(answer.headers));
         return;
       }
     }
@@ -160,13 +159,23 @@ function isSpace(code: number): boolean {
   return code >= 0x80 && /\s/.test(String.fromCharCode(code));
 }
 
+/**
+ * An answer's header fields as the object `sendBody` writes in one `writeHead`: set on the response one by one, they
+ * would send Node's `writeHead` down its merging path (http.held.ts).
+ */
+function headObject(headers: ReadonlyMap<string, string>): OutgoingHttpHeaders {
+  const head: OutgoingHttpHeaders = {};
+  headers.forEach((value, key) => (head[key] = value));
+  return head;
+}
+
 async function write(res: ServerResponse, answer: HTTPGraphQLResponse): Promise<void> {
-  for (const [key, value] of answer.headers) res.setHeader(key, value);
   if (answer.body.kind === "complete") {
     // Compressed when large enough and accepted, as REST answers are (http.compress.ts).
-    sendBody(res, answer.status ?? 200, answer.body.string);
+    sendBody(res, answer.status ?? 200, answer.body.string, headObject(answer.headers));
     return;
   }
+  for (const [key, value] of answer.headers) res.setHeader(key, value);
   // An incremental answer (multipart, each part due as soon as it is ready) goes as it is: a compressor would hold
   // parts back until it had enough to emit.
   res.statusCode = answer.status ?? 200;

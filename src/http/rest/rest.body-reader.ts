@@ -123,6 +123,24 @@ export function plainSmallBody(req: IncomingMessage, limitBytes: number): boolea
 
 const DIGITS = /^\d{1,9}$/;
 
+/**
+ * `readPlain` at the next check phase of the event loop: a small body that came in the packet of its headers is
+ * parsed by Node only after the door that got the request returned, and is then taken whole, without the stream's
+ * listeners and flowing mode (the same reasoning as `readJsonBody.soon`). Anything not all there by then is read by
+ * `readPlain`, with its checks.
+ */
+export function readPlainSoon(req: IncomingMessage, expected: number): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    setImmediate(() => {
+      if (expected > 0 && req.complete && !req.readableEnded && req.readableLength === expected) {
+        const buf = req.read() as Buffer | null;
+        if (buf !== null && buf.length === expected) return resolve(buf);
+      }
+      readPlain(req, expected).then(resolve, reject);
+    });
+  });
+}
+
 /** Reads exactly `expected` bytes; a body that ends short, runs long or is aborted is a malformed request. */
 export function readPlain(req: IncomingMessage, expected: number): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
