@@ -27,3 +27,25 @@ export function withoutCapabilities<T extends MarketDataSource>(source: T, dropp
   }
   return out;
 }
+
+/**
+ * The source as it is, except that every data lookup (`get…`) waits until `release` is called: a stuck store or
+ * upstream, for what must answer before the data does (the request timeout). Other members read through.
+ */
+export function gatedSource<T extends MarketDataSource>(source: T): { source: T; release: () => void } {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const gated = new Proxy(source, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver);
+      if (typeof prop === "string" && prop.startsWith("get") && typeof v === "function") {
+        return async (...args: unknown[]) => {
+          await gate;
+          return (v as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      }
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  return { source: gated, release };
+}

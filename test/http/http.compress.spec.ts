@@ -7,6 +7,7 @@ import { COMPRESS_MIN_BYTES, negotiateEncoding } from "../../src/http/http.compr
 import { createHttpServer } from "../../src/http/server/server.http";
 import { ApiKeyService } from "../../src/platform/auth/auth.service";
 import type { MarketDataSource } from "../../src/sources/source.capabilities";
+import { gatedSource } from "../helpers/sources";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { BOOTSTRAP_KEY } from "../helpers/constants";
 import { listen, send, sendRaw, type RawResponse } from "../helpers/http";
@@ -345,20 +346,7 @@ describe("compression and the request timeout", () => {
 
   beforeAll(async () => {
     // Every data lookup waits until released: the large answer is built only after the timeout has answered.
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const source = new Proxy(t.source as MarketDataSource, {
-      get(target, prop, receiver) {
-        const v = Reflect.get(target, prop, receiver);
-        if (typeof prop === "string" && prop.startsWith("get") && typeof v === "function") {
-          return async (...args: unknown[]) => {
-            await gate;
-            return (v as (...a: unknown[]) => unknown).apply(target, args);
-          };
-        }
-        return typeof v === "function" ? v.bind(target) : v;
-      },
-    });
+    const { source, release } = gatedSource(t.source as MarketDataSource);
     const config = {
       ...t.deps.config,
       requestTimeoutMs: 300,

@@ -5,6 +5,7 @@ import type { AppDeps } from "../../../src/context";
 import { createHttpServer } from "../../../src/http/server/server.http";
 import { ApiKeyService } from "../../../src/platform/auth/auth.service";
 import type { MarketDataSource } from "../../../src/sources/source.capabilities";
+import { gatedSource } from "../../helpers/sources";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { BOOTSTRAP_KEY } from "../../helpers/constants";
 import { listen, send, type RawResponse } from "../../helpers/http";
@@ -150,20 +151,7 @@ describe("the timeout's 500", () => {
 
   beforeAll(async () => {
     // Every data lookup waits until released: the timeout answers first.
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const source = new Proxy(t.source as MarketDataSource, {
-      get(target, prop, receiver) {
-        const v = Reflect.get(target, prop, receiver);
-        if (typeof prop === "string" && prop.startsWith("get") && typeof v === "function") {
-          return async (...args: unknown[]) => {
-            await gate;
-            return (v as (...a: unknown[]) => unknown).apply(target, args);
-          };
-        }
-        return typeof v === "function" ? v.bind(target) : v;
-      },
-    });
+    const { source, release } = gatedSource(t.source as MarketDataSource);
     const config = { ...t.deps.config, requestTimeoutMs: 300, metrics: { ...t.deps.config.metrics, enabled: false } };
     const deps: AppDeps = { ...t.deps, config, source };
     const apiKeys = new ApiKeyService(t.source.keys, t.deps.clock, { bootstrapKey: BOOTSTRAP_KEY });

@@ -4,6 +4,7 @@ import { createApp } from "../../../src/app";
 import { ApiKeyService } from "../../../src/platform/auth/auth.service";
 import type { AppDeps } from "../../../src/context";
 import type { MarketDataSource } from "../../../src/sources/source.capabilities";
+import { gatedSource } from "../../helpers/sources";
 import { createHttpServer } from "../../../src/http/server/server.http";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { BOOTSTRAP_KEY } from "../../helpers/constants";
@@ -113,20 +114,7 @@ describe("request timeouts (MDG_REQUEST_TIMEOUT_MS)", () => {
 
   beforeAll(async () => {
     // The store as it is, except that every data lookup waits until released: a stuck upstream.
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const source = new Proxy(t.source as MarketDataSource, {
-      get(target, prop, receiver) {
-        const v = Reflect.get(target, prop, receiver);
-        if (typeof prop === "string" && prop.startsWith("get") && typeof v === "function") {
-          return async (...args: unknown[]) => {
-            await gate;
-            return (v as (...a: unknown[]) => unknown).apply(target, args);
-          };
-        }
-        return typeof v === "function" ? v.bind(target) : v;
-      },
-    });
+    const { source, release } = gatedSource(t.source as MarketDataSource);
     // Metrics off: their instrumentation re-binds the store's prototype methods and would step around this proxy.
     const config = { ...t.deps.config, metrics: { ...t.deps.config.metrics, enabled: false } };
     const deps: AppDeps = { ...t.deps, config, source };
