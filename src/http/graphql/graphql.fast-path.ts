@@ -130,7 +130,7 @@ export class DirectHead {
   }
 
   setHeader(name: string, value: string): void {
-    this.headers.set(name.toLowerCase(), value);
+    this.set(name, value);
   }
 
   removeHeader(name: string): void {
@@ -330,8 +330,7 @@ export class GraphqlFastPath<TContext extends BaseContext> {
       hooks.observe?.(operationName, false, (performance.now() - started) / 1000);
       const single: { data?: unknown; extensions?: Record<string, unknown> } = { data: result.data };
       hooks.stale(context, head, single);
-      if (!head.headers.has("content-type")) head.headers.set("content-type", prepared.contentType);
-      return { status: head.status, headers: head.headers, body: encode(undefined, single.data, single.extensions) };
+      return sealed(prepared, head, single);
     } catch (e) {
       return this.unexpected(e, prepared.contentType);
     }
@@ -390,8 +389,7 @@ export class GraphqlFastPath<TContext extends BaseContext> {
     hooks.observe?.(operationName, failed, (performance.now() - started) / 1000);
     hooks.stale(context, head, single);
     if (charge !== undefined && single.errors) await hooks.refund(charge, single.errors, head);
-    if (!head.headers.has("content-type")) head.headers.set("content-type", prepared.contentType);
-    return { status: head.status, headers: head.headers, body: encode(single.errors, single.data, single.extensions) };
+    return sealed(prepared, head, single);
   }
 
   /** As `run` answers a pipeline that threw. */
@@ -628,6 +626,16 @@ interface DirectDone<TContext extends BaseContext> {
   head: DirectHead;
   operationName: string | null | undefined;
   started: number;
+}
+
+/** A direct answer as written: the negotiated content type unless a plugin set one, and the body's text. */
+function sealed(
+  prepared: FastRequest,
+  head: DirectHead,
+  single: { errors?: GraphQLFormattedError[]; data?: unknown; extensions?: Record<string, unknown> },
+): FastAnswer {
+  if (!head.headers.has("content-type")) head.headers.set("content-type", prepared.contentType);
+  return { status: head.status, headers: head.headers, body: encode(single.errors, single.data, single.extensions) };
 }
 
 /** `run`'s body text: JSON.stringify of the result's three keys, in this order, then a newline. */

@@ -14,71 +14,57 @@ type WithBody = IncomingMessage & { body?: unknown };
  */
 export function jsonBodyReader(limitBytes: number): JsonBodyReader {
   const raw = express.raw({ type: () => true, limit: limitBytes });
+  /** What body-parser (or the plain path) refused, as the call's INVALID_ARGUMENT. */
+  const refused = (e: unknown): InvalidArgumentError => {
+    const err = e as BodyParserError;
+    if (err.type === "entity.too.large") {
+      return new InvalidArgumentError(`body: larger than the limit of ${limitBytes} bytes`, [
+        { field: "body", issue: "too large" },
+      ]);
+    }
+    return unreadable(err.type ?? "malformed request");
+  };
   async function readJsonBody(req: WithBody, res: ServerResponse): Promise<unknown> {
     try {
       if (plainSmallBody(req, limitBytes)) {
-        req.body = await readPlain(req, Number(req.headers["content-length"]));
+        req.body = await readPlainSoon(req, Number(req.headers["content-length"]));
       } else {
         await new Promise<void>((resolve, reject) =>
           raw(req as never, res as never, (err?: unknown) => (err ? reject(err) : resolve())),
         );
       }
     } catch (e) {
-      const err = e as BodyParserError;
-      if (err.type === "entity.too.large") {
-        throw new InvalidArgumentError(`body: larger than the limit of ${limitBytes} bytes`, [
-          { field: "body", issue: "too large" },
-        ]);
-      }
-      throw unreadable(err.type ?? "malformed request");
+      throw refused(e);
     }
     return parseJson(req.body);
   }
   /**
-   * The body parsed at once when the whole request has already arrived (a small body comes in the packet of its
-   * headers, and Node has buffered it before the door runs): no promise, no listeners. Undefined when it has not, or
-   * when it is not the plain case; `readJsonBody` then reads it. Throws what `readJsonBody` would reject with.
+   * The body parsed at once when the whole request has already arrived (pipelined requests; a body that came in the
+   * packet of its headers is parsed by Node only after the door returns, which `readJsonBody` waits for): no promise,
+   * no listeners. Undefined when it has not, or when it is not the plain case; `readJsonBody` then reads it. Throws
+   * what `readJsonBody` would reject with.
    */
   readJsonBody.now = (req: WithBody): unknown => {
     if (!req.complete || !plainSmallBody(req, limitBytes)) return undefined;
     const expected = Number(req.headers["content-length"]);
     if (expected === 0 || req.readableEnded) return {};
-    // Node's parser took exactly Content-Length bytes before it marked the request complete.
-    if (req.readableLength !== expected) return undefined;
-    const buf = req.read() as Buffer | null;
-    if (buf === null || buf.length !== expected) throw unreadable("request.size.invalid");
+    let buf: Buffer | undefined;
+    try {
+      buf = takeWhole(req, expected);
+    } catch (e) {
+      throw refused(e);
+    }
+    if (buf === undefined) return undefined;
     req.body = buf;
     return parseJson(buf);
   };
-  /**
-   * The body once the bytes Node has already received are parsed. Node runs the door as soon as a request's headers
-   * are parsed, and the body that came in the same packet is parsed only after the door (and the microtasks it
-   * queued) returned: `now` finds it there at the next check phase of the event loop. One immediate and one promise
-   * cost less than the stream's listeners and flowing mode (`readPlain`), which read whatever has not arrived by
-   * then.
-   */
-  readJsonBody.soon = (req: WithBody, res: ServerResponse): Promise<unknown> =>
-    new Promise((resolve, reject) => {
-      setImmediate(() => {
-        let parsed: unknown;
-        try {
-          parsed = readJsonBody.now(req);
-        } catch (e) {
-          reject(e);
-          return;
-        }
-        if (parsed !== undefined) resolve(parsed);
-        else readJsonBody(req, res).then(resolve, reject);
-      });
-    });
   return readJsonBody;
 }
 
-/** Reads and parses a request body: `now` when it is all there, a promise otherwise (`soon`: the same, cheaper). */
+/** Reads and parses a request body: `now` when it is all there, the promise otherwise. */
 export interface JsonBodyReader {
   (req: IncomingMessage, res: ServerResponse): Promise<unknown>;
   now(req: IncomingMessage): unknown;
-  soon(req: IncomingMessage, res: ServerResponse): Promise<unknown>;
 }
 
 function unreadable(type: string): InvalidArgumentError {
@@ -124,22 +110,41 @@ export function plainSmallBody(req: IncomingMessage, limitBytes: number): boolea
 const DIGITS = /^\d{1,9}$/;
 
 /**
- * `readPlain` at the next check phase of the event loop: a small body that came in the packet of its headers is
- * parsed by Node only after the door that got the request returned, and is then taken whole, without the stream's
- * listeners and flowing mode (the same reasoning as `readJsonBody.soon`). Anything not all there by then is read by
- * `readPlain`, with its checks.
+ * `readPlain` at the next check phase of the event loop. Node runs the door as soon as a request's headers are
+ * parsed, and a body that came in the same packet is parsed only after the door (and the microtasks it queued)
+ * returned: by the next check phase it is there, and one `read()` takes it, which costs less than the stream's
+ * listeners and flowing mode. Anything not all there by then is read by `readPlain`, with its checks.
  */
 export function readPlainSoon(req: IncomingMessage, expected: number): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
     setImmediate(() => {
-      if (expected > 0 && req.complete && !req.readableEnded && req.readableLength === expected) {
-        const buf = req.read() as Buffer | null;
-        if (buf !== null && buf.length === expected) return resolve(buf);
+      let buf: Buffer | undefined;
+      try {
+        buf = expected > 0 ? takeWhole(req, expected) : undefined;
+      } catch (e) {
+        reject(e);
+        return;
       }
-      readPlain(req, expected).then(resolve, reject);
+      if (buf !== undefined) resolve(buf);
+      else readPlain(req, expected).then(resolve, reject);
     });
   });
 }
+
+/**
+ * The body, taken with one `read()`, when Node has already parsed all of it; undefined when it has not. Node's
+ * parser takes exactly Content-Length bytes before it marks a request complete, so anything else read is refused as
+ * `readPlain` refuses it.
+ */
+function takeWhole(req: IncomingMessage, expected: number): Buffer | undefined {
+  if (!req.complete || req.readableEnded || req.readableLength !== expected) return undefined;
+  const buf = req.read() as Buffer | null;
+  if (buf === null || buf.length !== expected) throw sizeMismatch();
+  return buf;
+}
+
+const sizeMismatch = (): BodyParserError =>
+  Object.assign(new Error("request size did not match content length"), { type: "request.size.invalid" });
 
 /** Reads exactly `expected` bytes; a body that ends short, runs long or is aborted is a malformed request. */
 export function readPlain(req: IncomingMessage, expected: number): Promise<Buffer> {
@@ -161,8 +166,6 @@ export function readPlain(req: IncomingMessage, expected: number): Promise<Buffe
         reject(err);
       } else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
     };
-    const sizeMismatch = () =>
-      Object.assign(new Error("request size did not match content length"), { type: "request.size.invalid" });
     const onData = (chunk: Buffer) => {
       received += chunk.length;
       if (received > expected) return finish(sizeMismatch());

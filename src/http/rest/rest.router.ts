@@ -85,7 +85,7 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
       let raw: unknown;
       try {
         // Parsed JSON is never undefined: undefined says the body is still to be read.
-        raw = readBody.now(req) ?? (await readBody.soon(req, res));
+        raw = readBody.now(req) ?? (await readBody(req, res));
       } catch (e) {
         if (counted) await deps.rateLimiter?.charge(principal, 1, limitFields);
         throw e;

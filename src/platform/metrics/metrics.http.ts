@@ -51,19 +51,10 @@ export type RequestObserver = (req: IncomingMessage, res: ServerResponse, reques
 export function requestObserver({ metrics, logger, label }: ObserverOptions): RequestObserver | null {
   const log = logger.isLevelEnabled("info");
   if (!metrics && !log) return null;
-  // Each (route, status)'s series resolved once: a label object and a series key per request cost more than the rest.
-  const series = new Map<string, Map<number, (seconds: number) => void>>();
-  const observeHttp = (route: string, status: number, seconds: number) => {
-    let byStatus = series.get(route);
-    if (byStatus === undefined) series.set(route, (byStatus = new Map()));
-    let observe = byStatus.get(status);
-    if (observe === undefined) byStatus.set(status, (observe = metrics!.httpSeries(route, status)));
-    observe(seconds);
-  };
   return (req, res, requestId, ms) => {
     const path = urlPath(req);
     const route = label(path);
-    if (metrics) observeHttp(route, res.statusCode, ms / 1000);
+    metrics?.observeHttp(route, res.statusCode, ms / 1000);
     if (log) {
       logger.info(
         { requestId, method: req.method, route, path, status: res.statusCode, ms: Math.round(ms * 1000) / 1000 },

@@ -75,6 +75,7 @@ export class Metrics {
   private readonly httpDuration: RequestHistogram<"route" | "status">;
   private readonly graphqlDuration: RequestHistogram<"operation" | "outcome">;
   private readonly operationNames = new Set<string>();
+  private readonly httpObservers = new Map<string, Map<number, (seconds: number) => void>>();
   private readonly graphqlObservers = new Map<
     string,
     { ok?: (seconds: number) => void; error?: (seconds: number) => void }
@@ -194,14 +195,17 @@ export class Metrics {
     gaugeOf(this.registry, "mdg_rate_limit_redis_up", help, () => (up() ? 1 : 0));
   }
 
-  /** One answered HTTP request; `route` must come from a bounded set (see `routeLabeler`). */
+  /**
+   * One answered HTTP request; `route` must come from a bounded set (see `routeLabeler`). Each route and status's
+   * series is resolved once: a label object and a series key per request cost more than the observation.
+   */
   observeHttp(route: string, status: number, seconds: number): void {
-    this.httpDuration.observe({ route, status: String(status) }, seconds);
-  }
-
-  /** `observeHttp` of one route and status, for a caller that keeps it (the same series every time). */
-  httpSeries(route: string, status: number): (seconds: number) => void {
-    return this.httpDuration.child({ route, status: String(status) });
+    let byStatus = this.httpObservers.get(route);
+    if (byStatus === undefined) this.httpObservers.set(route, (byStatus = new Map()));
+    let observe = byStatus.get(status);
+    if (observe === undefined)
+      byStatus.set(status, (observe = this.httpDuration.child({ route, status: String(status) })));
+    observe(seconds);
   }
 
   /** The label of a GraphQL operation name: bounded in number and in spelling. */

@@ -2,6 +2,7 @@ import {
   Kind,
   type DocumentNode,
   type FragmentDefinitionNode,
+  type FieldNode,
   type OperationDefinitionNode,
   type SelectionSetNode,
   type ValueNode,
@@ -69,20 +70,33 @@ export function graphqlRootCosts(
   variables: Record<string, unknown> = {},
 ): Map<string, RootFieldCost> {
   const roots = new Map<string, RootFieldCost>();
+  for (const field of rootFields(operation, fragments)) {
+    const name = field.name.value;
+    if (name.startsWith("__")) continue;
+    const list = field.arguments?.find((a) => LIST_ARGUMENTS.includes(a.name.value));
+    const key = field.alias?.value ?? name;
+    const before = roots.get(key);
+    const units = list ? listLength(list.value, variables) : 1;
+    roots.set(key, { units: (before?.units ?? 0) + units, perItem: !!list });
+  }
+  return roots;
+}
+
+/**
+ * The root fields of an operation in document order, fragments expanded (a fragment is not expanded inside itself;
+ * spread twice side by side, it is expanded twice).
+ */
+function rootFields(
+  operation: OperationDefinitionNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+): FieldNode[] {
+  const fields: FieldNode[] = [];
   const seen = new Set<string>();
   const walk = (set: SelectionSetNode): void => {
     for (const sel of set.selections) {
-      if (sel.kind === Kind.FIELD) {
-        const name = sel.name.value;
-        if (name.startsWith("__")) continue;
-        const list = sel.arguments?.find((a) => LIST_ARGUMENTS.includes(a.name.value));
-        const key = sel.alias?.value ?? name;
-        const before = roots.get(key);
-        const units = list ? listLength(list.value, variables) : 1;
-        roots.set(key, { units: (before?.units ?? 0) + units, perItem: !!list });
-      } else if (sel.kind === Kind.INLINE_FRAGMENT) {
-        walk(sel.selectionSet);
-      } else {
+      if (sel.kind === Kind.FIELD) fields.push(sel);
+      else if (sel.kind === Kind.INLINE_FRAGMENT) walk(sel.selectionSet);
+      else {
         const fragment = fragments.get(sel.name.value);
         if (!fragment || seen.has(fragment.name.value)) continue;
         seen.add(fragment.name.value);
@@ -92,7 +106,7 @@ export function graphqlRootCosts(
     }
   };
   walk(operation.selectionSet);
-  return roots;
+  return fields;
 }
 
 /**
@@ -103,20 +117,9 @@ export function rootCostsVary(
   operation: OperationDefinitionNode,
   fragments: ReadonlyMap<string, FragmentDefinitionNode>,
 ): boolean {
-  const seen = new Set<string>();
-  const varies = (set: SelectionSetNode): boolean =>
-    set.selections.some((sel) => {
-      if (sel.kind === Kind.FIELD)
-        return !!sel.arguments?.some((a) => LIST_ARGUMENTS.includes(a.name.value) && a.value.kind === Kind.VARIABLE);
-      if (sel.kind === Kind.INLINE_FRAGMENT) return varies(sel.selectionSet);
-      const fragment = fragments.get(sel.name.value);
-      if (!fragment || seen.has(fragment.name.value)) return false;
-      seen.add(fragment.name.value);
-      const found = varies(fragment.selectionSet);
-      seen.delete(fragment.name.value);
-      return found;
-    });
-  return varies(operation.selectionSet);
+  return rootFields(operation, fragments).some(
+    (field) => !!field.arguments?.some((a) => LIST_ARGUMENTS.includes(a.name.value) && a.value.kind === Kind.VARIABLE),
+  );
 }
 
 /** The fragments of a document by name. */

@@ -155,19 +155,10 @@ class StockColumns {
 }
 
 /** What a stock holds besides its numbers and what is set later (listings, rank, IPO and earnings dates). */
-interface StockFields {
-  id: number;
-  name: string;
-  isin: string | null;
-  cusip: string | null;
-  country: string;
-  sector: string;
-  industry: string;
-  currency: string;
-  isAdr: boolean;
-  shortName: string;
-  order: number;
-}
+type StockFields = Pick<
+  StockRecord,
+  "id" | "name" | "isin" | "cusip" | "country" | "sector" | "industry" | "currency" | "isAdr" | "shortName" | "order"
+>;
 
 /** A generated stock: its numbers are read from its row of the universe's StockColumns (they never change). */
 class StockRecord implements Stock {
