@@ -49,3 +49,14 @@ export function gatedSource<T extends MarketDataSource>(source: T): { source: T;
   });
   return { source: gated, release };
 }
+
+/** The primary symbol of the ETF with the most holdings: its etf/holdings answer is well over 1 KiB. */
+export function largestEtfSymbol(db: { prepare(sql: string): { get(): unknown } }): string {
+  const row = db
+    .prepare(
+      `SELECT l.symbol FROM etf_holdings h JOIN listings l ON l.security_id = h.etf_id AND l.is_primary = 1
+       GROUP BY h.etf_id ORDER BY COUNT(*) DESC, l.symbol LIMIT 1`,
+    )
+    .get() as { symbol: string };
+  return row.symbol;
+}

@@ -7,7 +7,7 @@ import { COMPRESS_MIN_BYTES, negotiateEncoding } from "../../src/http/http.compr
 import { createHttpServer } from "../../src/http/server/server.http";
 import { ApiKeyService } from "../../src/platform/auth/auth.service";
 import type { MarketDataSource } from "../../src/sources/source.capabilities";
-import { gatedSource } from "../helpers/sources";
+import { gatedSource, largestEtfSymbol } from "../helpers/sources";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { BOOTSTRAP_KEY } from "../helpers/constants";
 import { listen, send, sendRaw, type RawResponse } from "../helpers/http";
@@ -26,15 +26,7 @@ let etfSymbol: string;
 beforeAll(async () => {
   t = await createTestApp();
   ({ port, close } = await listen(createHttpServer(t.app, pino({ level: "silent" }))));
-  // The ETF with the most holdings: its etf/holdings answer is well over 1 KiB.
-  etfSymbol = (
-    t.source.db
-      .prepare(
-        `SELECT l.symbol FROM etf_holdings h JOIN listings l ON l.security_id = h.etf_id AND l.is_primary = 1
-         GROUP BY h.etf_id ORDER BY COUNT(*) DESC, l.symbol LIMIT 1`,
-      )
-      .get() as { symbol: string }
-  ).symbol;
+  etfSymbol = largestEtfSymbol(t.source.db);
 });
 afterAll(async () => {
   await close();

@@ -5,7 +5,7 @@ import type { AppDeps } from "../../../src/context";
 import { createHttpServer } from "../../../src/http/server/server.http";
 import { ApiKeyService } from "../../../src/platform/auth/auth.service";
 import type { MarketDataSource } from "../../../src/sources/source.capabilities";
-import { gatedSource } from "../../helpers/sources";
+import { gatedSource, largestEtfSymbol } from "../../helpers/sources";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { BOOTSTRAP_KEY } from "../../helpers/constants";
 import { listen, send, type RawResponse } from "../../helpers/http";
@@ -34,14 +34,7 @@ function expectLimits(res: RawResponse): void {
 beforeAll(async () => {
   t = await createTestApp();
   ({ port, close } = await listen(createHttpServer(t.app, pino({ level: "silent" }))));
-  etfSymbol = (
-    t.source.db
-      .prepare(
-        `SELECT l.symbol FROM etf_holdings h JOIN listings l ON l.security_id = h.etf_id AND l.is_primary = 1
-         GROUP BY h.etf_id ORDER BY COUNT(*) DESC, l.symbol LIMIT 1`,
-      )
-      .get() as { symbol: string }
-  ).symbol;
+  etfSymbol = largestEtfSymbol(t.source.db);
 });
 afterAll(async () => {
   await close();
