@@ -19,7 +19,7 @@ import { openSources } from "../../src/sources/source.factory";
  *   one request, and every replica answers some;
  * - a replica killed with SIGKILL loses at most the requests it had in flight (nginx retries the rest elsewhere).
  * Over one PostgreSQL database when DATABASE_URL is set (as in CI), else over one SQLite file. The numbers go to
- * test-artifacts/deploy-numbers.json and the console (README "Running N replicas").
+ * test-artifacts/deploy-numbers.json and the console (docs/operations.md "Running N replicas").
  */
 const STORE = process.env.MDG_TEST_STORE_PATH ?? TEST_STORE_PATH;
 const REPLICAS = 3;

@@ -8,22 +8,26 @@ import { createTestApp, type TestApp } from "../helpers/app";
 import { gql } from "../helpers/graphql";
 
 /**
- * The README, followed literally: every shell block that calls the service (curl, or the `post` and `gql` helpers
- * it defines) runs in one bash, in order, as written, against a real listening test app, from a folder whose
- * `data/dev-key` holds a key (as a first start writes it). Only `localhost:4000` is pointed at the test's port, and
- * lines that start the service (`npm …`) are left out: the test's server stands in for them. Every answer must be
- * a 200 without errors. Every GraphQL block runs too.
+ * The README and docs/api.md, followed literally: every shell block that calls the service (curl, or the `post` and
+ * `gql` helpers docs/api.md defines) runs in one bash, in order, as written, against a real listening test app, from
+ * a folder whose `data/dev-key` holds a key (as a first start writes it). Only `localhost:4000` is pointed at the
+ * test's port, and lines that start the service (`npm …`) are left out: the test's server stands in for them. Every
+ * answer must be a 200 without errors. Every GraphQL block runs too.
  */
-const README = readFileSync(join(__dirname, "..", "..", "README.md"), "utf8");
+const ROOT = join(__dirname, "..", "..");
+const README = readFileSync(join(ROOT, "README.md"), "utf8");
+const PAGES = [README, readFileSync(join(ROOT, "docs", "api.md"), "utf8")];
 
 interface Block {
   lang: string;
   text: string;
 }
 
-function blocks(): Block[] {
-  return [...README.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1]!, text: m[2]! }));
+function blocksOf(text: string): Block[] {
+  return [...text.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1]!, text: m[2]! }));
 }
+
+const blocks = (): Block[] => PAGES.flatMap(blocksOf);
 
 /** Lines that print one line each: the calls, and the `echo` of the symbols the examples picked. */
 const CALLS = /^(curl|post|gql|echo) /;
@@ -66,7 +70,7 @@ afterAll(async () => {
 
 describe("README", () => {
   it("its first two commands are npm start and a data call with the key a first start writes", () => {
-    const [first, second] = blocks().filter((b) => b.lang === "sh");
+    const [first, second] = blocksOf(README).filter((b) => b.lang === "sh");
     expect(first!.text).toMatch(/^npm install && npm start/);
     expect(second!.text).toMatch(/^curl .*x-api-key: \$\(cat data\/dev-key\)/);
     expect(README).not.toMatch(/MDG_BOOTSTRAP_API_KEY=local-trial-key|mdg-keys /);
@@ -114,6 +118,10 @@ describe("README", () => {
       const failed = body.errors !== undefined || (body.statusCode !== undefined && body.statusCode !== 200);
       if (failed && !documented404(calls[i]!, line)) throw new Error(`${calls[i]}\nanswered ${line.slice(0, 500)}`);
     });
+  });
+
+  it("is at most 200 lines", () => {
+    expect(README.split("\n").length).toBeLessThanOrEqual(200);
   });
 
   it("runs every GraphQL block as written (none needs variables it does not show)", async () => {

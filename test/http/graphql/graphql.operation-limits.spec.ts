@@ -6,7 +6,7 @@ import { createTestApp, type TestApp } from "../../helpers/app";
 import { BOOTSTRAP_KEY } from "../../helpers/constants";
 
 /**
- * GraphQL limits (README "Limits and hardening"): each at the limit and one
+ * GraphQL limits (docs/operations.md "Limits and hardening"): each at the limit and one
  * past it, refused before execution (no store query runs), whatever the
  * names say; introspection and suggestions follow NODE_ENV=production;
  * batches are refused unless enabled; REST and bulk are not subject to them.

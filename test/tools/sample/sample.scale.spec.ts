@@ -1,6 +1,6 @@
 import { loadConfig } from "../../../src/platform/config";
 
-/** MDG_SAMPLE_SCALE: the size of the sample store built on first start (README "First start"). */
+/** MDG_SAMPLE_SCALE: the size of the sample store built on first start (docs/sample.md "First start"). */
 describe("MDG_SAMPLE_SCALE", () => {
   it("defaults to the documented data set", () => {
     expect(loadConfig({}).sample.scale).toBe(1);

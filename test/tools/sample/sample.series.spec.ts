@@ -14,7 +14,7 @@ import {
 } from "../../../src/tools/sample/sample.series";
 
 /**
- * The sample computes the daily bars it does not store (README "The sample
+ * The sample computes the daily bars it does not store (docs/sample.md "The sample
  * store"): a computed bar is the stored one, and only the generated sample
  * ever computes one.
  */
