@@ -28,6 +28,7 @@ interface NumberRule {
  */
 function envNumber({ fallback, min, max, fraction = false, unit }: NumberRule) {
   const wanted = `${fraction ? "a number" : "an integer"} from ${min} to ${max}${unit ? ` ${unit}` : ""}`;
+  const range = `${min} to ${max}${unit ? ` ${unit}` : ""}${fraction ? ", fractions allowed" : ""}`;
   return z
     .string()
     .optional()
@@ -46,7 +47,14 @@ function envNumber({ fallback, min, max, fraction = false, unit }: NumberRule) {
       if (!fraction && !Number.isInteger(n)) return refuse(`${shown} is not a whole number`);
       if (n < min || n > max) return refuse(`${shown} is out of range`);
       return n;
-    });
+    })
+    .meta({ default: String(fallback), range } satisfies EnvMeta);
+}
+
+/** What the configuration reference (docs/configuration.md, scripts/config-reference.ts) shows of a number. */
+export interface EnvMeta {
+  default: string;
+  range: string;
 }
 
 const MINUTE_MS = 60_000;
@@ -148,7 +156,7 @@ function upstreamUrlProblem(value: string): string | undefined {
   return undefined;
 }
 
-const envSchema = z.object({
+export const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   // 0 (a free port chosen by the system) only when written out: an empty PORT is a mistake, not a request for one.
   PORT: envNumber({ fallback: 4000, min: 0, max: 65535 }),
