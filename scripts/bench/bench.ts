@@ -296,7 +296,7 @@ async function measure(s: Scenario): Promise<Measured> {
 /**
  * WARMUP seconds, and for a run with a target at least two passes over its inputs: the instrument cache keeps a key
  * from its second miss on, and 3 s at 50 connections sent each of the 5,000 quote symbols fewer than twice, so the
- * first measured round of REST quote still read the store for many of them (issue 16's miss, BENCHMARKS.md).
+ * first measured round of REST quote still read the store for many of them, and its ratio fell below the target.
  */
 async function warmUp(s: Scenario): Promise<void> {
   if (WARMUP <= 0) return;
@@ -450,7 +450,7 @@ function gitRevision(): string {
 
 /**
  * Replaces the generated part of BENCHMARKS.md (between the markers) and keeps
- * what people wrote around it: the history of optimisations and its numbers.
+ * what people wrote around it: the method and the sections measured by hand.
  */
 function writeReport(
   generated: string,
@@ -475,7 +475,7 @@ const GATEWAY_PORT = SERVICE_PORT + 2;
 const MISS_GATEWAY_PORT = SERVICE_PORT + 3;
 
 /**
- * Gateway mode (issue 17): gateways started as `npm start` starts them with MDG_DATA_SOURCE=upstream, in front of
+ * Gateway mode: gateways started as `npm start` starts them with MDG_DATA_SOURCE=upstream, in front of
  * the service already running here (the local upstream). Cache hits: a gateway whose quote TTL outlasts the run,
  * warmed with every body first, paired round by round with a baseline round (req/s ratio; target ≥ 0.75). Misses: a
  * gateway with a quote TTL of 0, so every call goes upstream, paired round by round with the same load sent to the
@@ -861,7 +861,7 @@ async function main(): Promise<number> {
     results.push({ ...merge(base, baselineRounds), peakMb: paired[0]?.peakMb ?? 0 });
     results.push(...paired);
     for (const s of [...bulk, search, like]) results.push(await measure(s));
-    // The peers (issue 19): their own processes, each once per round next to our two doors.
+    // The peers: their own processes, each once per round next to our two doors.
     peers = await runPeers();
     // Last: it raises the peak RSS, which the other runs' target (300 MB) does not cover.
     log(
@@ -1044,7 +1044,7 @@ async function main(): Promise<number> {
     `Peak RSS of the service before the heavy-neighbour run: **${fmt(peakBeforeHeavy)} MiB** ` +
       `(VmHWM; target < ${TARGETS.peakRssMb}): ${rssVerdict}; after it: ${fmt(peakRss)} MiB.`,
     "",
-    "### Heavy neighbour (issue 13)",
+    "### Heavy neighbour",
     "",
     ...heavySection,
     "",
@@ -1066,13 +1066,13 @@ async function main(): Promise<number> {
   return misses.length === 0 ? 0 : 1;
 }
 
-/** The peer section of BENCHMARKS.md (issue 19), between its own markers: both the full run and BENCH_ONLY=peers. */
+/** The peer section of BENCHMARKS.md, between its own markers: both the full run and BENCH_ONLY=peers. */
 function writePeerReport(
   peers: PeerSection,
   run: { loadBefore: number; loadAfter: number; started: number; startArgs: string[]; only: boolean },
 ): void {
   const md = [
-    "## Peers (issue 19)",
+    "## Peers",
     "",
     `Written by \`${run.only ? "BENCH_ONLY=peers npm run bench" : "npm run bench"}\` (scripts/bench/bench.ts and ` +
       "scripts/bench/peers/); every number in this section comes from one run of it. " +
@@ -1095,7 +1095,7 @@ const POSTGRES_START = "<!-- postgres:start (written by npm run bench; edit outs
 const POSTGRES_END = "<!-- postgres:end -->";
 
 /**
- * The PostgreSQL rows (issue 18): a database of the bench's own on DATABASE_URL's server, filled by the service's
+ * The PostgreSQL rows: a database of the bench's own on DATABASE_URL's server, filled by the service's
  * first start (timed), then the service on it measured as the SQLite one is, against a baseline of this run.
  * Skipped, and said so, when DATABASE_URL is unset. Rewrites its own section of BENCHMARKS.md; returns the misses.
  */
@@ -1312,7 +1312,7 @@ async function postgresBench(opts: { inputs: Inputs | null; started: number; onl
       `PostgreSQL sample load: first start to ready in ${fmt(first.readyMs / 1000, 1)} s (target < 120)`,
     );
     const md = [
-      "## PostgreSQL (issue 18)",
+      "## PostgreSQL",
       "",
       `Written by \`${opts.only ? "BENCH_ONLY=postgres npm run bench" : "npm run bench"}\` ` +
         "(scripts/bench/bench.ts and scripts/bench/postgres.bench.ts); every number in this section comes from one " +

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
 
 /**
- * The "heavy neighbour" run of `npm run bench` (issue 13): light REST quotes
+ * The "heavy neighbour" run of `npm run bench`: light REST quotes
  * at 50 connections next to 2 connections looping the costliest operations
  * the defaults accept, one GraphQL (ten-year daily ETF metrics of as many
  * ETFs as the cost limit admits) and one bulk (etf/metrics with ten-year

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Client } from "pg";
 
 /**
- * The PostgreSQL rows of `npm run bench` (issue 18): the service started as the bench starts it, with
+ * The PostgreSQL rows of `npm run bench`: the service started as the bench starts it, with
  * MDG_DATA_SOURCE=postgres on a database of the bench's own, created empty, filled by the service's first start
  * (the sample built as SQLite, then COPYed in), measured, and dropped. The measuring itself is bench.ts's.
  */

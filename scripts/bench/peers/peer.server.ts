@@ -14,7 +14,7 @@ import { cacheInstruments } from "../../../src/sources/source.cache";
 import { openSources } from "../../../src/sources/source.factory";
 
 /**
- * The peers of issue 19, one per process: `node -r @swc-node/register scripts/bench/peers/peer.server.ts <kind>`
+ * The peers, one per process: `node -r @swc-node/register scripts/bench/peers/peer.server.ts <kind>`
  * with PORT and the service's own environment (MDG_SQLITE_PATH, MDG_BOOTSTRAP_API_KEY, ...). Bench-only: nothing in
  * src/ imports this file or the peer libraries (devDependencies).
  *

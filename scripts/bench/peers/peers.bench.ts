@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
 
 /**
- * The peer comparison of `npm run bench` (issue 19): the service's two doors against servers over the same schema,
+ * The peer comparison of `npm run bench`: the service's two doors against servers over the same schema,
  * context factory and store (scripts/bench/peers/peer.server.ts), in one run, as CPU µs per request of each server
  * process. For each operation, every server runs once per round in an order rotated from round to round, so a drift
  * of the shared machine spreads over all of them; a server's figure is its CPU over all rounds divided by its
