@@ -1080,7 +1080,7 @@ function writePeerReport(
     "",
     ...machine(),
     `- Load average (1 min) when the run started and ended: ${fmt(run.loadBefore, 2)} and ${fmt(run.loadAfter, 2)} ` +
-      "(a busy machine: other engineers' builds and tests share the two cores, so req/s says little; " +
+      "(other work shares the two cores, so req/s says little; " +
       "CPU µs per request and the ratios between servers of the same run are what counts)",
     `- Revision: ${gitRevision()}; run at ${new Date().toISOString()}, ` +
       `${fmt((Date.now() - run.started) / 1000)} s after the bench started`,
@@ -1321,7 +1321,7 @@ async function postgresBench(opts: { inputs: Inputs | null; started: number; onl
       "",
       ...machine(),
       `- Load average (1 min) when these rows started and ended: ${fmt(loadBefore, 2)} and ${fmt(loadAfter, 2)} ` +
-        "(other engineers' work shares the two cores, PostgreSQL's server processes included)",
+        "(other work shares the two cores, PostgreSQL's server processes included)",
       `- Revision: ${gitRevision()}; run at ${new Date().toISOString()} ` +
         `in ${fmt((Date.now() - sectionStarted) / 1000)} s` +
         (opts.only ? "" : `, ${fmt((sectionStarted - opts.started) / 1000)} s after the bench started`),
