@@ -110,7 +110,7 @@ export async function createApp(
     observe: requestObserver({ metrics, logger, label: routeLabeler(Object.keys(openApi.paths)) }),
   });
   // REST answers every /v0 and /v1 path itself (wrong methods included) before Express: it is the hot path, and
-  // Express's per-request set-up and router cost more than all of REST's own work (BENCHMARKS.md).
+  // Express's per-request set-up and router cost more than all of REST's own work.
   const restDoor = restRouter({ deps, schema, apiKeys, logger });
   // OPTIONS is a wrong method like any other (404 JSON), never Express's automatic "200 GET, HEAD"; CORS preflights
   // never get here (`cors` below answers them).

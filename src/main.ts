@@ -12,7 +12,7 @@ import { openSources } from "./sources/source.factory";
 /**
  * The service's modules (GraphQL schema, Apollo, the REST routes, the search index), loaded only once the store is
  * there: a first start builds the sample store with none of them in memory, so their ~60 MiB and the build's peak do
- * not stack (BENCHMARKS.md, "Sample build memory"). The modules above are the few the early server and the build need.
+ * not stack (BENCHMARKS.md, "Sample store"). The modules above are the few the early server and the build need.
  */
 async function loadServiceModules() {
   await import("reflect-metadata");
@@ -38,15 +38,15 @@ async function loadServiceModules() {
  * V8 lets the old generation grow to four times what survived the last full
  * collection when the machine has plenty of memory; under bulk load that is
  * 350 MiB of resident memory for about 70 MiB of live data. Growing by 80 %
- * holds the peak near 250 MiB for a few percent more CPU in collections
- * (BENCHMARKS.md), with no hard cap that could end the process.
+ * holds the peak near 250 MiB for a few percent more CPU in collections,
+ * with no hard cap that could end the process.
  */
 const HEAP_GROWING_PERCENT = 80;
 
 /**
  * While the search index is built: its ~1.5 s of reading the store leave ~90 MB of garbage over ~45 MB that lives, so
  * 80 % growth let the heap reach ~135 MB; 25 % holds it near 118 MB (peak RSS 234 → 214 MiB in a later start, and as
- * much in a first start, where this is the peak once the build is done: BENCHMARKS.md, "Sample build memory").
+ * much in a first start, where this is the peak once the build is done: BENCHMARKS.md, "Sample store").
  */
 const INDEX_HEAP_GROWING_PERCENT = 25;
 

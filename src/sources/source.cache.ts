@@ -87,7 +87,7 @@ interface Batch {
  * gathering, or the read already under way for a key (of the same data version), and the batch goes to the source
  * as ONE call once the turn's I/O callbacks have run (`setImmediate`). DataLoaders are per request, so without this
  * 50 concurrent requests that miss cost 50 statements; on PostgreSQL each costs 160-360 µs of node-postgres CPU in
- * the service and about 130 µs of a backend's (BENCHMARKS.md), where one statement of 50 keys costs little more
+ * the service and about 130 µs of a backend's, where one statement of 50 keys costs little more
  * than one of 2.
  *
  * What a caller gets is what its own call of the source would have answered: the rows are read after it asked, at
@@ -176,8 +176,9 @@ function coalesce(
  * recently used dropped first.
  *
  * Every REST single-security call starts with that lookup, and in SQLite it
- * is five B-tree descents whose pages mostly miss the page cache: most of what
- * such a call costs beyond HTTP (BENCHMARKS.md). The cache never answers
+ * is five B-tree descents whose pages mostly miss the page cache: about a third
+ * of the CPU of a quote that misses (BENCHMARKS.md, "Latest run": "REST quote"
+ * against "REST quote, every listing"). The cache never answers
  * older data than the store held when the request arrived: the first batch of
  * each turn of the event loop reads the source's data version
  * (`MarketDataSource.dataVersion`, for SQLite `PRAGMA data_version`) and drops
@@ -230,7 +231,7 @@ export function cacheInstruments<T extends MarketDataSource>(source: T, maxBytes
 
   let version = source.dataVersion();
   // Read at most once per turn of the event loop: every batch of the requests that turn answers (their bytes had
-  // arrived before it began) shares one reading. Per batch it was 16 % of a cached quote's CPU (BENCHMARKS.md).
+  // arrived before it began) shares one reading. Read per batch, it takes 16 % of a cached quote's CPU.
   let readThisTurn = false;
   const nextTurn = () => (readThisTurn = false);
 

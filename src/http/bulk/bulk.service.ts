@@ -82,10 +82,10 @@ function echoOf(item: unknown): ItemEcho {
  * Why not one aliased document of N root fields (the first design): a call of
  * 100 items cost 7-8 ms of CPU against 3 ms now, a third of it graphql-js
  * walking the aliases (argument and variable coercion, field collection per
- * alias), and compiling that document with graphql-jit costs 36-47 MB of heap
- * (BENCHMARKS.md). The entry's compiled operation already exists for REST,
- * costs nothing more, and answers each item exactly as the direct call does,
- * including its first error.
+ * alias), and compiling that document with graphql-jit costs 36-47 MB of heap.
+ * The entry's compiled operation already exists for REST, costs nothing more,
+ * and answers each item exactly as the direct call does, including its first
+ * error.
  */
 export class BulkService {
   private readonly byPath: Map<string, RouteEntry>;

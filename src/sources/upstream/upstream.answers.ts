@@ -32,7 +32,7 @@ import { bodyOf, UpstreamCalls, type UpstreamBody } from "./upstream.calls";
 import type { UpstreamClient } from "./upstream.types";
 
 /*
- * Gateway mode's answers (issue 17, docs/contract.md section 9): each GraphQL field asks the upstream's own REST
+ * Gateway mode's answers (docs/contract.md section 9): each GraphQL field asks the upstream's own REST
  * endpoint for it and turns the contract's JSON back into our GraphQL types, so that our REST layer, which shapes
  * GraphQL data into the contract, answers what the upstream answered. The upstream is asked in v1 shapes except
  * where v0 carries more (ETF holdings' `cusip`, which our v1 then drops as usual).

@@ -1,5 +1,5 @@
 /**
- * The seam between gateway mode's two halves (issue 17): the answers
+ * The seam between gateway mode's two halves: the answers
  * (src/sources/upstream/upstream.answers.ts and the domains' `*.answers.ts`)
  * say *what* to ask an upstream Bavest-compatible API; the client says *how*:
  * keep-alive connections, timeouts, retries inside a budget, the circuit

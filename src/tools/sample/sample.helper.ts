@@ -134,7 +134,7 @@ export interface QuoteJob {
 /**
  * Buffers of `count` numbers, `width` of them. One per number rather than one for all: glibc raises its mmap and
  * trim thresholds to the size of the largest block it unmaps, and a 10 MB one left ~30 MiB of freed memory resident
- * in the threads' arenas for the service's start (BENCHMARKS.md, "Sample build memory", fourth round).
+ * in the threads' arenas for the service's start (BENCHMARKS.md, "Sample store").
  */
 function sharedColumns(width: number, count: number): SharedArrayBuffer[] {
   return Array.from({ length: width }, () => new SharedArrayBuffer(Math.max(1, count) * 8));

@@ -4,8 +4,8 @@ import { fullGarbageCollection } from "../../platform/memory";
 /**
  * How far V8 lets the old generation grow past what survived the last full collection while a store is built. By
  * default it grows by up to 4x on a machine with plenty of memory, so a build whose universe holds 120 MB could take
- * far more than that in heap before collecting; 10 % (25 until 2026-11-24: ~10 MiB more peak) costs a few more
- * collections (BENCHMARKS.md, "Sample build memory"). V8 flags are per process: the build sets it and puts back V8's
+ * far more than that in heap before collecting; 10 % (25 % gives ~10 MiB more peak) costs a few more collections
+ * (BENCHMARKS.md, "Sample store"). V8 flags are per process: the build sets it and puts back V8's
  * default (0, V8 chooses) when done, and the service sets its own once its store is open (main.ts).
  */
 const BUILD_HEAP_GROWING_PERCENT = 10;
@@ -33,7 +33,7 @@ const MIN_RELEASED_BYTES = 1 << 20;
  * 72 MB live in 172 MB of heap, all resident). V8 moves survivors off sparse pages only a few MB per collection, more
  * readily when optimizing for size; compacting everything at once (--compact-on-every-full-gc) copies every survivor
  * before a page is freed, a ~70-140 MiB spike above the peak it was meant to lower. So: collections under
- * --optimize-for-size until one gives back under a MiB (~18 MB of heap per collection measured; BENCHMARKS.md).
+ * --optimize-for-size until one gives back under a MiB (~18 MB of heap per collection measured).
  */
 export function collectGarbage(): void {
   fullGarbageCollection();

@@ -135,7 +135,7 @@ const enum Col {
  * its own (16 bytes, plus the 8 of the field): the 12 numbers of ~91,000 stocks took 26 MB of heap as fields and take
  * 8.7 MB here, for the whole build. One array per number, not one for all: glibc raises its mmap and trim thresholds to
  * the size of the largest block it unmaps, and past ~8 MB it then keeps ~30 MiB of freed memory in the build threads'
- * arenas, resident until the process ends (BENCHMARKS.md, "Sample build memory", fourth round).
+ * arenas, resident until the process ends (BENCHMARKS.md, "Sample store").
  */
 class StockColumns {
   private readonly columns: Float64Array[] = [];
