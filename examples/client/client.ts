@@ -5,8 +5,8 @@
  * variables and the result of every call are checked by the compiler.
  *
  *   const client = createClient({ url: "http://localhost:4000/graphql", apiKey });
- *   const { etf } = await client.request(EtfCardDocument, { symbol: "SPY" });
- *   etf.profile.expenseRatio; // number
+ *   const { etf } = await client.request(EtfCardDocument, { symbol });
+ *   etf.profile?.expenseRatio; // number (null without a profile)
  *
  * Add an operation: write it in operations/, run `npm run generate`, import its
  * `...Document` from ./generated.

@@ -107,18 +107,21 @@ async function openPostgres(config: Config, opts: OpenSourcesOptions): Promise<S
   try {
     if (!opts.readonly) {
       const started = Date.now();
-      let timing: { buildMs: number; copyMs: number } | undefined;
+      const { loadSample, sampleBuildPath, discardSampleBuild } = await import("./postgres/postgres.sample");
+      const file = sampleBuildPath(config.sqlitePath, config.sample);
+      let timing: Awaited<ReturnType<typeof loadSample>> | undefined;
       const fill =
         opts.buildSample === false
           ? undefined
           : async (client: import("pg").PoolClient) => {
-              const { loadSample, sampleBuildPath } = await import("./postgres/postgres.sample");
-              const file = sampleBuildPath(config.sqlitePath, config.sample);
               opts.log?.(`Empty PostgreSQL database: loading the generated sample (built as SQLite at ${file})`);
               timing = await loadSample(client, file, config.sample, { log: opts.log, signal: opts.signal });
             };
       const result = await migratePostgres(pool, { fillEmpty: fill });
-      if (result.filled && timing) sampleBuilt = { ms: Date.now() - started, path: "postgres", ...timing };
+      if (result.filled && timing) {
+        discardSampleBuild(file, timing, opts.log ?? (() => undefined));
+        sampleBuilt = { ms: Date.now() - started, path: "postgres", buildMs: timing.buildMs, copyMs: timing.copyMs };
+      }
     }
   } catch (err) {
     await pool.end().catch(() => undefined);

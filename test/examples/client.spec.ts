@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createClient, GraphQLRequestError } from "../../examples/client/client";
+import { demo } from "../../examples/client/demo";
 import { ChartDocument, EtfCardDocument, SearchBoxDocument, WatchlistDocument } from "../../examples/client/generated";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { BOOTSTRAP_KEY } from "../helpers/constants";
@@ -49,6 +50,18 @@ describe("examples/client", () => {
     const { candle } = await client.request(ChartDocument, { symbol: etfSymbol, resolution: "W" });
     expect(candle.resolution).toBe("W");
     expect(candle.t.length).toBe(candle.c.length);
+  });
+
+  it("its demo prints every part: the watchlist, the first ETF's card and chart, and a search for its name", async () => {
+    const lines: string[] = [];
+    await demo(createClient({ url, apiKey: BOOTSTRAP_KEY }), (line) => lines.push(line));
+    const firstEtf = (await t.post("/v1/list/etfs", { limit: 1 })).body.results[0] as { symbol: string };
+    expect(lines[0]).toMatch(/^BTC-USD +\d+\.\d{2} EUR \(-?\d+\.\d{2} %\)$/);
+    expect(lines[1]).toMatch(/^ETH-USD /);
+    expect(lines[2]).toMatch(/: (TER [\d.]+ %|no profile), top holding /);
+    expect(lines[3]).toMatch(/^[1-9]\d* weekly candles, last close [\d.]+ [A-Z]{3}$/);
+    expect(lines.length).toBeGreaterThanOrEqual(5);
+    expect(lines.slice(4).some((l) => l.includes(` ${firstEtf.symbol} `))).toBe(true);
   });
 
   it("rejects with the error code when the key is refused", async () => {

@@ -1,3 +1,4 @@
+import { rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { Readable } from "node:stream";
@@ -60,6 +61,8 @@ export function sampleBuildPath(sqlitePath: string, s: SampleSpec): string {
 export interface LoadTiming {
   /** Building the SQLite sample (0 when an existing build was reused). */
   buildMs: number;
+  /** Whether this load built the SQLite file (false: it was there before and is someone else's to keep). */
+  builtHere: boolean;
   /** Copying it into PostgreSQL, indexes and statistics included. */
   copyMs: number;
   rows: number;
@@ -82,7 +85,29 @@ export async function loadSample(
   const rows = await copySqliteStore(client, file, log);
   const copyMs = Math.round(performance.now() - started);
   log(`Copied the sample (${rows.toLocaleString("en-US")} rows) into PostgreSQL in ${(copyMs / 1000).toFixed(1)} s`);
-  return { buildMs: built.ms ?? 0, copyMs, rows };
+  return { buildMs: built.ms ?? 0, builtHere: built.built, copyMs, rows };
+}
+
+/**
+ * Removes the SQLite build a load made, once PostgreSQL has committed it: the database holds the sample now, and the
+ * file (806 MiB at full scale) would double its disk. A build that was there before the load is left where it was.
+ * Call only after the transaction that copied it has committed: a start that dies before keeps the build to reuse.
+ */
+export function discardSampleBuild(file: string, timing: LoadTiming, log: (msg: string) => void): void {
+  if (!timing.builtHere) {
+    log(`Kept the SQLite build at ${file}: it was there before this load`);
+    return;
+  }
+  let bytes = 0;
+  for (const suffix of ["", "-wal", "-shm", "-journal"]) {
+    try {
+      bytes += statSync(file + suffix).size;
+      rmSync(file + suffix, { force: true });
+    } catch {
+      // Not there: nothing to remove.
+    }
+  }
+  log(`Removed the SQLite build at ${file} (${(bytes / 2 ** 20).toFixed(0)} MiB): PostgreSQL holds the sample now`);
 }
 
 /** Copies every table of the SQLite store at `file` that PostgreSQL's schema has; returns the rows copied. */

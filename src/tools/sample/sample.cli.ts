@@ -102,7 +102,7 @@ async function toPostgres(values: {
   }
   const { createPostgresPool } = await import("../../sources/postgres/postgres.source");
   const { migratePostgres, HoldsDataError } = await import("../../sources/postgres/postgres.migrate");
-  const { loadSample, sampleBuildPath } = await import("../../sources/postgres/postgres.sample");
+  const { loadSample, sampleBuildPath, discardSampleBuild } = await import("../../sources/postgres/postgres.sample");
   const log = (msg: string) => process.stderr.write(`${msg}\n`);
   const pool = createPostgresPool({ url: config.postgres.url!, poolSize: 1, statementTimeoutMs: 0 });
   try {
@@ -113,6 +113,7 @@ async function toPostgres(values: {
       replace: values.replace ? "always" : "if-no-data",
       fillEmpty: async (client) => void (timing = await loadSample(client, file, config.sample, { log })),
     });
+    if (timing) discardSampleBuild(file, timing, log);
     const { seed, anchorDate, scale } = config.sample;
     const lines = [
       `database:       DATABASE_URL (loaded${values.replace ? ", replacing what it held" : ""})`,
