@@ -52,7 +52,7 @@ describe("examples/client", () => {
     expect(candle.t.length).toBe(candle.c.length);
   });
 
-  it("its demo prints every part: the watchlist, the first ETF's card and chart, and a search for its name", async () => {
+  it("its demo prints the watchlist, the first ETF's card and chart, and a search for its name", async () => {
     const lines: string[] = [];
     await demo(createClient({ url, apiKey: BOOTSTRAP_KEY }), (line) => lines.push(line));
     const firstEtf = (await t.post("/v1/list/etfs", { limit: 1 })).body.results[0] as { symbol: string };
