@@ -32,6 +32,7 @@ import {
   type ParseOptions,
 } from "graphql";
 import type { CompiledQuery } from "graphql-jit";
+import { checkDocumentBounds, type DocumentBounds } from "./graphql.document-bounds";
 
 /**
  * Characters of query text whose parse and validation verdicts are kept, least recently used dropped first: bounded
@@ -196,6 +197,7 @@ export class GraphqlFastPath<TContext extends BaseContext> {
     apollo: ApolloServer<TContext>,
     options: ApolloServerOptions<TContext>,
     hooks: DirectHooks<TContext, TCharge> | null = null,
+    bounds: DocumentBounds | null = null,
     maxChars: number = FAST_PATH_QUERY_CHARS,
   ): GraphqlFastPath<TContext> | null {
     if (!("schema" in options) || !options.schema) return null;
@@ -206,6 +208,7 @@ export class GraphqlFastPath<TContext extends BaseContext> {
       apollo,
       options as ApolloServerOptions<TContext> & { schema: GraphQLSchema },
       hooks as DirectHooks<TContext> | null,
+      bounds,
       maxChars,
     );
   }
@@ -214,6 +217,7 @@ export class GraphqlFastPath<TContext extends BaseContext> {
     private readonly apollo: ApolloServer<TContext>,
     options: ApolloServerOptions<TContext> & { schema: GraphQLSchema },
     hooks: DirectHooks<TContext> | null,
+    private readonly bounds: DocumentBounds | null,
     maxChars: number,
   ) {
     this.schema = options.schema;
@@ -264,7 +268,9 @@ export class GraphqlFastPath<TContext extends BaseContext> {
     let verdict: Verdict = null;
     try {
       const document = parse(query, this.parseOptions);
-      // Introspection (refused by a rule Apollo adds when it is off) and anything not a single query stay Apollo's.
+      // Introspection (refused by a rule Apollo adds when it is off) and anything not a single query stay Apollo's,
+      // and so does a document past the bounds checked before validation (the door's gate refuses it): it throws.
+      if (this.bounds) checkDocumentBounds(document, this.bounds);
       if (runnable(document) && validate(this.schema, document, specifiedRules).length === 0) verdict = { document };
     } catch {
       verdict = null;
