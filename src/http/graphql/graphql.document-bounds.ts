@@ -17,8 +17,8 @@ import { LRUCache } from "lru-cache";
  * every pair of fields that share a response name in one selection set (the
  * sets of fragments and same-named fields merged into it, and again in their
  * merged sub-selections), so its time grows with the square of same-named
- * siblings: 1,240 copies of one field, under the token limit, cost half a
- * second of CPU. Rules added to `validate()` run beside it, too late; the
+ * siblings: 1,240 copies of one field, under the token limit, cost hundreds
+ * of milliseconds of CPU. Rules added to `validate()` run beside it, too late; the
  * limits of graphql.operation-limits.ts run after it.
  *
  * The walk merges selection sets as execution (and that rule) does: a field's
@@ -76,10 +76,10 @@ export function documentBoundError(reason: DocumentBoundReason, limit: number, a
 
 /** Throws the refusal (`documentBoundError`) of the first bound the document passes; answers what it measured. */
 export function checkDocumentBounds(document: DocumentNode, bounds: DocumentBounds): DocumentMeasure {
+  // By name, the last definition winning as in graphql-js's validation context; any other definition of a name is
+  // walked on its own below (validation refuses the duplicate, but visits it first).
   const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const d of document.definitions) {
-    if (d.kind === Kind.FRAGMENT_DEFINITION && !fragments.has(d.name.value)) fragments.set(d.name.value, d);
-  }
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   const measure: DocumentMeasure = { sameNameFields: 0, selectionFields: 0, fragmentSpreads: 0, fields: 0 };
 
   // Fields after expansion, per fragment (memoised) and in all: linear in the document, whatever it spreads.
@@ -127,12 +127,19 @@ export function checkDocumentBounds(document: DocumentNode, bounds: DocumentBoun
     total += setTotal(d.selectionSet);
     reach(d.selectionSet);
   }
-  for (const [name, f] of fragments) {
+  for (const d of document.definitions) {
+    if (d.kind !== Kind.FRAGMENT_DEFINITION) continue;
+    const name = d.name.value;
+    if (fragments.get(name) !== d) {
+      roots.push({ set: d.selectionSet });
+      total += setTotal(d.selectionSet);
+      continue;
+    }
     if (reached.has(name)) continue;
-    roots.push({ set: f.selectionSet, fragment: name });
+    roots.push({ set: d.selectionSet, fragment: name });
     total += fragmentTotal(name);
     reached.add(name);
-    reach(f.selectionSet);
+    reach(d.selectionSet);
   }
   measure.fields = total;
   if (total > bounds.maxFields) throw documentBoundError("TOO_MANY_FIELDS", bounds.maxFields, total);

@@ -74,6 +74,13 @@ const BOMBS: { name: string; query: string; reason: string }[] = [
     reason: "TOO_MANY_FIELDS",
   },
   {
+    name: "a second definition of a fragment's name, of 1,200 copies",
+    query:
+      `{ ${BTC} { ...A } } fragment A on Quote { c } fragment A on Quote { ${copies(1200, () => "c")} } ` +
+      "fragment A on Quote { d }",
+    reason: "TOO_MANY_SAME_NAME_FIELDS",
+  },
+  {
     name: "an unused fragment of 1,200 copies (validation visits it all the same)",
     query: `{ ${BTC} { c } } fragment U on Quote { ${copies(1200, () => "c")} }`,
     reason: "TOO_MANY_SAME_NAME_FIELDS",
