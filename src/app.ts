@@ -216,19 +216,14 @@ export async function createApp(
     }),
     stale: markStale,
   };
+  // Operation types and the bounds of each document, checked before anything validates it (the fast path parses
+  // through it; src/http/graphql/graphql.document-bounds.ts).
+  const gate = new DocumentGate(apolloOptions.parseOptions!, deps.config.graphql);
   const fastPath =
     options.graphqlFastPath === false
       ? null
-      : GraphqlFastPath.create(
-          apollo,
-          apolloOptions,
-          options.graphqlDirect === false ? null : directHooks,
-          deps.config.graphql,
-        );
+      : GraphqlFastPath.create(apollo, apolloOptions, options.graphqlDirect === false ? null : directHooks, gate);
   const context = graphqlContext(deps, apiKeys);
-  // Operation types and the bounds of each document, checked before anything validates it
-  // (src/http/graphql/graphql.document-bounds.ts).
-  const gate = new DocumentGate(graphqlParseOptions(deps.config.graphql), deps.config.graphql);
   // POST /graphql with a plain JSON body skips Express, as REST does (src/http/graphql/graphql.http.ts); Apollo runs it
   // all the same, or for a single query already validated, the fast path does with Apollo's plugins.
   const gqlDoor = graphqlDoor({ apollo, context, bodyBytes: deps.config.sizes.bodyBytes, logger, gate, fastPath });

@@ -269,16 +269,23 @@ export class DocumentGate {
   refusal(query: string): GraphQLError | null {
     const known = this.verdicts.get(query);
     if (known !== undefined) return known || null;
-    let verdict: GraphQLError | false = false;
+    return this.inspect(query).refusal;
+  }
+
+  /**
+   * Parses `query`, checks it and keeps the verdict: its refusal, or null with the parsed document (none when it does
+   * not parse). The fast path takes its documents from here, so a text is parsed once before either validates it.
+   */
+  inspect(query: string): { refusal: GraphQLError | null; document?: DocumentNode } {
     let document: DocumentNode | undefined;
     try {
       document = parse(query, this.parseOptions);
     } catch {
       // Apollo answers it.
     }
-    if (document) verdict = operationTypeRefusal(document) ?? boundsRefusal(document, this.bounds) ?? false;
-    if (query.length <= GATE_QUERY_CHARS / 2) this.verdicts.set(query, verdict);
-    return verdict || null;
+    const refusal = document ? (operationTypeRefusal(document) ?? boundsRefusal(document, this.bounds)) : null;
+    if (query.length <= GATE_QUERY_CHARS / 2) this.verdicts.set(query, refusal ?? false);
+    return refusal ? { refusal } : { refusal: null, document };
   }
 }
 
