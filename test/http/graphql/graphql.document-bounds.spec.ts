@@ -128,6 +128,14 @@ describe("checkDocumentBounds", () => {
   });
 });
 
+describe("the service's own operations", () => {
+  it("are walked at start: bounds below what REST's operations use stop the start, naming the operation", async () => {
+    await expect(createTestApp({ env: { MDG_GRAPHQL_MAX_SELECTION_FIELDS: "5" } })).rejects.toThrow(
+      /^operation of [\w/]+: the document has \d+ fields in one selection; at most 5 are allowed/,
+    );
+  });
+});
+
 describe("over HTTP", () => {
   let t: TestApp;
   let port: number;
