@@ -17,7 +17,8 @@ import { releaseHeld } from "./http/http.held";
 import { BROTLI_OPTIONS, COMPRESS_MIN_BYTES, GZIP_OPTIONS } from "./http/http.compress";
 import type { AppDeps, Context } from "./context";
 import { graphiqlHandler } from "./http/graphql/graphiql";
-import { graphqlContext, graphqlDoor } from "./http/graphql/graphql.http";
+import { expressContext, graphqlContext, graphqlDoor, graphqlExpressChecks } from "./http/graphql/graphql.http";
+import { DocumentGate } from "./http/graphql/graphql.document-bounds";
 import { formatGraphqlError } from "./http/graphql/graphql.errors";
 import { CompiledOperations, jitExecutionPlugin } from "./http/graphql/graphql.executor";
 import { GraphqlFastPath, type DirectHooks } from "./http/graphql/graphql.fast-path";
@@ -215,14 +216,17 @@ export async function createApp(
     }),
     stale: markStale,
   };
+  // Operation types and the bounds of each document, checked before anything validates it (the fast path parses
+  // through it; src/http/graphql/graphql.document-bounds.ts).
+  const gate = new DocumentGate(apolloOptions.parseOptions!, deps.config.graphql);
   const fastPath =
     options.graphqlFastPath === false
       ? null
-      : GraphqlFastPath.create(apollo, apolloOptions, options.graphqlDirect === false ? null : directHooks);
+      : GraphqlFastPath.create(apollo, apolloOptions, options.graphqlDirect === false ? null : directHooks, gate);
   const context = graphqlContext(deps, apiKeys);
   // POST /graphql with a plain JSON body skips Express, as REST does (src/http/graphql/graphql.http.ts); Apollo runs it
   // all the same, or for a single query already validated, the fast path does with Apollo's plugins.
-  const gqlDoor = graphqlDoor({ apollo, context, bodyBytes: deps.config.sizes.bodyBytes, logger, fastPath });
+  const gqlDoor = graphqlDoor({ apollo, context, bodyBytes: deps.config.sizes.bodyBytes, logger, gate, fastPath });
 
   // What reaches /graphql through Express (GET operations, the GraphiQL page, POSTs the door above leaves to
   // body-parser) is written by Apollo's integration and Express's res.send, not by sendBody: the `compression`
@@ -233,11 +237,15 @@ export async function createApp(
   );
   // Before Apollo: a browser GET of /graphql gets the page; everything else falls through.
   app.use(graphiqlHandler({ endpoint: "/graphql" }));
-  // Exactly /graphql (and /graphql/): a path below it is unknown, 404 like any other.
+  // Exactly /graphql (and /graphql/): a path below it is unknown, 404 like any other. The key before the body is
+  // read, the documents before Apollo parses them, as on the door.
+  const checks = graphqlExpressChecks({ apollo, context, gate });
   app.all(
     "/graphql",
+    checks.keyFirst,
     express.json({ limit: deps.config.sizes.bodyBytes }),
-    expressMiddleware(apollo, { context: async ({ req, res }) => context(req, res.locals.requestId as string) }),
+    checks.documents,
+    expressMiddleware(apollo, { context: expressContext }),
   );
   app.use(async (req: Request, res: Response) => {
     const requestId = res.locals.requestId as string;

@@ -11,6 +11,7 @@ import { print, type DocumentNode } from "graphql";
 import { loadConfig } from "../../src/platform/config";
 import { openSources } from "../../src/sources/source.factory";
 import { CryptoPriceDocument, EtfProfileDocument, QuoteDocument } from "../../src/http/rest/rest.operations.generated";
+import { bombCpu, bombLines, type BombResult } from "./bombs";
 import { HEAVY_TARGETS, heavyNeighbour, type HeavyNeighbourResult } from "./heavy-neighbour";
 import { peerSection, type PeerSection } from "./peers/peers.bench";
 import { builtSample, createDatabase, databaseUrl, dropDatabase, firstStart, stopChild } from "./postgres.bench";
@@ -641,6 +642,25 @@ async function main(): Promise<number> {
       lightBodies: symbolBodies(inputs.quoteSymbols),
       seconds: DURATION,
     });
+  // Requests of each bomb shape (and 5 times as many light quotes) for the service CPU each costs.
+  const runBombs = () =>
+    bombCpu({
+      port: SERVICE_PORT,
+      pid: servicePid,
+      key: KEY,
+      symbols: inputs.quoteSymbols,
+      requests: Number(process.env.BENCH_BOMB_REQUESTS ?? 400),
+    });
+  if (process.env.BENCH_ONLY === "bombs") {
+    // `BENCH_ONLY=bombs npm run bench`: the bombs' CPU, then the heavy-neighbour run (the validation bomb among the
+    // neighbours), printed, BENCHMARKS.md untouched.
+    const b = await runBombs();
+    console.log(bombLines(b).join("\n"));
+    const h = await runHeavy();
+    stopAll();
+    console.log(heavyLines(h, (ok) => (ok ? "met" : "**missed**")).join("\n"));
+    return 0;
+  }
   if (process.env.BENCH_ONLY === "heavy") {
     // `BENCH_ONLY=heavy npm run bench`: the heavy-neighbour run alone, printed, BENCHMARKS.md untouched.
     const h = await runHeavy();
@@ -848,6 +868,7 @@ async function main(): Promise<number> {
   const results: Measured[] = [];
   const baselineRounds: Measured[] = [];
   let heavy: HeavyNeighbourResult | undefined;
+  let bombs: BombResult | undefined;
   let peers: PeerSection | undefined;
   try {
     const base = baseline("baseline (every round)");
@@ -863,6 +884,8 @@ async function main(): Promise<number> {
     for (const s of [...bulk, search, like]) results.push(await measure(s));
     // The peers: their own processes, each once per round next to our two doors.
     peers = await runPeers();
+    log("validation bombs: service CPU per request of each shape, with the key and without, against a light quote");
+    bombs = await runBombs();
     // Last: it raises the peak RSS, which the other runs' target (300 MB) does not cover.
     log(
       "heavy neighbour: light quotes at 50 connections next to 2 connections looping the costliest accepted operations",
@@ -1047,6 +1070,10 @@ async function main(): Promise<number> {
     "### Heavy neighbour",
     "",
     ...heavySection,
+    "",
+    "### Validation bombs",
+    "",
+    ...(bombs ? bombLines(bombs) : ["The bomb run did not run."]),
     "",
     misses.length === 0
       ? "**Every target met.**"
@@ -1402,11 +1429,22 @@ function heavyLines(h: HeavyNeighbourResult, verdict: (ok: boolean, miss: string
     h.peakRssMb < t.peakRssMb,
     `heavy neighbour: peak RSS ${fmt(h.peakRssMb)} MiB (target < ${t.peakRssMb})`,
   );
+  const vsAlone = verdict(
+    h.light.p99 <= t.lightP99VsAlone * h.alone.p99,
+    `heavy neighbour: light p99 ${h.light.p99} ms, ${fmt(h.light.p99 / h.alone.p99, 1)}× the ${h.alone.p99} ms ` +
+      `alone (target ≤ ${t.lightP99VsAlone}×)`,
+  );
+  const bombRows = h.bombs.map((b) => {
+    const bad = b.bad ? `; ${verdict(false, `${b.name}: ${b.bad} answers not the expected refusal`)}` : "";
+    return `| ${b.name} | – | – | ${b.calls} | ${b.p50} | ${b.p99}${bad} |`;
+  });
   const lightBad = h.light.bad
     ? ` ${verdict(false, `heavy neighbour: ${h.light.bad} light answers not 2xx`)}: ${h.light.bad} not 2xx.`
     : "";
   return [
-    "Light `POST /v1/quote` at 50 connections next to one connection looping each operation below (2 in all), " +
+    "Light `POST /v1/quote` at 50 connections next to one connection looping each operation below (4 in all: the " +
+      "two heavy operations, and the validation bomb of 1,240 copies of one field with the key, a new text each " +
+      "time, refused 400, and without a key, refused 401), " +
       `${DURATION} s, all with the bootstrap key (the per-key bound, 2, lets both run). ` +
       "Each operation is the costliest of its kind the default cost limit accepts (one ETF more is refused). " +
       "CPU: the whole service process (worker threads included) for one call on the idle service, median of 5; " +
@@ -1415,11 +1453,13 @@ function heavyLines(h: HeavyNeighbourResult, verdict: (ok: boolean, miss: string
     "| heavy operation | CPU ms (≤ 250) | transient MB (≤ 64) | calls in the run | p50 ms | p99 ms |",
     "|---|---|---|---|---|---|",
     ...ops,
+    ...bombRows,
     "",
     `Light quotes: **p99 ${h.light.p99} ms** (p50 ${h.light.p50} ms, ${fmt(h.light.rps)} req/s; ` +
       `target < ${t.lightP99Ms}): ${p99}.${lightBad} ` +
       `The same light load alone just before: p99 ${h.alone.p99} ms (p50 ${h.alone.p50} ms, ` +
-      `${fmt(h.alone.rps)} req/s). ` +
+      `${fmt(h.alone.rps)} req/s); with the neighbours ${fmt(h.light.p99 / h.alone.p99, 1)}× that ` +
+      `(target ≤ ${t.lightP99VsAlone}×): ${vsAlone}. ` +
       `Peak RSS of the service during the run: **${fmt(h.peakRssMb)} MiB** (target < ${t.peakRssMb}): ${rss}.`,
   ];
 }

@@ -1,16 +1,26 @@
 import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
+import { freshBody, VALIDATION_BOMB } from "./bombs";
 
 /**
  * The "heavy neighbour" run of `npm run bench`: light REST quotes
  * at 50 connections next to 2 connections looping the costliest operations
  * the defaults accept, one GraphQL (ten-year daily ETF metrics of as many
  * ETFs as the cost limit admits) and one bulk (etf/metrics with ten-year
- * daily series, as many symbols as the limit admits). Targets: light p99
- * < 50 ms, the service's peak RSS < 400 MB, and each heavy operation alone
- * ≤ 250 ms of CPU and ≤ 64 MB of transient memory.
+ * daily series, as many symbols as the limit admits), and 2 more looping the
+ * validation bomb (1,240 copies of one field, bombs.ts), one with the key
+ * (a new text each time) and one without. Targets: light p99 < 50 ms and at
+ * most twice the same load's p99 alone in the same run, the service's peak
+ * RSS < 400 MB, and each heavy operation alone ≤ 250 ms of CPU and ≤ 64 MB of
+ * transient memory.
  */
-export const HEAVY_TARGETS = { lightP99Ms: 50, peakRssMb: 400, heavyCpuMs: 250, heavyTransientMb: 64 };
+export const HEAVY_TARGETS = {
+  lightP99Ms: 50,
+  lightP99VsAlone: 2,
+  peakRssMb: 400,
+  heavyCpuMs: 250,
+  heavyTransientMb: 64,
+};
 
 const FROM_2016 = 1_451_606_400;
 
@@ -30,6 +40,8 @@ export interface HeavyNeighbourResult {
   alone: { rps: number; p50: number; p99: number };
   heavy: { calls: number; bad: number; p50: number; p99: number }[];
   operations: HeavyOperation[];
+  /** The validation bomb's loops: answers that were not the expected refusal (400 with the key, 401 without). */
+  bombs: { name: string; calls: number; bad: number; p50: number; p99: number }[];
   peakRssMb: number;
 }
 
@@ -161,9 +173,40 @@ export async function heavyNeighbour(opts: {
       requests: [{ method: "POST", path: op.path, headers, body: op.body }],
     }),
   );
+  const bombLoops = [
+    { name: "validation bomb with the key (a new text each time)", key: true, expected: 400 },
+    { name: "validation bomb without a key", key: false, expected: 401 },
+  ].map((b) => {
+    let n = 0;
+    let bad = 0;
+    const instance = autocannon({
+      url: base,
+      connections: 1,
+      duration: opts.seconds,
+      requests: [
+        {
+          method: "POST",
+          path: "/graphql",
+          headers: b.key ? headers : { "content-type": "application/json" },
+          setupRequest: (req) => ({ ...req, body: freshBody(VALIDATION_BOMB, n++) }),
+          onResponse: (statusCode) => {
+            if (statusCode !== b.expected) bad++;
+          },
+        },
+      ],
+    });
+    return instance.then((r) => ({
+      name: b.name,
+      calls: r.requests.total,
+      bad: bad + r.errors,
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+    }));
+  });
   let peak = status(opts.pid).rssMb;
   const sampler = setInterval(() => (peak = Math.max(peak, status(opts.pid).rssMb)), 100);
   const [l, ...h] = await Promise.all([light, ...heavy]);
+  const bombs = await Promise.all(bombLoops);
   clearInterval(sampler);
   return {
     alone: { rps: a.requests.average, p50: a.latency.p50, p99: a.latency.p99 },
@@ -181,6 +224,7 @@ export async function heavyNeighbour(opts: {
       p99: r.latency.p99,
     })),
     operations,
+    bombs,
     peakRssMb: Math.max(peak, status(opts.pid).peakMb),
   };
 }

@@ -97,6 +97,20 @@ export const CONFIG_REFERENCE: Record<keyof z.input<typeof envSchema>, ConfigRef
   MDG_GRAPHQL_MAX_COST: {
     meaning: "highest computed cost of one operation, and of one bulk call (list and range fields cost " + "more)",
   },
+  MDG_GRAPHQL_MAX_SAME_NAME_FIELDS: {
+    meaning:
+      "most fields sharing one response name or one field name in one selection of a `/graphql` document, " +
+      "checked before validation",
+  },
+  MDG_GRAPHQL_MAX_SELECTION_FIELDS: {
+    meaning: "most fields in one selection (fragments merged in), checked before validation",
+  },
+  MDG_GRAPHQL_MAX_FRAGMENT_SPREADS: {
+    meaning: "most fragment spreads met expanding one selection, checked before validation",
+  },
+  MDG_GRAPHQL_MAX_FIELDS: {
+    meaning: "most fields of a whole document once fragments are expanded, checked before validation",
+  },
   MDG_MAX_HEAVY_PER_KEY: {
     meaning:
       "heavy operations (priced at 1,000 or more) one key may run at once in one process; one more gets " +

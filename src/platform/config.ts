@@ -207,6 +207,15 @@ export const envSchema = z.object({
   MDG_GRAPHQL_MAX_ROOT_FIELDS: envNumber({ fallback: 100, min: 1, max: 100_000 }),
   MDG_GRAPHQL_MAX_TOKENS: envNumber({ fallback: 5_000, min: 1, max: 1_000_000 }),
   MDG_GRAPHQL_MAX_COST: envNumber({ fallback: 10_000, min: 1, max: 100_000_000 }),
+  /**
+   * Bounds on a parsed document checked before validation (src/http/graphql/graphql.document-bounds.ts). The
+   * service's own operations use 1 same-named field, 20 fields in one selection, 1 fragment spread and 226 fields in
+   * all (GraphiQL's introspection query).
+   */
+  MDG_GRAPHQL_MAX_SAME_NAME_FIELDS: envNumber({ fallback: 100, min: 1, max: 100_000 }),
+  MDG_GRAPHQL_MAX_SELECTION_FIELDS: envNumber({ fallback: 200, min: 1, max: 100_000 }),
+  MDG_GRAPHQL_MAX_FRAGMENT_SPREADS: envNumber({ fallback: 50, min: 1, max: 100_000 }),
+  MDG_GRAPHQL_MAX_FIELDS: envNumber({ fallback: 5_000, min: 1, max: 1_000_000 }),
   /** Heavy operations (priced at 1,000 or more) one key may run at once in this process; the next gets 403. */
   MDG_MAX_HEAVY_PER_KEY: envNumber({ fallback: 2, min: 1, max: 1_000 }),
   MDG_GRAPHQL_INTROSPECTION: optionalBool,
@@ -376,6 +385,14 @@ export interface GraphqlLimitsConfig {
   maxRootFields: number;
   maxTokens: number;
   maxCost: number;
+  /** Fields sharing one response name or one field name in one selection, fragments merged in, before validation. */
+  maxSameNameFields: number;
+  /** Fields of one selection, fragments merged in, before validation. */
+  maxSelectionFields: number;
+  /** Fragment spreads met expanding one selection, before validation. */
+  maxFragmentSpreads: number;
+  /** Fields of the whole document once fragments are expanded, before validation. */
+  maxFields: number;
   /**
    * Introspection and "did you mean" suggestions; off under NODE_ENV=production unless MDG_GRAPHQL_INTROSPECTION says
    * otherwise.
@@ -468,6 +485,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxRootFields: e.MDG_GRAPHQL_MAX_ROOT_FIELDS,
       maxTokens: e.MDG_GRAPHQL_MAX_TOKENS,
       maxCost: e.MDG_GRAPHQL_MAX_COST,
+      maxSameNameFields: e.MDG_GRAPHQL_MAX_SAME_NAME_FIELDS,
+      maxSelectionFields: e.MDG_GRAPHQL_MAX_SELECTION_FIELDS,
+      maxFragmentSpreads: e.MDG_GRAPHQL_MAX_FRAGMENT_SPREADS,
+      maxFields: e.MDG_GRAPHQL_MAX_FIELDS,
       introspection: e.MDG_GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== "production",
       batching: e.MDG_GRAPHQL_BATCHING ?? false,
     },

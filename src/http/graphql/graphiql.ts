@@ -152,12 +152,28 @@ const INIT_SCRIPT = `(function () {
   "use strict";
   var config = JSON.parse(document.getElementById("graphiql-config").textContent);
 
+  // The headers editor's text as last edited. GraphiQL hands its schema fetch the headers it read at its last render,
+  // which can be older than what was just typed (a re-fetch right after typing the key went without it): every
+  // request, introspection included, takes the editor's current headers when they are valid JSON.
+  var edited = null;
+  function currentHeaders(given) {
+    if (edited !== null) {
+      try {
+        var parsed = JSON.parse(edited);
+        if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) return parsed;
+      } catch (e) {
+        // Not JSON (yet): what GraphiQL gave.
+      }
+    }
+    return given || {};
+  }
+
   function fetcher(params, opts) {
     var headers = { "content-type": "application/json", accept: "application/graphql-response+json, application/json" };
-    var extra = (opts && opts.headers) || {};
+    var extra = currentHeaders(opts && opts.headers);
     Object.keys(extra).forEach(function (name) {
       var lower = name.toLowerCase();
-      // An empty value (the default headers' "x-api-key": "") is no header: the schema loads before a key is typed.
+      // An empty value (the default headers' "x-api-key": "") is no header: until a key is typed, /graphql answers 401.
       if (lower === "content-type" || lower === "accept" || extra[name] == null || extra[name] === "") return;
       headers[name] = String(extra[name]);
     });
@@ -182,6 +198,9 @@ const INIT_SCRIPT = `(function () {
       fetcher: fetcher,
       defaultQuery: config.defaultQuery,
       defaultHeaders: config.defaultHeaders,
+      onEditHeaders: function (value) {
+        edited = value;
+      },
       isHeadersEditorEnabled: true,
       defaultEditorToolsVisibility: "headers",
     }),

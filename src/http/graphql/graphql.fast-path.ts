@@ -32,6 +32,7 @@ import {
   type ParseOptions,
 } from "graphql";
 import type { CompiledQuery } from "graphql-jit";
+import type { DocumentGate } from "./graphql.document-bounds";
 
 /**
  * Characters of query text whose parse and validation verdicts are kept, least recently used dropped first: bounded
@@ -196,6 +197,7 @@ export class GraphqlFastPath<TContext extends BaseContext> {
     apollo: ApolloServer<TContext>,
     options: ApolloServerOptions<TContext>,
     hooks: DirectHooks<TContext, TCharge> | null = null,
+    gate: DocumentGate | null = null,
     maxChars: number = FAST_PATH_QUERY_CHARS,
   ): GraphqlFastPath<TContext> | null {
     if (!("schema" in options) || !options.schema) return null;
@@ -206,6 +208,7 @@ export class GraphqlFastPath<TContext extends BaseContext> {
       apollo,
       options as ApolloServerOptions<TContext> & { schema: GraphQLSchema },
       hooks as DirectHooks<TContext> | null,
+      gate,
       maxChars,
     );
   }
@@ -214,6 +217,7 @@ export class GraphqlFastPath<TContext extends BaseContext> {
     private readonly apollo: ApolloServer<TContext>,
     options: ApolloServerOptions<TContext> & { schema: GraphQLSchema },
     hooks: DirectHooks<TContext> | null,
+    private readonly gate: DocumentGate | null,
     maxChars: number,
   ) {
     this.schema = options.schema;
@@ -263,9 +267,12 @@ export class GraphqlFastPath<TContext extends BaseContext> {
     if (known) return known.verdict;
     let verdict: Verdict = null;
     try {
-      const document = parse(query, this.parseOptions);
+      // Parsed by the door's gate, which checks operation types and bounds before anything validates: a text it
+      // refuses (or that does not parse) is Apollo's, and the door answers the gate's refusal without Apollo.
+      const document = this.gate ? this.gate.inspect(query).document : parse(query, this.parseOptions);
       // Introspection (refused by a rule Apollo adds when it is off) and anything not a single query stay Apollo's.
-      if (runnable(document) && validate(this.schema, document, specifiedRules).length === 0) verdict = { document };
+      if (document && runnable(document) && validate(this.schema, document, specifiedRules).length === 0)
+        verdict = { document };
     } catch {
       verdict = null;
     }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { HeaderMap, type ApolloServer, type HTTPGraphQLResponse } from "@apollo/server";
 import { GraphQLError } from "graphql";
+import type { NextFunction, Request, Response } from "express";
 import type { Logger } from "pino";
 import type { ApiKeyService } from "../../platform/auth/auth.service";
 import { AppError } from "../../platform/errors";
@@ -9,21 +10,19 @@ import { releaseHeld } from "../http.held";
 import { sendJson, splitUrl } from "../http.send";
 import { createContext, type AppDeps, type Context } from "../../context";
 import { plainSmallBody, readPlainSoon } from "../rest/rest.body-reader";
+import type { DocumentGate } from "./graphql.document-bounds";
 import type { GraphqlFastPath } from "./graphql.fast-path";
 
 /**
- * The context of one /graphql operation. Without a key every field answers
- * UNAUTHENTICATED (so GraphiQL and introspection still load); a key that
- * does not authenticate fails the whole request with HTTP 401.
+ * The context of one /graphql request, from its key: a key that is missing or does not authenticate throws
+ * UNAUTHENTICATED (HTTP 401), which the doors answer before anything of the request's body or documents is read.
  */
 export function graphqlContext(deps: AppDeps, apiKeys: ApiKeyService) {
   // Without a promise where the key check needs none (the bootstrap key, a key in the cache, a refusal: thrown).
   return (req: IncomingMessage, requestId: string): Context | Promise<Context> => {
-    const header = req.headers["x-api-key"];
-    if (header === undefined) return createContext(deps, requestId, null);
     let principal: ReturnType<ApiKeyService["authenticateNow"]>;
     try {
-      principal = apiKeys.authenticateNow(header);
+      principal = apiKeys.authenticateNow(req.headers["x-api-key"]);
     } catch (e) {
       throw unauthenticated(e);
     }
@@ -43,11 +42,32 @@ function unauthenticated(e: unknown): unknown {
   return new GraphQLError(e.message, { extensions: { code: "UNAUTHENTICATED", http: { status: 401 } } });
 }
 
+/**
+ * Apollo's own answer to a request refused before Apollo sees it (a key that fails, a document the gate refuses):
+ * its answer to a failed context, with the same error normalisation, `formatError`, status and content type by
+ * `accept`. The request Apollo is handed is a bare POST that carries only `accept`: nothing of the refused request's
+ * body or query string reaches it, so nothing is parsed.
+ */
+export function apolloRefusal(
+  apollo: ApolloServer<Context>,
+  accept: string | undefined,
+  error: unknown,
+): Promise<HTTPGraphQLResponse> {
+  const headers = new HeaderMap([["content-type", "application/json"]]);
+  if (accept !== undefined) headers.set("accept", accept);
+  return apollo.executeHTTPGraphQLRequest({
+    httpGraphQLRequest: { method: "POST", headers, search: "", body: {} },
+    context: () => Promise.reject(error),
+  });
+}
+
 export interface GraphqlDoorOptions {
   apollo: ApolloServer<Context>;
   context: (req: IncomingMessage, requestId: string) => Context | Promise<Context>;
   bodyBytes: number;
   logger: Logger;
+  /** Operation types and bounds of the documents, checked before anything validates them. */
+  gate: DocumentGate;
   /** The common case answered without Apollo's generic set-up (graphql.fast-path.ts); null: Apollo answers all. */
   fastPath?: GraphqlFastPath<Context> | null;
 }
@@ -57,18 +77,20 @@ export interface GraphqlDoorOptions {
  * Express: what `express.json()` and the Express integration do for such a
  * request (read the body, parse it, build Apollo's request, write its
  * answer) done directly, because Express's router, body-parser and
- * `res.send` cost more than the operation itself (BENCHMARKS.md). A single
- * query whose text was seen valid before runs on the fast path
- * (graphql.fast-path.ts: Apollo's pipeline for that case, same plugins,
- * errors and bytes); everything else Apollo runs exactly as before: same
- * parsing, validation, plugins, limits, errors and status codes.
+ * `res.send` cost more than the operation itself (BENCHMARKS.md). The key
+ * is checked first, before the body is read: without a valid one the answer
+ * is 401. A single query whose text was seen valid before runs on the fast
+ * path (graphql.fast-path.ts: Apollo's pipeline for that case, same plugins,
+ * errors and bytes); any other text passes the gate (operation types and
+ * bounds, graphql.document-bounds.ts) and Apollo runs it exactly as before:
+ * same parsing, validation, plugins, limits, errors and status codes.
  *
  * Returns false, touching nothing, for any other request, and for the rare
  * POST that is not plain JSON (another or no content type, a charset other
  * than UTF-8, compressed, chunked, over the size limit): those go through
  * Express and body-parser as they always did, so their answers stay the same.
  */
-export function graphqlDoor({ apollo, context, bodyBytes, logger, fastPath = null }: GraphqlDoorOptions) {
+export function graphqlDoor({ apollo, context, bodyBytes, logger, gate, fastPath = null }: GraphqlDoorOptions) {
   return function door(req: IncomingMessage, res: ServerResponse, requestId: string): boolean {
     if (req.method !== "POST") return false;
     const { path, search } = splitUrl(req);
@@ -86,6 +108,15 @@ export function graphqlDoor({ apollo, context, bodyBytes, logger, fastPath = nul
   };
 
   async function run(req: IncomingMessage, res: ServerResponse, requestId: string, search: string): Promise<void> {
+    // The key first: a request without a valid key is answered before its body is read or parsed.
+    let ready: Context;
+    try {
+      const made = context(req, requestId);
+      ready = made instanceof Promise ? await made : made;
+    } catch (error) {
+      await write(res, await apolloRefusal(apollo, req.headers.accept, error));
+      return;
+    }
     let body: unknown;
     try {
       body = parseJson(await readPlainSoon(req, Number(req.headers["content-length"])));
@@ -95,24 +126,17 @@ export function graphqlDoor({ apollo, context, bodyBytes, logger, fastPath = nul
       sendJson(res, 400, { errors: [{ message, extensions: { code: "BAD_REQUEST" } }] });
       return;
     }
-    // A single query whose text is known valid runs on the fast path; the key is checked first, as Apollo does, and
-    // a key that fails is answered by Apollo from the same failed check (no second look-up).
+    // A single query whose text is known valid (and within the gate's bounds) runs on the fast path.
     const prepared = fastPath?.prepare(body, req.headers) ?? null;
-    let failed: { error: unknown } | undefined;
     if (prepared) {
-      let ready: Context | undefined;
-      try {
-        const made = context(req, requestId);
-        ready = made instanceof Promise ? await made : made;
-      } catch (error) {
-        // Apollo answers the failed check below, from the same error (no second look-up).
-        failed = { error };
-      }
-      if (ready) {
-        const answer = await fastPath!.answer(prepared, ready);
-        sendBody(res, answer.status ?? 200, answer.body, headObject(answer.headers));
-        return;
-      }
+      const answer = await fastPath!.answer(prepared, ready);
+      sendBody(res, answer.status ?? 200, answer.body, headObject(answer.headers));
+      return;
+    }
+    const refused = gate.requestRefusal("POST", body, search);
+    if (refused) {
+      await write(res, await apolloRefusal(apollo, req.headers.accept, refused));
+      return;
     }
     const headers = new HeaderMap();
     for (const [key, value] of Object.entries(req.headers)) {
@@ -120,14 +144,53 @@ export function graphqlDoor({ apollo, context, bodyBytes, logger, fastPath = nul
     }
     const answer = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: "POST", headers, search, body },
-      // Thrown inside Apollo's own try, which answers it as a failed context.
-      context: async () => {
-        if (failed) throw failed.error;
-        return context(req, requestId);
-      },
+      context: async () => ready,
     });
     await write(res, answer);
   }
+}
+
+/**
+ * The Express route's checks before body-parser and Apollo (GET operations, POSTs the door leaves to body-parser):
+ * the key, before the body is read; then, once body-parser has read it, the gate. The context made from the key is
+ * the one Apollo gets (`expressContext`).
+ */
+export function graphqlExpressChecks({
+  apollo,
+  context,
+  gate,
+}: Pick<GraphqlDoorOptions, "apollo" | "context" | "gate">): {
+  keyFirst: (req: Request, res: Response, next: NextFunction) => Promise<void>;
+  documents: (req: Request, res: Response, next: NextFunction) => Promise<void>;
+} {
+  return {
+    async keyFirst(req, res, next) {
+      try {
+        res.locals.graphqlContext = await context(req, res.locals.requestId as string);
+      } catch (error) {
+        sendApollo(res, await apolloRefusal(apollo, req.headers.accept, error));
+        return;
+      }
+      next();
+    },
+    async documents(req, res, next) {
+      const refused = gate.requestRefusal(req.method, (req as { body?: unknown }).body, splitUrl(req).search);
+      if (!refused) return next();
+      sendApollo(res, await apolloRefusal(apollo, req.headers.accept, refused));
+    },
+  };
+}
+
+/** The context `graphqlExpressChecks` made for this request. */
+export function expressContext({ res }: { res: Response }): Promise<Context> {
+  return Promise.resolve(res.locals.graphqlContext as Context);
+}
+
+/** A complete answer of Apollo's, written as the Express integration writes it (the route compresses it). */
+function sendApollo(res: Response, answer: HTTPGraphQLResponse): void {
+  for (const [key, value] of answer.headers) res.setHeader(key, value);
+  res.status(answer.status ?? 200);
+  res.send(answer.body.kind === "complete" ? answer.body.string : "");
 }
 
 /** `application/json`, with no parameter or only `charset=utf-8`: what express.json() reads without further checks. */

@@ -2,10 +2,10 @@ import type { PersistedQueryOptions } from "@apollo/server";
 import { LRUCache } from "lru-cache";
 
 /**
- * Characters of query text kept for automatic persisted queries (APQ), least recently used dropped first. Anyone may
- * register a query (registration needs no key, as a query itself does not), so the cache is bounded by the text it
- * holds, not by a count: a client sending ever new documents only pushes older ones out, and one dropped is
- * registered again by the client's next try (PersistedQueryNotFound, then the query with its hash).
+ * Characters of query text kept for automatic persisted queries (APQ), least recently used dropped first. Any key may
+ * register a query, so the cache is bounded by the text it holds, not by a count: a client sending ever new documents
+ * only pushes older ones out, and one dropped is registered again by the client's next try (PersistedQueryNotFound,
+ * then the query with its hash).
  */
 export const PERSISTED_QUERY_CHARS = 4 * 2 ** 20;
 

@@ -1,14 +1,28 @@
 import { validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from "graphql";
 import type { Context } from "../../context";
+import { StartupError } from "../../platform/errors";
+import { checkDocumentBounds, type DocumentBounds } from "../graphql/graphql.document-bounds";
 import { compiledOperation, executeCompiled } from "../graphql/graphql.compiled";
 import type { ApiVersion, RouteEntry } from "./rest.route";
 
 /**
  * Checks every route's operation against the schema once, at start: a
- * mismatch is a build error, never a request-time surprise.
+ * mismatch is a build error, never a request-time surprise. Each is walked
+ * within the document bounds first (graphql.document-bounds.ts), as every
+ * document is before `validate()`: bounds set below what the service's own
+ * operations use stop the start, naming the operation.
  */
-export function assertOperationsValid(schema: GraphQLSchema, routes: readonly RouteEntry[]): void {
+export function assertOperationsValid(
+  schema: GraphQLSchema,
+  routes: readonly RouteEntry[],
+  bounds: DocumentBounds,
+): void {
   for (const r of routes) {
+    try {
+      checkDocumentBounds(r.operation as DocumentNode, bounds);
+    } catch (e) {
+      throw new StartupError(`operation of ${r.path}: ${(e as Error).message} (the MDG_GRAPHQL_MAX_* bounds)`);
+    }
     const errors = validate(schema, r.operation as DocumentNode);
     if (errors.length)
       throw new Error(`operation of ${r.path} does not match the schema: ${errors.map((e) => e.message).join("; ")}`);

@@ -38,7 +38,7 @@ export interface RestDeps {
  * GraphQL operation runs.
  */
 export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: RestDeps): RestDoor {
-  assertOperationsValid(schema, routes);
+  assertOperationsValid(schema, routes, deps.config.graphql);
   const byPath = new Map<string, RouteEntry | HandlerRoute>(routes.map((r) => [r.path, r]));
   // Bulk names entries of the table and runs their operations for many symbols at once.
   const bulk = bulkRoute(schema, routes, logger);

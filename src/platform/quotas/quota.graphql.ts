@@ -86,8 +86,8 @@ function refusal(e: unknown): unknown {
 
 /**
  * The per-key rate and quota on /graphql: after the operation passed the
- * GraphQL limits and before it runs. Anonymous operations are not counted
- * (their fields answer UNAUTHENTICATED without running anything). A spent
+ * GraphQL limits and before it runs (a request without a valid key never
+ * gets this far: it is answered 401 before its document is read). A spent
  * key gets HTTP 403 with `extensions.code` FORBIDDEN, `reason`
  * QUOTA_EXCEEDED, `Retry-After` and the RateLimit headers; the headers also
  * ride on every counted answer.

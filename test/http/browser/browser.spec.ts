@@ -70,10 +70,13 @@ describeBrowser("in a real browser (headless Chromium)", () => {
 
   it("GraphiQL: sets the key in the headers editor, runs a query and shows the data", async () => {
     const { page, requested, errors } = await openPage();
-    const schemaLoads: number[] = [];
+    // Every schema load (GraphiQL's introspection query): its status and the key it carried.
+    const schemaLoads: { status: number; key: string | undefined }[] = [];
+    const isSchemaLoad = (url: string, body: string | null) =>
+      url === `${base}/graphql` && (body?.includes("IntrospectionQuery") ?? false);
     page.on("response", (r) => {
-      if (r.url() === `${base}/graphql` && r.request().postData()?.includes("IntrospectionQuery"))
-        schemaLoads.push(r.status());
+      if (isSchemaLoad(r.url(), r.request().postData()))
+        schemaLoads.push({ status: r.status(), key: r.request().headers()["x-api-key"] });
     });
     await page.goto(`${base}/graphql`, { waitUntil: "load" });
     await page.locator(".graphiql-container").waitFor({ timeout: 20_000 });
@@ -85,7 +88,11 @@ describeBrowser("in a real browser (headless Chromium)", () => {
       JSON.stringify({ "x-api-key": BOOTSTRAP_KEY }),
     );
     // With the key in place, re-fetch the schema as the page's comment tells a person to (Shift+Ctrl+R).
+    const keyedLoad = page.waitForResponse(
+      (r) => isSchemaLoad(r.url(), r.request().postData()) && r.request().headers()["x-api-key"] === BOOTSTRAP_KEY,
+    );
     await page.locator('button[aria-label="Re-fetch GraphQL schema"]').click();
+    await keyedLoad;
     await typeInto(
       page,
       ".graphiql-query-editor",
@@ -103,8 +110,11 @@ describeBrowser("in a real browser (headless Chromium)", () => {
 
     expect(errors).toEqual([]);
     expect(requested.filter((u) => !u.startsWith(base) && !u.startsWith("data:"))).toEqual([]);
-    // The schema loaded too (autocompletion and the docs explorer work): introspection is within the GraphQL limits.
-    expect(schemaLoads).toContain(200);
+    // Before the key is typed the schema load is refused (401, as every /graphql request without a key); the re-fetch
+    // carries the key and loads it (autocompletion and the docs explorer work): introspection is within the limits.
+    expect(schemaLoads.filter((l) => l.key === undefined).map((l) => l.status)).toEqual(expect.arrayContaining([401]));
+    expect(schemaLoads.every((l) => (l.key === undefined ? l.status === 401 : l.status === 200))).toBe(true);
+    expect(schemaLoads).toContainEqual({ status: 200, key: BOOTSTRAP_KEY });
     await page.close();
   });
 

@@ -237,17 +237,17 @@ describe("GET /graphql and persisted queries over plain HTTP", () => {
   const get = (search: string, headers: Record<string, string> = {}) =>
     send(port, { method: "GET", path: `/graphql?${search}`, headers });
 
-  it("keeps CSRF prevention for a GET without x-api-key (what a form or an <img> could send)", async () => {
+  it("refuses a GET without x-api-key (what a form or an <img> could send) 401, before anything reads it", async () => {
     const res = await get(new URLSearchParams({ query }).toString());
-    expect(res.status).toBe(400);
-    expect(res.body.toString()).toMatch(/CSRF/);
+    expect(res.status).toBe(401);
+    expect(res.json).toMatchObject({ errors: [{ extensions: { code: "UNAUTHENTICATED" } }] });
   });
 
   it("refuses a mutation over GET, even with a key", async () => {
     const res = await get(new URLSearchParams({ query: "mutation { quote }" }).toString(), {
       "x-api-key": BOOTSTRAP_KEY,
     });
-    expect(res.status).not.toBe(200);
+    expect(res.status).toBe(400);
     expect(res.json).toMatchObject({ errors: [expect.anything()] });
     expect((res.json as { data?: unknown }).data).toBeUndefined();
   });

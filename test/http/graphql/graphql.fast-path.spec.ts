@@ -207,9 +207,7 @@ describe("POST /graphql, fast path against Apollo's", () => {
       body: { query: crypto, variables: { s: "BTC-USD", t: 1 } },
     },
     {
-      title: "no key: fields answer UNAUTHENTICATED",
-      fast: true,
-      direct: true,
+      title: "no key: 401 before the document is read",
       body: { query: crypto, variables: { s: "BTC-USD" } },
       key: null,
     },

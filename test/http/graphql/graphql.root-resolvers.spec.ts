@@ -86,7 +86,8 @@ describe("root fields with a direct resolver", () => {
 
   it("refuse over HTTP without a key and without the scope, with the codes of the error mapping", async () => {
     const none = await gql(t, `{ cryptoPrice(symbol: "BTC-USD") { symbol } }`, {}, null);
-    expect(none.body).toMatchObject({ errors: [{ path: ["cryptoPrice"], extensions: { code: "UNAUTHENTICATED" } }] });
+    expect(none.status).toBe(401);
+    expect(none.body).toEqual({ errors: [{ message: expect.any(String), extensions: { code: "UNAUTHENTICATED" } }] });
     const [etf] = primarySymbols(t.source.db, "etf", 1);
     const { key } = await t.apiKeys.create({ name: "direct-root-http", scopes: ["crypto"] });
     const scoped = await gql(t, `{ etf(symbol: "${etf}") { symbol } }`, {}, key);
