@@ -53,14 +53,21 @@ const REFUSAL_LOG_EVERY_MS = 10_000;
 export function capConnections(server: Server, max: number, logger: Logger): void {
   server.maxConnections = max;
   let refused = 0;
-  let lastLog = 0;
+  let lastLog = Number.NEGATIVE_INFINITY;
+  let pending: NodeJS.Timeout | undefined;
+  const report = () => {
+    pending = undefined;
+    lastLog = Date.now();
+    logger.warn({ refused, max }, `connections refused: ${refused}, with ${max} open already (MDG_MAX_CONNECTIONS)`);
+    refused = 0;
+  };
   server.on("drop", () => {
     refused++;
-    const now = Date.now();
-    if (now - lastLog < REFUSAL_LOG_EVERY_MS) return;
-    lastLog = now;
-    logger.warn({ refused, max }, `connections refused: ${max} open already (MDG_MAX_CONNECTIONS)`);
-    refused = 0;
+    if (pending !== undefined) return;
+    // The first refusal at once; those that follow within the period, counted in one line at its end.
+    const wait = lastLog + REFUSAL_LOG_EVERY_MS - Date.now();
+    if (wait <= 0) report();
+    else (pending = setTimeout(report, wait)).unref();
   });
 }
 

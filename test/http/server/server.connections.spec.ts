@@ -214,9 +214,11 @@ describe("MDG_MAX_CONNECTIONS", () => {
   const MAX = 20;
   let port: number;
   let close: () => Promise<void>;
+  const warnings: string[] = [];
 
   beforeAll(async () => {
-    ({ port, close } = await listen(createHttpServer(t.app, silent, { max: MAX, headersTimeoutMs: 30_000 })));
+    const logger = pino({ level: "warn" }, { write: (line: string) => void warnings.push(line) });
+    ({ port, close } = await listen(createHttpServer(t.app, logger, { max: MAX, headersTimeoutMs: 30_000 })));
   });
   afterAll(() => close());
 
@@ -240,6 +242,14 @@ describe("MDG_MAX_CONNECTIONS", () => {
       expect(res.status).toBe(200);
     }
     expect(Object.values(agent.freeSockets).flat()[0]).toBe(established);
+    // The first refusal is logged at once; the next ones of the period wait for its end, in one line.
+    expect(warnings.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
+      expect.objectContaining({
+        refused: 1,
+        max: MAX,
+        msg: expect.stringMatching(/^connections refused: 1, with 20 open/),
+      }),
+    ]);
 
     // A place freed is a place for the next client.
     idle.pop()?.socket.destroy();
