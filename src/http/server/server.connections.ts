@@ -29,18 +29,26 @@ export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
  * the limit (at most every second), and Node's own deadline is set one interval earlier, so "closed within
  * `headersTimeoutMs`" holds. A sweep walks only the connections whose request is under way, a few microseconds.
  *
- * `requestTimeout` (the whole request, body included) stays Node's 300 s: a slow body is answered at
- * MDG_REQUEST_TIMEOUT_MS by the app (server.request-timeout.ts), which sees it first.
+ * `requestTimeout` (the whole request, body included) stays Node's 300 s, or the head's limit if longer (Node refuses
+ * a head allowed longer than the whole request): a slow body is answered at MDG_REQUEST_TIMEOUT_MS by the app
+ * (server.request-timeout.ts), which sees it first.
  *
  * An upgraded connection (WebSocket) leaves Node's HTTP parser, and with it these sweeps and the keep-alive timeout:
  * its idle rule is the WebSocket door's own (docs/contract.md section 10). It still counts against `max`.
  */
 export function headersDeadline(
   headersTimeoutMs: number,
-): Pick<ServerOptions, "headersTimeout" | "connectionsCheckingInterval"> {
+): Pick<ServerOptions, "headersTimeout" | "requestTimeout" | "connectionsCheckingInterval"> {
   const sweepMs = Math.min(1_000, Math.max(10, Math.floor(headersTimeoutMs / 10)));
-  return { headersTimeout: headersTimeoutMs - sweepMs, connectionsCheckingInterval: sweepMs };
+  return {
+    headersTimeout: headersTimeoutMs - sweepMs,
+    requestTimeout: Math.max(NODE_REQUEST_TIMEOUT_MS, headersTimeoutMs),
+    connectionsCheckingInterval: sweepMs,
+  };
 }
+
+/** Node's own default for `requestTimeout`. */
+const NODE_REQUEST_TIMEOUT_MS = 300_000;
 
 const REFUSAL_LOG_EVERY_MS = 10_000;
 

@@ -91,6 +91,10 @@ describe("defaults", () => {
     expect(server.maxConnections).toBe(900);
     expect(server.keepAliveTimeout).toBe(65_000);
     expect(KEEP_ALIVE_TIMEOUT_MS).toBe(65_000);
+    expect(server.requestTimeout).toBe(300_000);
+    // The longest head allowed is longer than Node's whole request: the request's limit follows.
+    const longest = createHttpServer(t.app, silent, { max: 1, headersTimeoutMs: 600_000 });
+    expect(longest.requestTimeout).toBe(600_000);
   });
 
   it("gives the service's server what the configuration says", async () => {
