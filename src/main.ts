@@ -5,6 +5,7 @@ import { type Config, loadConfig } from "./platform/config";
 import { createLogger } from "./platform/logger";
 import { fullGarbageCollection } from "./platform/memory";
 import type { SearchIndexReader } from "./domains/search/search.live";
+import { checkDescriptorHeadroom } from "./http/server/server.connections";
 import { type EarlyServer, listenEarly } from "./http/server/server.startup";
 import type { ChangeNotice } from "./sources/source.changes";
 import { openSources } from "./sources/source.factory";
@@ -115,6 +116,7 @@ async function main(): Promise<void> {
   if (existsSync(".env")) process.loadEnvFile(".env");
   const config = loadConfig();
   const logger = createLogger(config);
+  checkDescriptorHeadroom(config, logger);
 
   // Listening first: /healthz answers and /readyz says "building" while the store is built or opened (a worker
   // thread builds it, so the event loop stays free); the app is mounted on the same socket once it is ready.

@@ -14,6 +14,7 @@ import { CryptoPriceDocument, EtfProfileDocument, QuoteDocument } from "../../sr
 import { bombCpu, bombLines, type BombResult } from "./bombs";
 import { HEAVY_TARGETS, heavyNeighbour, type HeavyNeighbourResult } from "./heavy-neighbour";
 import { peerSection, type PeerSection } from "./peers/peers.bench";
+import { keyTimingBench } from "./keys.bench";
 import { builtSample, createDatabase, databaseUrl, dropDatabase, firstStart, stopChild } from "./postgres.bench";
 
 /**
@@ -597,6 +598,15 @@ async function meanAnswerBytes(serviceUrl: string, scenarios: readonly Scenario[
 async function main(): Promise<number> {
   const started = Date.now();
   const loadBefore = loadavg()[0]!;
+  if (process.env.BENCH_ONLY === "keys") {
+    // `BENCH_ONLY=keys npm run bench`: an unknown key against a revoked one, printed; BENCHMARKS.md is edited by hand.
+    // From source when there is no build (`node -r @swc-node/register scripts/bench/bench.ts`).
+    const built = existsSync(join(ROOT, "dist/main.js"));
+    const startArgs = built ? startCommand() : ["-r", "@swc-node/register", "src/main.ts"];
+    const samples = Number(process.env.BENCH_KEY_SAMPLES ?? 1_500);
+    console.log((await keyTimingBench({ startArgs, port: SERVICE_PORT, samples, log })).join("\n"));
+    return 0;
+  }
   if (!existsSync(join(ROOT, "dist/main.js")))
     throw new Error("dist/main.js is missing: run `npm run build` (npm run bench does)");
   if (process.env.BENCH_ONLY === "postgres") {

@@ -72,6 +72,19 @@ export const CONFIG_REFERENCE: Record<keyof z.input<typeof envSchema>, ConfigRef
     meaning: "annual risk-free rate in percent for the Sharpe ratio of `etf/metrics` (2.5 means 2.5 %)",
   },
   MDG_REQUEST_TIMEOUT_MS: { meaning: "longest a REST or `/graphql` request may take; then 500 `INTERNAL`" },
+  MDG_MAX_CONNECTIONS: {
+    meaning:
+      "client connections open at once, upgraded ones included; one more is closed as soon as it is accepted, while " +
+      "established ones go on being served. 900 fits the common limit of 1,024 open files with room for the store, " +
+      "logs and threads; start-up warns when the process's limit (`ulimit -n`) is too low for this value (see " +
+      "[operations.md](operations.md#limits-and-hardening))",
+  },
+  MDG_HEADERS_TIMEOUT_MS: {
+    meaning:
+      "a connection that has not sent a whole request head this long after it opened (or after the first byte of a " +
+      "later request) is closed: silently if it sent nothing, with 404 `INVALID_ARGUMENT` otherwise; idle keep-alive " +
+      "connections between requests are closed after 65 s instead",
+  },
   MDG_SHUTDOWN_TIMEOUT_MS: { meaning: "longest SIGTERM waits for in-flight requests before closing their connections" },
   MDG_SHUTDOWN_DELAY_MS: {
     meaning:

@@ -59,6 +59,10 @@ export interface EnvMeta {
 
 const MINUTE_MS = 60_000;
 
+/** MDG_MAX_CONNECTIONS and MDG_HEADERS_TIMEOUT_MS unset; also what a server built without a config gets. */
+export const DEFAULT_MAX_CONNECTIONS = 900;
+export const DEFAULT_HEADERS_TIMEOUT_MS = 30_000;
+
 /** `redis://` or `rediss://` with a host; the value is never echoed, since it may hold a password. */
 function redisUrlProblem(value: string): string | undefined {
   const expected = "expected redis://[[user]:password@]host[:port][/db] or rediss://…";
@@ -197,6 +201,20 @@ export const envSchema = z.object({
   /** Hardening (README "Limits and hardening"). */
   MDG_REQUEST_TIMEOUT_MS: envNumber({ fallback: 10_000, min: 1, max: 10 * MINUTE_MS, unit: "milliseconds" }),
   MDG_SHUTDOWN_TIMEOUT_MS: envNumber({ fallback: 20_000, min: 1, max: 60 * MINUTE_MS, unit: "milliseconds" }),
+  /**
+   * Open client connections at once; one more is closed as soon as it is accepted. The default fits the most common
+   * file-descriptor limit, 1,024 (a desktop's soft `ulimit -n`), with 124 left for the store, the logs and the threads:
+   * a fixed number rather than one computed from the limit, so every host behaves alike (start-up warns when the
+   * process's limit is lower than the cap needs: src/http/server/server.connections.ts).
+   */
+  MDG_MAX_CONNECTIONS: envNumber({ fallback: DEFAULT_MAX_CONNECTIONS, min: 1, max: 1_000_000 }),
+  /** A connection whose request head has not all arrived this long after it opened (or its request began) closes. */
+  MDG_HEADERS_TIMEOUT_MS: envNumber({
+    fallback: DEFAULT_HEADERS_TIMEOUT_MS,
+    min: 100,
+    max: 10 * MINUTE_MS,
+    unit: "milliseconds",
+  }),
   /** Behind a load balancer: no listening socket until the API is ready (README "Running N replicas"). */
   MDG_SHUTDOWN_DELAY_MS: envNumber({ fallback: 0, min: 0, max: 10 * MINUTE_MS, unit: "milliseconds" }),
   MDG_LISTEN_WHEN_READY: optionalBool,
@@ -320,6 +338,8 @@ export interface Config {
   maxHeavyPerKey: number;
   /** Longest SIGTERM waits for in-flight requests before closing their connections. */
   shutdownTimeoutMs: number;
+  /** Client connections: how many at once, and how long one may take to send its request headers. */
+  connections: ConnectionLimitsConfig;
   /**
    * Listen only once the API is ready (a load balancer's connection attempt is then refused and retried elsewhere)
    * instead of listening at once and answering 500 with the start-up phase.
@@ -374,6 +394,17 @@ export interface UpstreamConfig {
   staleSeconds: number;
   /** Heap (estimated) for cached upstream answers in this process. */
   cacheBytes: number;
+}
+
+/** What src/http/server/server.connections.ts applies to the HTTP server. */
+export interface ConnectionLimitsConfig {
+  /** Open connections at once (upgraded ones included); one more is closed as soon as it is accepted. */
+  max: number;
+  /**
+   * A connection that has not sent a whole request head this long after it opened, or after the first byte of a
+   * later request on it, is closed. Idle keep-alive connections between requests are not concerned (65 s for those).
+   */
+  headersTimeoutMs: number;
 }
 
 /**
@@ -475,6 +506,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     requestTimeoutMs: e.MDG_REQUEST_TIMEOUT_MS,
     shutdownTimeoutMs: e.MDG_SHUTDOWN_TIMEOUT_MS,
+    connections: { max: e.MDG_MAX_CONNECTIONS, headersTimeoutMs: e.MDG_HEADERS_TIMEOUT_MS },
     listenWhenReady: e.MDG_LISTEN_WHEN_READY ?? false,
     shutdownDelayMs: e.MDG_SHUTDOWN_DELAY_MS,
     pgChangePollMs: e.MDG_PG_CHANGE_POLL_MS,

@@ -175,13 +175,18 @@ export function snakeToCamel(r: Raw): Raw {
   return out;
 }
 
-/** A row of `api_keys` (scopes stored space-separated). */
+/**
+ * A row of `api_keys` (scopes stored space-separated). An all-NULL row (a lookup that found no key) decodes the same
+ * way, into empty fields.
+ */
 export function toApiKey(r: Raw): ApiKeyRow {
   return {
     id: r.id as string,
     name: r.name as string,
     hash: r.hash as string,
-    scopes: (r.scopes as string).split(" ").filter(Boolean),
+    scopes: String(r.scopes ?? "")
+      .split(" ")
+      .filter(Boolean),
     createdAt: r.created_at as number,
     expiresAt: r.expires_at as number | null,
     revokedAt: r.revoked_at as number | null,

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from "node:http";
 import type { Logger } from "pino";
+import type { ConnectionLimitsConfig } from "../../platform/config";
 import { sendJson } from "../http.send";
 import { createHttpServer } from "./server.http";
 import { listen } from "./server.listen";
@@ -87,17 +88,21 @@ function drainingReadyz(req: IncomingMessage, res: ServerResponse): boolean {
  * connections (which the balancer retries on another replica) rather than answering 500 with its phase.
  */
 export async function listenEarly(
-  options: { port: number; host: string; listenWhenReady?: boolean },
+  options: { port: number; host: string; listenWhenReady?: boolean; connections?: ConnectionLimitsConfig },
   logger: Logger,
 ): Promise<EarlyServer> {
   let phase: StartupPhase = "starting";
   let unready = false;
   let current: RequestListener = startupListener(() => phase);
   // One indirection per request, so the app replaces the start-up answers without closing the socket.
-  const server = createHttpServer((req, res) => {
-    if ((unready || connections.draining) && drainingReadyz(req, res)) return;
-    current(req, res);
-  }, logger);
+  const server = createHttpServer(
+    (req, res) => {
+      if ((unready || connections.draining) && drainingReadyz(req, res)) return;
+      current(req, res);
+    },
+    logger,
+    options.connections,
+  );
   const connections = trackConnections(server);
   let port = options.port;
   if (!options.listenWhenReady) {

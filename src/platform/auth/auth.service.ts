@@ -108,8 +108,8 @@ export class ApiKeyService {
 
     const now = this.clock.now().getTime();
     const cached = this.fromCache(hex, now);
-    if (cached !== undefined) return confirmed(cached, presented, now);
-    return this.lookup(hex, now).then((entry) => confirmed(entry, presented, now));
+    if (cached !== undefined) return confirmed(cached, presented, now, true);
+    return this.lookup(hex, now).then(({ entry, usable }) => confirmed(entry, presented, now, usable));
   }
 
   /** Throws ForbiddenError naming the missing scope unless the principal has it (or `*`). */
@@ -179,10 +179,16 @@ export class ApiKeyService {
     return entry;
   }
 
-  private async lookup(hex: string, now: number): Promise<CacheEntry | undefined> {
-    const row = await this.store.findApiKeyByHash(hex);
-    // Failures are not cached: a key created a moment ago by the CLI works on its first request.
-    if (row === null || row.revokedAt !== null || isExpired(row.expiresAt, now)) return undefined;
+  /**
+   * One path for every key the store is asked about, whether it holds a row for it or not, and whatever that row says:
+   * the same store call, the same decoding (a missing row decodes ABSENT_ROW), the same comparison of hashes (in
+   * `confirmed`), and only then the verdict. A revoked key, an expired one and one never issued thus cost the same
+   * steps, and a caller cannot learn from the time of a 401 that a key once existed
+   * (test/platform/auth/auth.timing.spec.ts counts the steps; `BENCH_ONLY=keys npm run bench` measures the time).
+   */
+  private async lookup(hex: string, now: number): Promise<Lookup> {
+    const found = await this.store.findApiKeyByHash(hex);
+    const row = found ?? ABSENT_ROW;
     const entry: CacheEntry = {
       hash: Buffer.from(row.hash, "hex"),
       principal: Object.freeze({
@@ -195,7 +201,9 @@ export class ApiKeyService {
       expiresAt: row.expiresAt,
       freshUntil: now + this.cacheTtlMs,
     };
-    if (this.cacheTtlMs > 0) {
+    // Failures are not cached: a key created a moment ago by the CLI works on its first request.
+    const usable = found !== null && row.revokedAt === null && !isExpired(row.expiresAt, now);
+    if (usable && this.cacheTtlMs > 0) {
       this.cache.delete(hex);
       while (this.cache.size >= this.cacheMaxEntries) {
         const oldest = this.cache.keys().next();
@@ -204,19 +212,40 @@ export class ApiKeyService {
       }
       this.cache.set(hex, entry);
     }
-    return entry;
+    return { entry, usable };
   }
 }
 
+/** What a lookup answers: the row decoded (ABSENT_ROW's when there was none) and whether it may authenticate. */
+interface Lookup {
+  entry: CacheEntry;
+  usable: boolean;
+}
+
 /**
- * The entry's principal if it is the presented key's and not expired. The lookup by hash goes through an index, whose
- * comparisons are not constant-time; confirming the bytes here keeps the final decision independent of where they
- * differ.
+ * Decoded in place of a row the store does not have, so that an unknown key takes the path of a known one. Its hash
+ * (all zero bits, of the right length) is the SHA-256 of no key anyone can find, and it is never usable anyway.
  */
-function confirmed(entry: CacheEntry | undefined, presented: Buffer, now: number): Principal {
-  if (entry === undefined || !sameHash(entry.hash, presented) || isExpired(entry.expiresAt, now)) {
-    throw new UnauthenticatedError();
-  }
+const ABSENT_ROW: ApiKeyRow = Object.freeze({
+  id: "",
+  name: "",
+  hash: "00".repeat(HASH_BYTES),
+  scopes: Object.freeze(["crypto"]) as string[],
+  createdAt: 0,
+  expiresAt: null,
+  revokedAt: 0,
+  ratePerMinute: 0,
+  dailyQuota: 0,
+});
+
+/**
+ * The entry's principal if it may authenticate, is the presented key's and is not expired. The lookup by hash goes
+ * through an index, whose comparisons are not constant-time; confirming the bytes here keeps the final decision
+ * independent of where they differ. The bytes are compared whatever `usable` says, so every lookup ends alike.
+ */
+function confirmed(entry: CacheEntry, presented: Buffer, now: number, usable: boolean): Principal {
+  const same = sameHash(entry.hash, presented);
+  if (!usable || !same || isExpired(entry.expiresAt, now)) throw new UnauthenticatedError();
   return entry.principal;
 }
 

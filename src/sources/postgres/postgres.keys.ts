@@ -23,8 +23,14 @@ export class PostgresApiKeyStore implements ApiKeyStore {
   async findApiKeyByHash(hash: string): Promise<ApiKeyRow | null> {
     // A NUL byte cannot be in PostgreSQL text, so no stored hash has one.
     if (hash.includes("\0")) return null;
-    const { rows } = await this.query(`SELECT * FROM api_keys WHERE hash = $1`, [hash]);
-    return rows[0] ? toApiKey(rows[0]) : null;
+    // One row whether a key has this hash or not (all NULL when none), decoded alike, as SQLite's store does.
+    const { rows } = await this.query(
+      `SELECT k.* FROM (SELECT $1::text AS hash) AS q LEFT JOIN api_keys AS k ON k.hash = q.hash`,
+      [hash],
+    );
+    const r = rows[0] as Raw;
+    const row = toApiKey(r);
+    return r.id === null ? null : row;
   }
 
   async insertApiKey(row: ApiKeyRow): Promise<void> {

@@ -9,6 +9,9 @@ import { toApiKey, type Raw } from "../source.rows";
  * connection of the file's market data when both live in one file; its
  * statements count in that source's `stats`, as one store.
  */
+/** The key with this hash, as one row that is all NULL when there is none (see findApiKeyByHash). */
+export const FIND_BY_HASH = "SELECT k.* FROM (SELECT ? AS hash) AS q LEFT JOIN api_keys AS k ON k.hash = q.hash";
+
 export class SqliteApiKeyStore implements ApiKeyStore {
   private readonly statements = new Map<string, Statement>();
 
@@ -25,8 +28,11 @@ export class SqliteApiKeyStore implements ApiKeyStore {
   }
 
   async findApiKeyByHash(hash: string): Promise<ApiKeyRow | null> {
-    const r = this.stmt(`SELECT * FROM api_keys WHERE hash = ?`).get(hash) as Raw | undefined;
-    return r ? toApiKey(r) : null;
+    // One row whether a key has this hash or not (all NULL when none), decoded alike: the service's one path for
+    // every key (src/platform/auth/auth.service.ts, `lookup`) starts here.
+    const r = this.stmt(FIND_BY_HASH).get(hash) as Raw;
+    const row = toApiKey(r);
+    return r.id === null ? null : row;
   }
 
   async insertApiKey(row: ApiKeyRow): Promise<void> {

@@ -40,9 +40,27 @@ function processAlive(pid: number): boolean {
   }
 }
 
-export function removeDatabaseFiles(file: string): void {
-  // `.side`: the build's helper thread writes the stored bars there (sample.helper.ts).
-  for (const suffix of ["", "-wal", "-shm", "-journal", ".side"]) rmSync(file + suffix, { force: true });
+/**
+ * Every file of a build's scratch store: the file itself and whatever is named after it, by SQLite (`-journal`, `-wal`,
+ * `-shm`) or by the build (`.side`, the helper thread's bars, sample.helper.ts, with its own `-journal`, …). Derived
+ * from the name rather than listed, so a file a later version adds is not forgotten.
+ */
+function scratchFamily(dir: string, base: string): string[] {
+  // `…building-12` is not a file of `…building-1`: the name must not go on with a digit.
+  return readdirSync(dir).filter((n) => n === base || (n.startsWith(base) && !/^\d/.test(n.slice(base.length))));
+}
+
+/** Removes a scratch store and every file named after it (see scratchFamily). */
+export function removeScratchFiles(file: string): void {
+  const dir = path.dirname(file);
+  let names: string[];
+  try {
+    names = scratchFamily(dir, path.basename(file));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw e;
+  }
+  for (const name of names) rmSync(path.join(dir, name), { force: true });
 }
 
 function lockPath(store: string): string {
@@ -77,13 +95,6 @@ function staleReason(file: string, lock: { info: LockInfo | undefined; ageMs: nu
     return heldHere.has(file) ? undefined : `left by an earlier process ${lock.info.pid}`;
   }
   return processAlive(lock.info.pid) ? undefined : `process ${lock.info.pid} is gone`;
-}
-
-/** Whether some live process holds the store's lock (builds it right now). */
-export function storeLockHeld(store: string): boolean {
-  const file = lockPath(store);
-  const lock = readLock(file);
-  return lock !== undefined && staleReason(file, lock) === undefined;
 }
 
 function tryCreate(file: string, raw: string): boolean {
@@ -180,38 +191,66 @@ function seconds(since: number): string {
 }
 
 /**
- * Removes `<store>.building-<pid>` files (and their -wal, -shm, -journal, .side) whose process is dead, or whose pid
- * is ours while we are not building (an earlier life of this pid). Call it only when no live process holds the lock.
+ * What builds of `store` by processes that no longer run left behind: `<store>.building-<pid>` and every file named
+ * after it (scratchFamily), the `sample.cli --force` rebuilds `<store>.rebuild-<pid>` and theirs (their own lock and
+ * scratch files included), and a `<store>.lock` whose holder is gone. A live builder's files are never touched, and
+ * nothing is removed while a live process holds the lock. Also removes scratch files whose pid is ours while we are
+ * not building (an earlier life of this pid, in a container whose process is always pid 1). Every start calls it.
+ */
+export function removeBuildLeftovers(store: string, log: (msg: string) => void): void {
+  const lockFile = lockPath(store);
+  const lock = readLock(lockFile);
+  if (lock !== undefined) {
+    const stale = staleReason(lockFile, lock);
+    if (stale === undefined) return;
+    if (!heldHere.has(lockFile) && readLock(lockFile)?.raw === lock.raw) {
+      try {
+        rmSync(lockFile, { force: true });
+        log(`Removed the sample store lock ${lockFile}: ${stale}`);
+      } catch (e) {
+        log(`Could not remove the sample store lock ${lockFile} (${stale}): ${(e as Error).message}`);
+      }
+    }
+  }
+  removeLeftoverScratchFiles(store, log);
+}
+
+/**
+ * Removes `<store>.building-<pid>` and `<store>.rebuild-<pid>` with every file named after them, whose process is
+ * dead, or whose pid is ours while we are not building. Call it only when no live process holds the lock.
  */
 export function removeLeftoverScratchFiles(store: string, log: (msg: string) => void): void {
   const dir = path.dirname(store);
-  const prefix = `${path.basename(store)}.building-`;
+  const own = path.basename(store);
   const seen = new Set<string>();
   for (const name of readdirSync(dir)) {
-    if (!name.startsWith(prefix)) continue;
-    const base = name.replace(/(-(wal|shm|journal)|\.side)$/, "");
+    if (!name.startsWith(`${own}.`)) continue;
+    const match = /^\.(building|rebuild)-(\d+)/.exec(name.slice(own.length));
+    if (!match) continue;
+    const base = own + match[0];
     if (seen.has(base)) continue;
     seen.add(base);
-    const pid = Number(base.slice(prefix.length));
+    const pid = Number(match[2]);
     if (!Number.isSafeInteger(pid) || pid <= 0) continue;
     const ours = pid === process.pid && !heldHere.has(lockPath(store));
     if (!ours && processAlive(pid)) continue;
-    const full = path.join(dir, base);
+    const names = scratchFamily(dir, base);
     let bytes = 0;
-    for (const suffix of ["", "-wal", "-shm", "-journal", ".side"]) {
+    for (const n of names) {
       try {
-        bytes += statSync(full + suffix).size;
+        bytes += statSync(path.join(dir, n)).size;
       } catch {
-        // Not there: nothing to count.
+        // Gone meanwhile: nothing to count.
       }
     }
     try {
-      removeDatabaseFiles(full);
+      for (const n of names) rmSync(path.join(dir, n), { force: true });
     } catch (e) {
       // A read-only volume must not stop a start that only needs to read the store.
       log(`Could not remove ${base}, left by process ${pid} that no longer runs: ${(e as Error).message}`);
       continue;
     }
-    log(`Removed ${base}, left by process ${pid} that no longer runs (${(bytes / 2 ** 20).toFixed(1)} MiB)`);
+    const files = names.length === 1 ? "1 file" : `${names.length} files`;
+    log(`Removed ${base}, left by process ${pid} that no longer runs (${files}, ${(bytes / 2 ** 20).toFixed(1)} MiB)`);
   }
 }

@@ -11,7 +11,7 @@ import { BatchInserter, BUILD_CACHE_KIB, BUILD_THREAD_LIMITS } from "./sample.in
 import type { RowWriter } from "./sample.prices";
 import type { SampleOptions, SampleSummary } from "./sample.types";
 import { collectGarbage, withTightHeap } from "./sample.memory";
-import { acquireStoreLock, removeDatabaseFiles, removeLeftoverScratchFiles, storeLockHeld } from "./sample.lock";
+import { acquireStoreLock, removeBuildLeftovers, removeLeftoverScratchFiles, removeScratchFiles } from "./sample.lock";
 
 export type { SampleOptions, SampleSummary } from "./sample.types";
 
@@ -293,7 +293,7 @@ function publish(scratch: string, target: string): boolean {
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "EEXIST") {
-      removeDatabaseFiles(scratch);
+      removeScratchFiles(scratch);
       return false;
     }
     if (code !== "EPERM" && code !== "ENOTSUP" && code !== "ENOSYS" && code !== "EOPNOTSUPP") throw e;
@@ -325,7 +325,7 @@ export async function ensureSampleStore(
   mkdirSync(path.dirname(target), { recursive: true });
   if (existsSync(target)) {
     // Scratch files are only judged when nobody builds: a live builder's own file is never touched.
-    if (!storeLockHeld(target)) removeLeftoverScratchFiles(target, log);
+    removeBuildLeftovers(target, log);
     return { built: false };
   }
 
@@ -337,7 +337,7 @@ export async function ensureSampleStore(
     }
     removeLeftoverScratchFiles(target, log);
     const scratch = `${target}.building-${process.pid}`;
-    removeDatabaseFiles(scratch);
+    removeScratchFiles(scratch);
     const started = performance.now();
     const display = progressDisplay(log);
     log(`Building sample store at ${file} (seed ${opts.seed}, anchor ${opts.anchorDate})`);
@@ -361,7 +361,7 @@ export async function ensureSampleStore(
       return { built: true, summary, ms };
     } catch (e) {
       display.stop();
-      removeDatabaseFiles(scratch);
+      removeScratchFiles(scratch);
       throw e;
     }
   } finally {

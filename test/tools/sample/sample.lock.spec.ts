@@ -151,3 +151,95 @@ describe("sample store lock and leftovers", () => {
     expect(readdirSync(dir)).toEqual([]);
   }, 60_000);
 });
+
+describe("a build killed at each stage (kill -9)", () => {
+  /** Every stage the build reports, in order (the first is before its worker starts). */
+  const STAGES = [
+    "start",
+    "planning",
+    "reference data",
+    "fx rates",
+    "financials",
+    "dividends and splits",
+    "securities",
+    "etfs",
+    "funds",
+    "indices",
+    "price history",
+    "quotes",
+    "checks",
+    "done",
+  ];
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  /** Runs the build in a process that kills itself at `stage`; answers its pid and the files it left. */
+  function killedAt(stage: string): Promise<{ dir: string; pid: number; left: string[]; stages: string[] }> {
+    const dir = mkdtempSync(path.join(tmpdir(), "mdg-killed-"));
+    dirs.push(dir);
+    const child = spawn(
+      process.execPath,
+      ["-r", "@swc-node/register", "test/helpers/sample-build.ts", path.join(dir, "market.db"), stage],
+      { cwd: path.join(__dirname, "..", "..", ".."), stdio: ["ignore", "pipe", "inherit"] },
+    );
+    let out = "";
+    child.stdout?.on("data", (c: Buffer) => (out += c.toString()));
+    return new Promise((resolve, reject) => {
+      child.once("error", reject);
+      child.once("close", (code, signal) => {
+        if (signal !== "SIGKILL") reject(new Error(`the build ended with ${code ?? signal}, not killed at ${stage}`));
+        else resolve({ dir, pid: child.pid as number, left: readdirSync(dir).sort(), stages: out.split("\n") });
+      });
+    });
+  }
+
+  /** A few builds at a time: two cores. */
+  let results: Promise<Map<string, Awaited<ReturnType<typeof killedAt>>>>;
+  beforeAll(() => {
+    results = (async () => {
+      const done = new Map<string, Awaited<ReturnType<typeof killedAt>>>();
+      const queue = [...STAGES];
+      const runner = async () => {
+        for (let stage = queue.shift(); stage !== undefined; stage = queue.shift())
+          done.set(stage, await killedAt(stage));
+      };
+      await Promise.all([runner(), runner(), runner()]);
+      return done;
+    })();
+  });
+
+  it.each(STAGES)(
+    "leaves nothing a later start does not remove, killed at %s",
+    async (stage) => {
+      const { dir, pid, left, stages } = (await results).get(stage) as Awaited<ReturnType<typeof killedAt>>;
+      if (stage !== "start") expect(stages).toContain(stage);
+      // What the kill left: the lock, and from the worker's start on, the scratch store and the files named after it.
+      expect(left).toContain("market.db.lock");
+      if (stage !== "start") expect(left).toContain(`market.db.building-${pid}`);
+      expect(left.every((n) => n === "market.db.lock" || n.startsWith(`market.db.building-${pid}`))).toBe(true);
+
+      // A later start: the store is there (another process finished it), so it only cleans up.
+      const store = path.join(dir, "market.db");
+      writeFileSync(store, "");
+      const logs: string[] = [];
+      await expect(ensureSampleStore(store, { ...OPTS, log: (m) => logs.push(m) })).resolves.toEqual({ built: false });
+      expect(readdirSync(dir)).toEqual(["market.db"]);
+      expect(logs).toContainEqual(`Removed the sample store lock ${store}.lock: process ${pid} is gone`);
+    },
+    180_000,
+  );
+
+  it("has seen the helper thread's side store and its journal among the files a kill leaves", async () => {
+    const all = new Set([...(await results).values()].flatMap((r) => r.left.map((n) => n.replace(/-\d+/, "-PID"))));
+    expect([...all].sort()).toEqual(
+      expect.arrayContaining([
+        "market.db.building-PID",
+        "market.db.building-PID-journal",
+        "market.db.building-PID.side",
+        "market.db.building-PID.side-journal",
+      ]),
+    );
+  }, 180_000);
+});
