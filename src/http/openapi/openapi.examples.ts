@@ -200,6 +200,24 @@ const STRINGS: Record<string, (h: AnswerHints) => string> = {
 
 const NUMBERS: Record<string, number> = {
   t: EXAMPLE_INSTANT,
+  time: EXAMPLE_INSTANT,
+  latestIntradayBar: EXAMPLE_INSTANT - 300,
+  year: 2026,
+  c: 101.25,
+  price: 101.25,
+  nav: 101.25,
+  o: 100.5,
+  open: 100.5,
+  h: 102,
+  high: 102,
+  l: 99.75,
+  low: 99.75,
+  pc: 100,
+  previousClose: 100,
+  d: 1.25,
+  change: 1.25,
+  dp: 1.25,
+  changePercent: 1.25,
   from: EXAMPLE_INSTANT - 365 * 86_400,
   to: EXAMPLE_INSTANT,
   v: 1_250_000,
@@ -225,7 +243,7 @@ export function exampleOf(
   if ("const" in schema) return schema.const;
   if (Array.isArray(schema.enum)) {
     const values = schema.enum as unknown[];
-    const wanted = name === "endpoint" ? hints.endpoint : undefined;
+    const wanted = name === "endpoint" ? hints.endpoint : name && STRINGS[name] ? STRINGS[name](hints) : undefined;
     return values.includes(wanted) ? wanted : values[0];
   }
   const branches = (schema.oneOf ?? schema.anyOf) as Json[] | undefined;
