@@ -99,7 +99,7 @@ export async function createApp(
   metrics?.observeInstrumentCache(instrumentCache.stats);
   if (rateLimiter.redisUp !== null) metrics?.observeRateLimitRedis(() => rateLimiter.redisUp === true);
   // The docs page's examples name this store's first securities, so its "Try it out" answers 200 on it.
-  const openApi = createOpenApiDocument(schema, undefined, await exampleSecurities(appDeps.source, logger));
+  const openApi = createOpenApiDocument(schema, undefined, exampleSecurities(deps.searchIndex));
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);

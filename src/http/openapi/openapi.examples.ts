@@ -1,6 +1,5 @@
-import type { Logger } from "pino";
-import type { SecurityType } from "../../sources/data-source";
-import { hasCapability, type MarketDataSource } from "../../sources/source.capabilities";
+import type { IndexedSecurity } from "../../domains/search/search.index";
+import type { SearchIndexReader } from "../../domains/search/search.live";
 
 /**
  * The examples of the OpenAPI document: a request body for every operation, which the docs page's "Try it out"
@@ -41,46 +40,24 @@ export const DEFAULT_SAMPLE_SECURITIES: ExampleSecurities = {
 const EXAMPLE_INDEX = "MDG100";
 
 /**
- * The first security of each kind in `source`'s lists, where the source keeps lists of its own (SQLite, PostgreSQL);
- * a kind the store lacks, or a source without lists (gateway mode: asking would call the upstream at start), keeps
- * the default sample's.
+ * The first security of each kind in the store's lists, taken from the search index the service builds at start
+ * (every security, with its listings primary first): no store query, so a slow or stuck store cannot hold up the
+ * start. A kind the store lacks keeps the default sample's, as does gateway mode, whose index is empty (the upstream
+ * searches itself).
  */
-export async function exampleSecurities(
-  source: MarketDataSource,
-  logger?: Logger,
+export function exampleSecurities(
+  index: Pick<SearchIndexReader, "first">,
   fallback: ExampleSecurities = DEFAULT_SAMPLE_SECURITIES,
-): Promise<ExampleSecurities> {
-  if (source.kind === "upstream" || !hasCapability(source, "lists") || !hasCapability(source, "instruments"))
-    return fallback;
-  const first = async (list: string, type: SecurityType): Promise<{ symbol: string; isin: string | null } | null> => {
-    const page = await source.listSecurities({ list, types: [type], limit: 1 });
-    const security = page?.rows[0];
-    if (!security) return null;
-    const [listings] = await source.getListingsBySecurityIds([security.id]);
-    // As list/* names an item: its primary listing's symbol (listings come primary first), else its ISIN.
-    const symbol = listings?.[0]?.symbol ?? security.isin;
-    return symbol ? { symbol, isin: security.isin } : null;
+): ExampleSecurities {
+  // As list/* names an item: by its primary listing's symbol.
+  const symbolOf = (s: IndexedSecurity | undefined) => (s?.listings.find((l) => l.isPrimary) ?? s?.listings[0])?.symbol;
+  return {
+    stock: symbolOf(index.first("stock")) ?? fallback.stock,
+    etf: symbolOf(index.first("etf")) ?? fallback.etf,
+    fundIsin: index.first("fund")?.isin ?? fallback.fundIsin,
+    crypto: symbolOf(index.first("crypto")) ?? fallback.crypto,
+    forex: symbolOf(index.first("forex")) ?? fallback.forex,
   };
-  try {
-    const [stock, etf, fund, crypto, forex] = await Promise.all([
-      first("stocks", "stock"),
-      first("etfs", "etf"),
-      first("funds", "fund"),
-      first("crypto", "crypto"),
-      first("forex", "forex"),
-    ]);
-    return {
-      stock: stock?.symbol ?? fallback.stock,
-      etf: etf?.symbol ?? fallback.etf,
-      fundIsin: fund?.isin ?? fallback.fundIsin,
-      crypto: crypto?.symbol ?? fallback.crypto,
-      forex: forex?.symbol ?? fallback.forex,
-    };
-  } catch (err) {
-    // The document is still served, naming the default sample's securities.
-    logger?.warn({ err }, "the OpenAPI examples could not read the store's first securities");
-    return fallback;
-  }
 }
 
 export interface NamedExample {

@@ -60,7 +60,7 @@ describe("OpenAPI examples", () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    securities = await exampleSecurities(t.deps.source);
+    securities = exampleSecurities(t.deps.searchIndex);
     served = (await t.http.get("/openapi.json")).body as OpenApiDocument;
   });
   afterAll(() => t.close());
