@@ -417,6 +417,20 @@ function bodyDescription(route: DocumentedRoute, requestJson: Json): string {
 }
 
 /**
+ * A GET beside a POST takes the POST's fields as query parameters: each parameter the POST's first example sets shows
+ * that value, so "Try it out" sends the same request either way.
+ */
+function withParameterExamples(get: Json, request: Json | undefined): Json {
+  if (!Array.isArray(get.parameters) || !request) return get;
+  const parameters = (get.parameters as Json[]).map((p) =>
+    p.in === "query" && typeof p.name === "string" && request[p.name] !== undefined
+      ? { ...p, example: request[p.name] }
+      : p,
+  );
+  return { ...get, parameters };
+}
+
+/**
  * Builds the whole document. Deterministic: the same routes give the same bytes (docs/openapi.json is compared in a
  * test).
  */
@@ -566,7 +580,10 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], opts: O
       };
       if (route.methods?.includes("GET")) {
         const { requestBody: _body, ...post } = paths[path].post!;
-        paths[path].get = { ...post, operationId: `${operationId(version, route.path)}Get` };
+        paths[path].get = withParameterExamples(
+          { ...post, operationId: `${operationId(version, route.path)}Get` },
+          firstRequest,
+        );
       }
     }
   }
