@@ -44,6 +44,7 @@ import { Metrics } from "./platform/metrics/metrics";
 import { metricsHandler, requestObserver, routeLabeler } from "./platform/metrics/metrics.http";
 import { openApiRouter } from "./http/openapi/openapi.http";
 import { createOpenApiDocument } from "./http/openapi/openapi.routes";
+import { exampleSecurities } from "./http/openapi/openapi.examples";
 import { mapError } from "./http/rest/rest.errors";
 import { restRouter } from "./http/rest/rest.router";
 import { markStale, staleExtensionsPlugin } from "./http/graphql/graphql.stale";
@@ -98,7 +99,8 @@ export async function createApp(
   deps.source = instrumentCache.source;
   metrics?.observeInstrumentCache(instrumentCache.stats);
   if (rateLimiter.redisUp !== null) metrics?.observeRateLimitRedis(() => rateLimiter.redisUp === true);
-  const openApi = createOpenApiDocument(schema);
+  // The docs page's examples name this store's first securities, so its "Try it out" answers 200 on it.
+  const openApi = createOpenApiDocument(schema, undefined, exampleSecurities(deps.searchIndex));
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);

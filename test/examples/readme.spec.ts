@@ -10,9 +10,10 @@ import { gql } from "../helpers/graphql";
 /**
  * The README and docs/api.md, followed literally: every shell block that calls the service (curl, or the `post` and
  * `gql` helpers docs/api.md defines) runs in one bash, in order, as written, against a real listening test app, from
- * a folder whose `data/dev-key` holds a key (as a first start writes it). Only `localhost:4000` is pointed at the
- * test's port, and lines that start the service (`npm …`) are left out: the test's server stands in for them. Every
- * answer must be a 200 without errors. Every GraphQL block runs too.
+ * a folder whose `data/dev-key` holds a key (as a first start writes it). The commands address
+ * `localhost:${PORT:-4000}`: bash gets the test's port in `PORT`, so they run exactly as written. Lines that start
+ * the service (`npm …`) are left out: the test's server stands in for them. Every answer must be a 200 without
+ * errors. Every GraphQL block runs too.
  */
 const ROOT = join(__dirname, "..", "..");
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
@@ -77,13 +78,18 @@ describe("README", () => {
   });
 
   it("runs every curl, post and gql example as written: each answers 200 without errors", async () => {
-    const script = runnableShell().join("\n").replaceAll("localhost:4000", `127.0.0.1:${port}`);
+    const script = runnableShell().join("\n");
     const calls = script.split("\n").filter((line) => CALLS.test(line));
     expect(calls.length).toBeGreaterThan(20);
+    // Every command follows PORT: none names the default port alone.
+    expect(script).not.toMatch(/localhost:4000\b/);
     // Asynchronously: the server answering the calls runs in this process.
     const run = await new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
-      execFile("bash", ["-e", "-c", script], { cwd: dir, encoding: "utf8", timeout: 120_000 }, (err, stdout, stderr) =>
-        resolve({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      execFile(
+        "bash",
+        ["-e", "-c", script],
+        { cwd: dir, env: { ...process.env, PORT: String(port) }, encoding: "utf8", timeout: 120_000 },
+        (err, stdout, stderr) => resolve({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
     });
     expect(run.stderr).toBe("");

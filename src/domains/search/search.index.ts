@@ -147,6 +147,17 @@ export class SearchIndex {
     return this.positions.has(securityId);
   }
 
+  /** The security of this type with the lowest id: the first of its list (lists go by id), without a store query. */
+  first(type: SecurityType, skip?: ReadonlySet<number>): IndexedSecurity | undefined {
+    const code = TYPES.indexOf(type);
+    let best = -1;
+    for (let i = 0; i < this.ids.length; i++) {
+      if (this.types[i] !== code || skip?.has(this.ids[i]!)) continue;
+      if (best < 0 || this.ids[i]! < this.ids[best]!) best = i;
+    }
+    return best < 0 ? undefined : this.security(best);
+  }
+
   /** The security at position i, as an object (made on demand for the few that answer a query). */
   security(i: number): IndexedSecurity {
     const listings: IndexedSecurity["listings"] = [];

@@ -1,12 +1,14 @@
-import type { SearchDocument } from "../../sources/data-source";
+import type { SearchDocument, SecurityType } from "../../sources/data-source";
 import type { MarketDataSource } from "../../sources/source.capabilities";
 import type { ChangeNotice } from "../../sources/source.changes";
-import { SearchIndex, type SearchOptions, type SecurityMatch } from "./search.index";
+import { SearchIndex, type IndexedSecurity, type SearchOptions, type SecurityMatch } from "./search.index";
 
 /** What requests read of the search index (context.ts): a fixed index, or one that follows change notices. */
 export interface SearchIndexReader {
   readonly size: number;
   search(query: string, opts: SearchOptions): SecurityMatch[];
+  /** The security of this type with the lowest id (the first of its list). */
+  first(type: SecurityType): IndexedSecurity | undefined;
 }
 
 const KIND_ORDER = { exact: 0, prefix: 1, name: 2 } as const;
@@ -49,6 +51,13 @@ export class LiveSearchIndex implements SearchIndexReader {
     for (const doc of securities.documents) this.changed.set(doc.security.id, doc);
     this.overlay = this.changed.size === 0 ? undefined : SearchIndex.fromDocuments([...this.changed.values()]);
     if (this.stale.size > Math.max(1_000, this.base.size / 10)) await this.rebuild();
+  }
+
+  first(type: SecurityType): IndexedSecurity | undefined {
+    const fromBase = this.base.first(type, this.stale);
+    const fromOverlay = this.overlay?.first(type);
+    if (!fromBase || !fromOverlay) return fromBase ?? fromOverlay;
+    return fromOverlay.id < fromBase.id ? fromOverlay : fromBase;
   }
 
   search(query: string, opts: SearchOptions): SecurityMatch[] {

@@ -4,6 +4,13 @@ import type { Scope } from "../../platform/auth/auth.scopes";
 import { responseSchemaOf, VERSIONS, type ApiVersion, type ResponseSchema } from "../rest/rest.route";
 import { COMPONENT_REF, errorBodySchema, RESPONSE_OF } from "../rest/rest.response";
 import { V0_DEPRECATION, V0_SUNSET } from "../rest/rest.versions";
+import {
+  answerHints,
+  DEFAULT_SAMPLE_SECURITIES,
+  exampleOf,
+  requestExamples,
+  type ExampleSecurities,
+} from "./openapi.examples";
 
 /**
  * The OpenAPI 3.1 document of the REST door, generated from the route table:
@@ -41,6 +48,8 @@ export interface OpenApiOptions {
   version: string;
   /** Property descriptions come from here (types named by `x-graphql-type`). */
   graphqlSchema: GraphQLSchema;
+  /** The securities the examples name (default: the default sample's, as docs/openapi.json names them). */
+  examples?: ExampleSecurities;
 }
 
 type Json = Record<string, unknown>;
@@ -408,6 +417,20 @@ function bodyDescription(route: DocumentedRoute, requestJson: Json): string {
 }
 
 /**
+ * A GET beside a POST takes the POST's fields as query parameters: each parameter the POST's first example sets shows
+ * that value, so "Try it out" sends the same request either way.
+ */
+function withParameterExamples(get: Json, request: Json | undefined): Json {
+  if (!Array.isArray(get.parameters) || !request) return get;
+  const parameters = (get.parameters as Json[]).map((p) =>
+    p.in === "query" && typeof p.name === "string" && request[p.name] !== undefined
+      ? { ...p, example: request[p.name] }
+      : p,
+  );
+  return { ...get, parameters };
+}
+
+/**
  * Builds the whole document. Deterministic: the same routes give the same bytes (docs/openapi.json is compared in a
  * test).
  */
@@ -415,6 +438,12 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], opts: O
   const schemas: Record<string, Json> = { ErrorBody: jsonSchemaOf(errorBodySchema, "output") };
   const paths: Record<string, Record<string, Json>> = {};
   const byPath = new Map(routes.map((r) => [r.path, r]));
+  const securities = opts.examples ?? DEFAULT_SAMPLE_SECURITIES;
+  const resolveSchema = (pointer: string): Json => {
+    const schema = schemas[pointer.replace("#/components/schemas/", "")];
+    if (!schema) throw new Error(`OpenAPI: an example refers to ${pointer}, which is not in the document`);
+    return schema;
+  };
 
   /** `$ref`s of one version: another route's response (bulk's items) or a component. */
   const refsOf =
@@ -481,6 +510,12 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], opts: O
       const { name: requestName, json: request } = versionedName(route, version, `${name}Request`, requestOf)!;
       const responseName = responseNameOf(route, version);
       const response = responseName !== undefined;
+      const examples = requestExamples(route.path, securities);
+      const firstRequest = examples && Object.values(examples)[0]?.value;
+      const answerExample = responseName && {
+        summary: "The shape of an answer (values illustrative, not the store's)",
+        value: exampleOf(ref(responseName), resolveSchema, answerHints(firstRequest, securities)),
+      };
 
       const description = [
         scopeText(route),
@@ -509,7 +544,7 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], opts: O
           requestBody: {
             required: bodyRequired(route, request),
             description: bodyDescription(route, request),
-            content: { "application/json": { schema: ref(requestName) } },
+            content: { "application/json": { schema: ref(requestName), ...(examples ? { examples } : {}) } },
           },
           responses: {
             "200": {
@@ -518,8 +553,13 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], opts: O
               content: {
                 "application/json": {
                   schema: responseName ? ref(responseName) : { description: "Not documented yet" },
-                  ...(EMPTY_EXAMPLES[route.path] && responseName
-                    ? { examples: { empty: EMPTY_EXAMPLES[route.path] } }
+                  ...(answerExample
+                    ? {
+                        examples: {
+                          answer: answerExample,
+                          ...(EMPTY_EXAMPLES[route.path] ? { empty: EMPTY_EXAMPLES[route.path] } : {}),
+                        },
+                      }
                     : {}),
                 },
               },
@@ -540,7 +580,10 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], opts: O
       };
       if (route.methods?.includes("GET")) {
         const { requestBody: _body, ...post } = paths[path].post!;
-        paths[path].get = { ...post, operationId: `${operationId(version, route.path)}Get` };
+        paths[path].get = withParameterExamples(
+          { ...post, operationId: `${operationId(version, route.path)}Get` },
+          firstRequest,
+        );
       }
     }
   }
@@ -574,8 +617,11 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], opts: O
           in: "header",
           name: "x-api-key",
           description:
-            "A key made with `npm run keys -- create --name NAME --scopes etf,stock` " +
-            "(or `MDG_BOOTSTRAP_API_KEY` for local trial).",
+            "**The local key is in `data/dev-key`**: a first start with no key writes one with every scope there, " +
+            "beside the sample store `data/market.db` (the start-up log names the file). " +
+            "Paste its contents here: `cat data/dev-key`. " +
+            "Other keys: `npm run keys -- create --name NAME --scopes etf,stock`, " +
+            "or `MDG_BOOTSTRAP_API_KEY` for a local trial.",
         },
       },
       responses: Object.fromEntries(

@@ -7,6 +7,7 @@ import { bulkRoute } from "../bulk/bulk.routes";
 import type { RouteEntry } from "../rest/rest.route";
 import { ROUTES } from "../rest/rest.routes";
 import { buildOpenApiDocument, type DocumentedRoute, type OpenApiDocument } from "./openapi.document";
+import { DEFAULT_SAMPLE_SECURITIES, type ExampleSecurities } from "./openapi.examples";
 
 /** Every REST endpoint the router serves: the route table, then bulk, status and quota (added beside it). */
 export function documentedRoutes(schema: GraphQLSchema, routes: readonly RouteEntry[] = ROUTES): DocumentedRoute[] {
@@ -20,16 +21,28 @@ export function serviceVersion(): string {
   ).version;
 }
 
-const built = new WeakMap<GraphQLSchema, OpenApiDocument>();
+/** Built documents by schema, then by the securities their examples name (a process serves one store). */
+const built = new WeakMap<GraphQLSchema, Map<string, OpenApiDocument>>();
 
-/** The document `/openapi.json` serves and `npm run openapi` writes to docs/openapi.json (built once per schema). */
-export function createOpenApiDocument(schema: GraphQLSchema, routes?: readonly RouteEntry[]): OpenApiDocument {
-  if (routes)
-    return buildOpenApiDocument(documentedRoutes(schema, routes), { version: serviceVersion(), graphqlSchema: schema });
-  let doc = built.get(schema);
+/**
+ * The document `/openapi.json` serves and `npm run openapi` writes to docs/openapi.json (built once per schema and
+ * examples). `examples`: the securities the examples name; the running service passes its store's
+ * (`exampleSecurities`), docs/openapi.json names the default sample's.
+ */
+export function createOpenApiDocument(
+  schema: GraphQLSchema,
+  routes?: readonly RouteEntry[],
+  examples: ExampleSecurities = DEFAULT_SAMPLE_SECURITIES,
+): OpenApiDocument {
+  const options = { version: serviceVersion(), graphqlSchema: schema, examples };
+  if (routes) return buildOpenApiDocument(documentedRoutes(schema, routes), options);
+  let bySecurities = built.get(schema);
+  if (!bySecurities) built.set(schema, (bySecurities = new Map()));
+  const key = JSON.stringify(examples);
+  let doc = bySecurities.get(key);
   if (!doc) {
-    doc = buildOpenApiDocument(documentedRoutes(schema), { version: serviceVersion(), graphqlSchema: schema });
-    built.set(schema, doc);
+    doc = buildOpenApiDocument(documentedRoutes(schema), options);
+    bySecurities.set(key, doc);
   }
   return doc;
 }

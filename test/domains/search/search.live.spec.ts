@@ -77,6 +77,17 @@ describe("LiveSearchIndex", () => {
     expect(store.reads).toBe(0);
   });
 
+  it("names the first security of a type (lowest id) as the store now holds it", async () => {
+    const index = new LiveSearchIndex(SearchIndex.fromDocuments(BASE), storeOf(BASE));
+    expect(index.first("stock")?.listings[0]!.symbol).toBe("ALPH");
+    expect(index.first("etf")).toBeUndefined();
+    // Renamed: its new document; removed: the next one by id.
+    await index.apply({ from: 1, to: 2, securities: { ids: [1], documents: [doc(1, "ALPQ", "Alpha Renamed")] } });
+    expect(index.first("stock")?.listings[0]!.symbol).toBe("ALPQ");
+    await index.apply({ from: 2, to: 3, securities: { ids: [1], documents: [] } });
+    expect(index.first("stock")?.listings[0]!.symbol).toBe("BETA");
+  });
+
   it("rebuilds from the store on a notice of all, dropping the patches", async () => {
     const now = [doc(2, "BETA", "Beta Systems"), doc(5, "EPS", "Epsilon Labs")];
     const store = storeOf(now);
