@@ -1,6 +1,7 @@
 import { isObjectType, type GraphQLSchema } from "graphql";
 import { z } from "zod";
 import type { Scope } from "../../platform/auth/auth.scopes";
+import { getMaxAgeSeconds } from "../rest/rest.query";
 import { responseSchemaOf, VERSIONS, type ApiVersion, type ResponseSchema } from "../rest/rest.route";
 import { COMPONENT_REF, errorBodySchema, RESPONSE_OF } from "../rest/rest.response";
 import { V0_DEPRECATION, V0_SUNSET } from "../rest/rest.versions";
@@ -416,6 +417,49 @@ function bodyDescription(route: DocumentedRoute, requestJson: Json): string {
   return parts.join(" ");
 }
 
+const GET_TEXT =
+  "**GET** takes the same fields as query parameters (a list as a repeated key: `types=etf&types=stock`) and " +
+  "answers as the POST does, with `Cache-Control: private, max-age=…` on a 200 (`no-store` otherwise).";
+
+/** The POST body's fields as query parameters of the GET beside it (src/http/rest/rest.query.ts reads them). */
+function queryParameters(request: Json): Json[] {
+  const properties = (request.properties ?? {}) as Record<string, Json>;
+  const required = new Set((request.required ?? []) as string[]);
+  return Object.entries(properties).map(([name, schema]) => {
+    const { description, ...rest } = schema;
+    const list = rest.type === "array";
+    return {
+      name,
+      in: "query",
+      ...(required.has(name) ? { required: true } : {}),
+      ...(typeof description === "string" ? { description } : {}),
+      ...(list ? { style: "form", explode: true } : {}),
+      schema: rest,
+    };
+  });
+}
+
+/** The POST's responses with the GET's Cache-Control on each. */
+function getResponses(responses: Json, routePath: string): Json {
+  const out: Json = {};
+  for (const [status, response] of Object.entries(responses)) {
+    const cacheControl = {
+      description:
+        status === "200"
+          ? `\`private, max-age=${getMaxAgeSeconds(routePath)}\`: the calling key's answer, kept by no shared cache`
+          : "`no-store`",
+      schema: { type: "string" },
+    };
+    const r = response as Json;
+    // A shared error response is a $ref: the GET's needs its own header beside it.
+    out[status] =
+      "$ref" in r
+        ? { $ref: r.$ref }
+        : { ...r, headers: { ...((r.headers as Json | undefined) ?? {}), "Cache-Control": cacheControl } };
+  }
+  return out;
+}
+
 /**
  * A GET beside a POST takes the POST's fields as query parameters: each parameter the POST's first example sets shows
  * that value, so "Try it out" sends the same request either way.
@@ -580,10 +624,19 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], opts: O
       };
       if (route.methods?.includes("GET")) {
         const { requestBody: _body, ...post } = paths[path].post!;
-        paths[path].get = withParameterExamples(
-          { ...post, operationId: `${operationId(version, route.path)}Get` },
-          firstRequest,
-        );
+        const parameters = queryParameters(request);
+        const get: Json = {
+          ...post,
+          operationId: `${operationId(version, route.path)}Get`,
+          ...(parameters.length > 0
+            ? {
+                description: `${post.description as string}\n\n${GET_TEXT}`,
+                parameters,
+                responses: getResponses(post.responses as Json, route.path),
+              }
+            : {}),
+        };
+        paths[path].get = withParameterExamples(get, firstRequest);
       }
     }
   }

@@ -5,14 +5,19 @@ import pino from "pino";
 import { SERVICE_ROUTES } from "../../domains/status/status.routes";
 import { bulkRoute } from "../bulk/bulk.routes";
 import type { RouteEntry } from "../rest/rest.route";
+import { queryShapeOf } from "../rest/rest.query";
 import { ROUTES } from "../rest/rest.routes";
 import { buildOpenApiDocument, type DocumentedRoute, type OpenApiDocument } from "./openapi.document";
 import { DEFAULT_SAMPLE_SECURITIES, type ExampleSecurities } from "./openapi.examples";
 
 /** Every REST endpoint the router serves: the route table, then bulk, status and quota (added beside it). */
 export function documentedRoutes(schema: GraphQLSchema, routes: readonly RouteEntry[] = ROUTES): DocumentedRoute[] {
-  return [...routes, bulkRoute(schema, routes, pino({ level: "silent" })), ...SERVICE_ROUTES];
+  // A flat body also answers GET, as the router decides (rest.query.ts).
+  const withGet = routes.map((r) => (queryShapeOf(r.body) ? { ...r, methods: GET_OR_POST } : r));
+  return [...withGet, bulkRoute(schema, routes, pino({ level: "silent" })), ...SERVICE_ROUTES];
 }
+
+const GET_OR_POST = ["GET", "POST"] as const;
 
 /** The service's version, from package.json (beside both src/ and dist/). */
 export function serviceVersion(): string {

@@ -20,6 +20,7 @@ import { rateLimitHeaders } from "../../platform/quotas/quota.headers";
 import type { ApiVersion, HandlerRoute, HttpMethod, RouteEntry } from "./rest.route";
 import { SERVICE_ROUTES } from "../../domains/status/status.routes";
 import { ROUTES } from "./rest.routes";
+import { getCacheControl, queryShapeOf, queryToBody, type QueryShape } from "./rest.query";
 import { isRemoved, versionHeaders } from "./rest.versions";
 
 export interface RestDeps {
@@ -46,6 +47,12 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
   byPath.set(bulk.path, bulk as HandlerRoute);
   // Status and quota: about the service and the key, not market data (src/domains/status/status.routes.ts).
   for (const r of SERVICE_ROUTES) byPath.set(r.path, r);
+  // Entries whose body is flat also answer GET with the body in the query string (rest.query.ts).
+  const queryShapes = new Map<string, QueryShape>();
+  for (const r of routes) {
+    const shape = queryShapeOf(r.body);
+    if (shape) queryShapes.set(r.path, shape);
+  }
   const readBody = jsonBodyReader(deps.config.sizes.bodyBytes);
 
   async function handle(
@@ -57,6 +64,7 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
   ): Promise<void> {
     const path = plainSubpath(subpath) ? subpath.slice(1) : subpath.replace(/^\/+|\/+$/g, "");
     const entry = byPath.get(path);
+    const query = req.method === "GET" ? queryShapes.get(path) : undefined;
     const headers = versionHeaders(version, path, entry?.replacement);
     // The RateLimit fields are held with the request id for the answer's one writeHead (http.held.ts).
     const limitFields: HeaderSink = heldHeaders(res) ?? res;
@@ -69,7 +77,7 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
       if (!entry || (!entry.versions.includes(version) && !entry.removedOn)) {
         throw new NotFoundError(`no endpoint POST /${version}/${path}`);
       }
-      const methods = ("methods" in entry && entry.methods) || POST_ONLY;
+      const methods = ("methods" in entry && entry.methods) || (queryShapes.has(path) ? GET_OR_POST : POST_ONLY);
       // No principal: an OPTIONS request that CORS did not answer, which no route takes.
       if (!methods.includes(req.method as HttpMethod) || !principal) {
         throw new NotFoundError(`/${version}/${path} answers ${methods.join(" or ")} only`);
@@ -85,7 +93,8 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
       let raw: unknown;
       try {
         // Parsed JSON is never undefined: undefined says the body is still to be read.
-        raw = readBody.now(req) ?? (await readBody(req, res));
+        raw = query ? queryToBody(req.url!.slice(req.url!.indexOf("?") + 1), query) : readBody.now(req);
+        raw ??= await readBody(req, res);
       } catch (e) {
         if (counted) await deps.rateLimiter?.charge(principal, 1, limitFields);
         throw e;
@@ -119,7 +128,8 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
       if (refused > 0) await deps.rateLimiter!.giveBack(charged!.decision, refused, limitFields);
       // Gateway mode: an answer the upstream could not refresh says so, with the age of its oldest part.
       const staleAge = ctx.freshness.staleAgeSeconds;
-      sendJson(res, 200, data, staleAge === null ? headers : { ...headers, ...staleHeaders(staleAge) });
+      const answered = query ? { ...headers, "cache-control": getCacheControl(path, 200) } : headers;
+      sendJson(res, 200, data, staleAge === null ? answered : { ...answered, ...staleHeaders(staleAge) });
     } catch (e) {
       const mapped = mapError(e, requestId);
       // A scope known only once the security was looked up (quote, candle): the refused call counts nothing.
@@ -128,7 +138,9 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
       }
       if (mapped.internal)
         logger.error({ err: mapped.internal, requestId, path: `/${version}${subpath}` }, "request failed");
-      sendJson(res, mapped.status, mapped.body, { ...headers, ...mapped.headers });
+      const refused = { ...headers, ...mapped.headers };
+      if (query) refused["cache-control"] = getCacheControl(path, mapped.status);
+      sendJson(res, mapped.status, mapped.body, refused);
     }
   }
 
@@ -179,3 +191,4 @@ export type RestDoor = (req: IncomingMessage, res: ServerResponse, requestId: st
 
 const VERSION_PREFIX = /^\/v([01])(?=\/|$)/i;
 const POST_ONLY: readonly HttpMethod[] = ["POST"];
+const GET_OR_POST: readonly HttpMethod[] = ["GET", "POST"];

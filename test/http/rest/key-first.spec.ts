@@ -24,8 +24,9 @@ describe("the key before the path", () => {
   });
 
   it("answers a known path with a wrong method 401 without a key, 404 with one", async () => {
-    expectErrorBody(await t.http.get("/v1/quote"), 401, "UNAUTHENTICATED");
-    expectErrorBody(await t.http.get("/v1/quote").set("x-api-key", BOOTSTRAP_KEY), 404, "NOT_FOUND");
+    expectErrorBody(await t.http.delete("/v1/quote"), 401, "UNAUTHENTICATED");
+    expectErrorBody(await t.http.delete("/v1/quote").set("x-api-key", BOOTSTRAP_KEY), 404, "NOT_FOUND");
+    expectErrorBody(await t.http.get("/v1/bulk").set("x-api-key", BOOTSTRAP_KEY), 404, "NOT_FOUND");
   });
 
   it("tells an unknown path from a known one by nothing without a key", async () => {
