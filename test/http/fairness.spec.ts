@@ -49,7 +49,9 @@ async function lightWhile(heavy: Promise<unknown>): Promise<void> {
 }
 
 beforeAll(async () => {
-  t = await createTestApp();
+  // Room for every heavy operation these tests run at once: what they check is each key's own bound, not the
+  // process's capacity (test/platform/quotas/quota.heavy-capacity.spec.ts).
+  t = await createTestApp({ env: { MDG_HEAVY_CAPACITY: "8" } });
   lightKey = (await t.apiKeys.create({ name: "fairness-light", scopes: ["crypto"] })).key;
   // A key's first request verifies its hash (deliberately slow); later ones hit the key cache, as in service.
   expect((await t.post("/v1/quote", { symbol: "BTC-USD" }, lightKey)).status).toBe(200);

@@ -1,4 +1,4 @@
-import { HeaderMap, type ApolloServerPlugin, type GraphQLRequestContext } from "@apollo/server";
+import type { ApolloServerPlugin, GraphQLRequestContext } from "@apollo/server";
 import {
   GraphQLError,
   getNamedType,
@@ -28,10 +28,11 @@ import {
   RESOLUTIONS,
 } from "../../domains/candle/candle.service";
 import type { GraphqlLimitsConfig } from "../../platform/config";
-import { QuotaExceededError } from "../../platform/errors";
+import { BusyError, QuotaExceededError } from "../../platform/errors";
 import { fragmentsOf } from "../../platform/quotas/quota.cost";
 import { HEAVY_COST, heavyGate } from "../../platform/quotas/quota.heavy";
 import type { Context } from "../../context";
+import { admissionRefusal } from "./graphql.errors";
 
 /**
  * Limits on what a client operation of /graphql may ask, all enforced after
@@ -461,7 +462,7 @@ export function graphqlLimitsPlugin(opts: GraphqlLimitsPluginOptions): ApolloSer
         async didResolveOperation(rc) {
           if (!rc.operation) return; // no such operation: execution answers that, running nothing
           const checked = check(rc.document, rc.operation, rc.request.variables, rc.contextValue);
-          release = holdHeavySlot(rc.contextValue, checked.cost);
+          release = await holdHeavySlot(rc.contextValue, checked.cost);
           await opts.afterLimits?.(rc, checked);
         },
         async willSendResponse() {
@@ -473,25 +474,21 @@ export function graphqlLimitsPlugin(opts: GraphqlLimitsPluginOptions): ApolloSer
 }
 
 /**
- * A slot of the key's heavy operations (quota.heavy.ts) for an operation
- * priced at HEAVY_COST or more, released when its answer is sent; a key
- * already running MDG_MAX_HEAVY_PER_KEY of them gets 403 FORBIDDEN, reason
- * QUOTA_EXCEEDED, with `Retry-After`, as a spent rate limit does.
+ * A slot of the key's heavy operations and one of the process's
+ * (quota.heavy.ts) for an operation priced at HEAVY_COST or more, released
+ * when its answer is sent. A key already running MDG_MAX_HEAVY_PER_KEY of
+ * them gets 403 FORBIDDEN, reason QUOTA_EXCEEDED, with `Retry-After`, as a
+ * spent rate limit does; an operation that waited MDG_HEAVY_QUEUE_MS for the
+ * process's capacity gets 500 BUSY with `Retry-After`.
  */
-function holdHeavySlot(ctx: Context, cost: number): (() => void) | undefined {
+async function holdHeavySlot(ctx: Context, cost: number): Promise<(() => void) | undefined> {
   const principal = ctx.principal;
   if (!principal || !holdsHeavySlot(ctx, cost)) return undefined;
   try {
-    return heavyGate(ctx.config).acquire(principal.keyId);
+    return await heavyGate(ctx.config).acquire(principal.keyId);
   } catch (e) {
-    if (!(e instanceof QuotaExceededError)) throw e;
-    throw new GraphQLError(e.message, {
-      extensions: {
-        code: "FORBIDDEN",
-        reason: "QUOTA_EXCEEDED",
-        http: { status: 403, headers: new HeaderMap([["retry-after", String(e.retryAfterSeconds)]]) },
-      },
-    });
+    if (e instanceof QuotaExceededError || e instanceof BusyError) throw admissionRefusal(e);
+    throw e;
   }
 }
 

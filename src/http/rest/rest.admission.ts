@@ -6,6 +6,9 @@ import { HEAVY_COST, heavyGate } from "../../platform/quotas/quota.heavy";
 import { costEstimator, operationCost } from "../graphql/graphql.operation-limits";
 import type { RouteEntry } from "./rest.route";
 
+/** No heavy slot (undefined), the release of one, or a promise of it while the call waits in line for one. */
+export type Admitted = (() => void) | Promise<() => void> | undefined;
+
 /**
  * What REST calls cost under the /graphql cost model, and the per-key bound on heavy operations they share with
  * /graphql (quota.heavy.ts). Bulk is priced as N × one item and refused above MDG_GRAPHQL_MAX_COST. A single call is
@@ -20,8 +23,11 @@ export class RestAdmission {
 
   constructor(private readonly schema: GraphQLSchema) {}
 
-  /** Prices a bulk call; throws INVALID_ARGUMENT over the limit; the answer releases a heavy slot, if one was taken. */
-  admitBulk(entry: RouteEntry, n: number, variables: Record<string, unknown>, ctx: Context): (() => void) | undefined {
+  /**
+   * Prices a bulk call; throws INVALID_ARGUMENT over the limit; the answer releases a heavy slot, if one was taken
+   * (a promise of it while the call waits for the process's heavy capacity, rejected with BUSY after the wait).
+   */
+  admitBulk(entry: RouteEntry, n: number, variables: Record<string, unknown>, ctx: Context): Admitted {
     const each = this.cost(entry, variables, ctx);
     const cost = each * n;
     const limit = ctx.config.graphql.maxCost;
@@ -36,7 +42,7 @@ export class RestAdmission {
   }
 
   /** Takes a heavy slot for a single call of a ranged entry when its range makes it heavy. */
-  admitSingle(entry: RouteEntry, variables: Record<string, unknown>, ctx: Context): (() => void) | undefined {
+  admitSingle(entry: RouteEntry, variables: Record<string, unknown>, ctx: Context): Admitted {
     if (!this.readsRange(entry)) return undefined;
     return this.slot(this.cost(entry, variables, ctx), ctx);
   }
@@ -46,7 +52,7 @@ export class RestAdmission {
     return operationCost(this.schema, estimator, entry.operation as DocumentNode, variables, ctx);
   }
 
-  private slot(cost: number, ctx: Context): (() => void) | undefined {
+  private slot(cost: number, ctx: Context): Admitted {
     if (cost < HEAVY_COST || !ctx.principal) return undefined;
     return heavyGate(ctx.config).acquire(ctx.principal.keyId);
   }
