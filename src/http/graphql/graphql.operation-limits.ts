@@ -135,18 +135,35 @@ const EXPECTED = {
 };
 
 /**
- * The unit of cost, calibrated on the full sample store (BENCHMARKS.md
- * "Heavy operations"): one object, point or bar answered, which costs the
- * main thread about 15-20 µs to read, complete and serialise (60-120 bytes
- * of JSON), or 8 daily closes a worker reads and computes metrics over (1.7
- * to 3 µs each as measured on a busy two-core machine). The default limit
- * of 10,000 thus admits about 250 ms of CPU.
+ * The unit of cost: about 10 µs of CPU, main thread and worker threads
+ * together, as measured on the full sample store (BENCHMARKS.md "Operation
+ * prices", `BENCH_ONLY=pricing npm run bench`). There the ETF-metrics, candle
+ * and bulk shapes cost between 6.6 and 13 µs of CPU per unit, and the
+ * default limit of 10,000 admits about 100 ms of CPU (the costliest ETF
+ * metrics it accepts, 20 aliased ten-year series in JPY, took 70-100 ms on a
+ * shared two-core machine).
  */
 export const COST_UNIT = {
-  /** Bars (or series points) answered per unit. */
-  barsAnswered: 1,
+  /** What every operation costs before its fields (parse, key, limits, execution, answer): once per bulk call too. */
+  operation: 100,
+  /** Each item of a bulk call beyond its fields (its own execution and its part of the answer). */
+  bulkItem: 1,
+  /** A candle field's own work before its bars (the listing, its coverage, the answer's frame). */
+  candleField: 40,
+  /** Calendar days of daily bars read per unit (W and M read the daily bars of their span too). */
+  daysRead: 7,
+  /** Five-minute slots of a span per unit (intraday bars are stored at 5 minutes; markets fill few of them). */
+  intradaySlotsRead: 100,
+  /** Bars converted into another currency cost this many times their reading. */
+  convertedBars: 3,
+  /** An ETF metrics field's own work before its closes (its job's share of the worker round trip). */
+  metricsField: 40,
   /** Daily closes read and computed over in a worker per unit. */
-  closesComputed: 8,
+  closesComputed: 10,
+  /** Daily closes converted into another currency per unit, on top of their computation. */
+  closesConverted: 14,
+  /** Series points answered per unit. */
+  seriesPoints: 3,
   /** Trading days in a calendar year, for the closes a range holds. */
   tradingDaysPerYear: 252,
 };
@@ -196,10 +213,14 @@ const page =
  * objects an answer holds.
  */
 function fieldCosts(searchDefault: number): Record<string, CostOf> {
+  // Read, converted where a currency is asked (the listing's own may be asked: priced as a conversion anyway).
   const candles: CostOf = (args, _child, now) => {
     const r = resolutionOf(args.resolution);
-    const bars = spanSeconds(args, r, DEFAULT_SPAN_SECONDS[r], now) / PERIOD_SECONDS[r];
-    return 1 + Math.ceil(bars / COST_UNIT.barsAnswered);
+    const span = spanSeconds(args, r, DEFAULT_SPAN_SECONDS[r], now);
+    const intraday = PERIOD_SECONDS[r] < 86_400;
+    const read = intraday ? span / 300 / COST_UNIT.intradaySlotsRead : span / 86_400 / COST_UNIT.daysRead;
+    const converted = typeof args.currency === "string" ? COST_UNIT.convertedBars : 1;
+    return COST_UNIT.candleField + Math.ceil(read * converted);
   };
   return {
     "Query.listStocks": page(EXPECTED.defaultPage),
@@ -211,15 +232,19 @@ function fieldCosts(searchDefault: number): Record<string, CostOf> {
     "Query.dividendCalendar": page(EXPECTED.defaultPage),
     "Query.candle": candles,
     "Stock.candles": candles,
-    // The closes a worker reads and computes over, plus the answer: its objects, with the series (priced as a
-    // year of daily points) scaled by the periods the range and resolution really hold.
+    // The closes a worker reads and computes over, and converts where a currency is asked (the listing's own may be
+    // asked: priced as a conversion anyway), plus the answer: the
+    // series' points where it is asked (the range and resolution say how many), the other figures a few objects.
     "Etf.metrics": (args, child, now) => {
       const r = resolutionOf(args.resolution);
       const days = spanSeconds(args, "D", 366 * 86_400, now) / 86_400;
       const closes = Math.ceil((days * COST_UNIT.tradingDaysPerYear) / 365);
-      const periods = r === "M" ? days / 30 : r === "W" ? days / 7 : closes;
-      const answer = Math.ceil(((1 + child) * Math.max(1, periods)) / EXPECTED.metricsPoints);
-      return Math.ceil(closes / COST_UNIT.closesComputed) + answer;
+      const periods = Math.max(1, r === "M" ? days / 30 : r === "W" ? days / 7 : closes);
+      const converted = typeof args.currency === "string" ? Math.ceil(closes / COST_UNIT.closesConverted) : 0;
+      // `child` prices the series as a year of daily points (EtfMetrics.series), scaled here to the points the range
+      // holds; the few other objects (drawdown, best and worst period) scale with it, a rounding error beside it.
+      const answer = Math.ceil((child * periods) / EXPECTED.metricsPoints / COST_UNIT.seriesPoints);
+      return COST_UNIT.metricsField + Math.ceil(closes / COST_UNIT.closesComputed) + converted + answer + 1;
     },
     "EtfMetrics.series": list(EXPECTED.metricsPoints),
     "EtfHoldings.holdings": list(EXPECTED.holdings),
@@ -346,13 +371,15 @@ export function checkOperation(
   let cost = known.cost;
   if (cost === undefined) {
     try {
-      cost = getComplexity({
-        schema,
-        query: known.single,
-        variables: variables ?? {},
-        estimators: [estimator],
-        context: context as Record<string, unknown>,
-      });
+      cost =
+        COST_UNIT.operation +
+        getComplexity({
+          schema,
+          query: known.single,
+          variables: variables ?? {},
+          estimators: [estimator],
+          context: context as Record<string, unknown>,
+        });
     } catch (e) {
       // Variables that do not coerce (execution would refuse them too) or more nodes than the library walks.
       const message = e instanceof Error ? e.message : String(e);
@@ -384,7 +411,7 @@ interface Analysed {
 
 const ANALYSED = new WeakMap<OperationDefinitionNode, Analysed>();
 /** Arguments the cost estimator reads, and fields whose cost can depend on "now". */
-const COST_ARGUMENTS = new Set(["limit", "from", "to", "resolution", "symbols", "isins"]);
+const COST_ARGUMENTS = new Set(["limit", "from", "to", "resolution", "currency", "symbols", "isins"]);
 const RANGE_FIELDS = new Set(["candle", "candles", "metrics"]);
 
 function analysed(document: DocumentNode, operation: OperationDefinitionNode): Analysed {
@@ -492,8 +519,11 @@ async function holdHeavySlot(ctx: Context, cost: number): Promise<(() => void) |
   }
 }
 
-/** The cost of `document` under the cost model (bulk prices its items with it, as /graphql does operations). */
-export function operationCost(
+/**
+ * The cost of `document`'s fields under the cost model, without the operation's own (COST_UNIT.operation): bulk
+ * prices its items with it, and a REST call adds the operation's part once, as /graphql does.
+ */
+export function fieldsCost(
   schema: GraphQLSchema,
   estimator: ComplexityEstimator,
   document: DocumentNode,

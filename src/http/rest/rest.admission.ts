@@ -3,7 +3,7 @@ import type { ComplexityEstimator } from "graphql-query-complexity";
 import type { Context } from "../../context";
 import { InvalidArgumentError } from "../../platform/errors";
 import { HEAVY_COST, heavyGate } from "../../platform/quotas/quota.heavy";
-import { costEstimator, operationCost } from "../graphql/graphql.operation-limits";
+import { COST_UNIT, costEstimator, fieldsCost } from "../graphql/graphql.operation-limits";
 import type { RouteEntry } from "./rest.route";
 
 /** No heavy slot (undefined), the release of one, or a promise of it while the call waits in line for one. */
@@ -11,7 +11,8 @@ export type Admitted = (() => void) | Promise<() => void> | undefined;
 
 /**
  * What REST calls cost under the /graphql cost model, and the per-key bound on heavy operations they share with
- * /graphql (quota.heavy.ts). Bulk is priced as N × one item and refused above MDG_GRAPHQL_MAX_COST. A single call is
+ * /graphql (quota.heavy.ts). Bulk is priced as one operation plus N items (each its fields and COST_UNIT.bulkItem)
+ * and refused above MDG_GRAPHQL_MAX_COST. A single call is
  * priced only when its entry's operation reads a range (candles, ETF metrics): its cost then grows with the range
  * asked, and a key's many concurrent ten-year metrics calls are as heavy as one bulk of them. A single call is never
  * refused for its cost (REST served such ranges before the cost model priced them); it only takes a heavy slot.
@@ -28,13 +29,13 @@ export class RestAdmission {
    * (a promise of it while the call waits for the process's heavy capacity, rejected with BUSY after the wait).
    */
   admitBulk(entry: RouteEntry, n: number, variables: Record<string, unknown>, ctx: Context): Admitted {
-    const each = this.cost(entry, variables, ctx);
-    const cost = each * n;
+    const each = this.fieldsCost(entry, variables, ctx) + COST_UNIT.bulkItem;
+    const cost = COST_UNIT.operation + each * n;
     const limit = ctx.config.graphql.maxCost;
     if (cost > limit) {
       throw new InvalidArgumentError(
-        `symbols: this call costs ${cost} (${n} × ${each} for ${entry.path}); at most ${limit} is allowed ` +
-          `(MDG_GRAPHQL_MAX_COST); send fewer symbols or a shorter range`,
+        `symbols: this call costs ${cost} (${COST_UNIT.operation} + ${n} × ${each} for ${entry.path}); ` +
+          `at most ${limit} is allowed (MDG_GRAPHQL_MAX_COST); send fewer symbols or a shorter range`,
         [{ field: "symbols", issue: `cost ${cost} over the limit ${limit}` }],
       );
     }
@@ -44,12 +45,12 @@ export class RestAdmission {
   /** Takes a heavy slot for a single call of a ranged entry when its range makes it heavy. */
   admitSingle(entry: RouteEntry, variables: Record<string, unknown>, ctx: Context): Admitted {
     if (!this.readsRange(entry)) return undefined;
-    return this.slot(this.cost(entry, variables, ctx), ctx);
+    return this.slot(COST_UNIT.operation + this.fieldsCost(entry, variables, ctx), ctx);
   }
 
-  private cost(entry: RouteEntry, variables: Record<string, unknown>, ctx: Context): number {
+  private fieldsCost(entry: RouteEntry, variables: Record<string, unknown>, ctx: Context): number {
     const estimator = (this.estimator ??= costEstimator(this.schema, ctx.config.sizes.searchResults));
-    return operationCost(this.schema, estimator, entry.operation as DocumentNode, variables, ctx);
+    return fieldsCost(this.schema, estimator, entry.operation as DocumentNode, variables, ctx);
   }
 
   private slot(cost: number, ctx: Context): Admitted {

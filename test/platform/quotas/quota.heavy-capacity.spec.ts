@@ -6,13 +6,15 @@ import type { MarketDataSource } from "../../../src/sources/source.capabilities"
 import { withDailyBars } from "../../helpers/stock-samples";
 
 /**
- * The process's heavy capacity (MDG_HEAVY_CAPACITY) is held by a candle call over ten years whose bars do not come
+ * The process's heavy capacity (MDG_HEAVY_CAPACITY) is held by a candle call over ten years, converted into JPY (so
+ * priced as heavy: over 1,000), whose bars do not come
  * until the test lets them: a stuck heavy operation, without timing anything. A heavy call that finds it spent
  * waits in line at most MDG_HEAVY_QUEUE_MS, then answers 500 BUSY with Retry-After, on each door; one that gets the
  * capacity within that wait is served; light calls are served all along.
  */
 const FROM_2016 = 1_451_606_400;
 const LONG_RANGE_S = 1_000 * 86_400;
+const HEAVY_CANDLE = { from: FROM_2016, resolution: "D", currency: "JPY" };
 
 let t: TestApp;
 let symbol: string;
@@ -61,7 +63,7 @@ afterAll(async () => {
 /** Sent at once (supertest sends a request only when it is awaited or `then` is called). */
 const sent = <T>(request: PromiseLike<T>): Promise<T> => Promise.resolve(request);
 
-const candle = (key: string) => sent(t.post("/v1/candle", { symbol, from: FROM_2016, resolution: "D" }, key));
+const candle = (key: string) => sent(t.post("/v1/candle", { symbol, ...HEAVY_CANDLE }, key));
 
 async function until(what: () => boolean): Promise<void> {
   for (let i = 0; i < 2_000 && !what(); i++) await new Promise((r) => setTimeout(r, 5));
@@ -85,15 +87,13 @@ describe("MDG_HEAVY_CAPACITY and MDG_HEAVY_QUEUE_MS", () => {
         .post("/graphql")
         .set("content-type", "application/json")
         .set("x-api-key", keys.c!)
-        .send({ query: `{ candle(symbol: ${JSON.stringify(symbol)}, from: ${FROM_2016}, resolution: "D") { c } }` }),
+        .send({
+          query:
+            `{ candle(symbol: ${JSON.stringify(symbol)}, from: ${FROM_2016}, resolution: "D", ` +
+            'currency: "JPY") { c } }',
+        }),
     );
-    const bulk = sent(
-      t.post(
-        "/v1/bulk",
-        { endpoint: "candle", symbols: [{ symbol }], params: { from: FROM_2016, resolution: "D" } },
-        keys.d,
-      ),
-    );
+    const bulk = sent(t.post("/v1/bulk", { endpoint: "candle", symbols: [{ symbol }], params: HEAVY_CANDLE }, keys.d));
     await until(() => capacity.stats().waiting === 3);
     expect((await t.post("/v1/quote", { symbol }, keys.light)).status).toBe(200);
 
