@@ -12,6 +12,7 @@ import { loadConfig } from "../../src/platform/config";
 import { openSources } from "../../src/sources/source.factory";
 import { CryptoPriceDocument, EtfProfileDocument, QuoteDocument } from "../../src/http/rest/rest.operations.generated";
 import { HEAVY_TARGETS, heavyNeighbour, type HeavyNeighbourResult } from "./heavy-neighbour";
+import { priceShapes, pricingTable } from "./pricing.probe";
 import { peerSection, type PeerSection } from "./peers/peers.bench";
 import { builtSample, createDatabase, databaseUrl, dropDatabase, firstStart, stopChild } from "./postgres.bench";
 
@@ -596,6 +597,14 @@ async function meanAnswerBytes(serviceUrl: string, scenarios: readonly Scenario[
 async function main(): Promise<number> {
   const started = Date.now();
   const loadBefore = loadavg()[0]!;
+  if (process.env.BENCH_ONLY === "pricing") {
+    // `BENCH_ONLY=pricing npm run bench`: the cost the limits give each operation shape against its CPU, in process
+    // on the full sample store (scripts/bench/pricing.probe.ts); printed, BENCHMARKS.md "Operation prices" by hand.
+    const store = storePath();
+    await ensureStore(store);
+    console.log(pricingTable(await priceShapes(store, { log })).join("\n"));
+    return 0;
+  }
   if (!existsSync(join(ROOT, "dist/main.js")))
     throw new Error("dist/main.js is missing: run `npm run build` (npm run bench does)");
   if (process.env.BENCH_ONLY === "postgres") {

@@ -137,33 +137,35 @@ const EXPECTED = {
 /**
  * The unit of cost: about 10 µs of CPU, main thread and worker threads
  * together, as measured on the full sample store (BENCHMARKS.md "Operation
- * prices", `BENCH_ONLY=pricing npm run bench`). There the ETF-metrics, candle
- * and bulk shapes cost between 6.6 and 13 µs of CPU per unit, and the
- * default limit of 10,000 admits about 100 ms of CPU (the costliest ETF
- * metrics it accepts, 20 aliased ten-year series in JPY, took 70-100 ms on a
- * shared two-core machine).
+ * prices", `BENCH_ONLY=pricing npm run bench`): there the ETF-metrics, candle
+ * and bulk shapes took 7.3 to 11.8 µs of CPU per unit on a shared two-core
+ * machine, and the default limit of 10,000 admits about 100 ms of CPU (32
+ * aliased ten-year ETF metrics in JPY, priced 9,645, took 112 ms).
  */
 export const COST_UNIT = {
   /** What every operation costs before its fields (parse, key, limits, execution, answer): once per bulk call too. */
   operation: 100,
   /** Each item of a bulk call beyond its fields (its own execution and its part of the answer). */
-  bulkItem: 1,
+  bulkItem: 2,
   /** A candle field's own work before its bars (the listing, its coverage, the answer's frame). */
-  candleField: 40,
+  candleField: 50,
   /** Calendar days of daily bars read per unit (W and M read the daily bars of their span too). */
-  daysRead: 7,
+  daysRead: 6,
   /** Five-minute slots of a span per unit (intraday bars are stored at 5 minutes; markets fill few of them). */
-  intradaySlotsRead: 100,
+  intradaySlotsRead: 80,
   /** Bars converted into another currency cost this many times their reading. */
   convertedBars: 3,
   /** An ETF metrics field's own work before its closes (its job's share of the worker round trip). */
-  metricsField: 40,
+  metricsField: 30,
   /** Daily closes read and computed over in a worker per unit. */
   closesComputed: 10,
-  /** Daily closes converted into another currency per unit, on top of their computation. */
-  closesConverted: 14,
+  /**
+   * Calendar days of exchange rates per unit, for ETF metrics in another currency: once per operation and currency,
+   * for the longest range asked in it (the worker job of a request loads a currency's rates once for all its metrics).
+   */
+  conversionDays: 8,
   /** Series points answered per unit. */
-  seriesPoints: 3,
+  seriesPoints: 4,
   /** Trading days in a calendar year, for the closes a range holds. */
   tradingDaysPerYear: 252,
 };
@@ -232,19 +234,18 @@ function fieldCosts(searchDefault: number): Record<string, CostOf> {
     "Query.dividendCalendar": page(EXPECTED.defaultPage),
     "Query.candle": candles,
     "Stock.candles": candles,
-    // The closes a worker reads and computes over, and converts where a currency is asked (the listing's own may be
-    // asked: priced as a conversion anyway), plus the answer: the
+    // The closes a worker reads and computes over (a conversion is priced once per operation: metricsConversions),
+    // plus the answer: the
     // series' points where it is asked (the range and resolution say how many), the other figures a few objects.
     "Etf.metrics": (args, child, now) => {
       const r = resolutionOf(args.resolution);
       const days = spanSeconds(args, "D", 366 * 86_400, now) / 86_400;
       const closes = Math.ceil((days * COST_UNIT.tradingDaysPerYear) / 365);
       const periods = Math.max(1, r === "M" ? days / 30 : r === "W" ? days / 7 : closes);
-      const converted = typeof args.currency === "string" ? Math.ceil(closes / COST_UNIT.closesConverted) : 0;
       // `child` prices the series as a year of daily points (EtfMetrics.series), scaled here to the points the range
       // holds; the few other objects (drawdown, best and worst period) scale with it, a rounding error beside it.
       const answer = Math.ceil((child * periods) / EXPECTED.metricsPoints / COST_UNIT.seriesPoints);
-      return COST_UNIT.metricsField + Math.ceil(closes / COST_UNIT.closesComputed) + converted + answer + 1;
+      return COST_UNIT.metricsField + Math.ceil(closes / COST_UNIT.closesComputed) + answer + 1;
     },
     "EtfMetrics.series": list(EXPECTED.metricsPoints),
     "EtfHoldings.holdings": list(EXPECTED.holdings),
@@ -267,6 +268,39 @@ function fieldCosts(searchDefault: number): Record<string, CostOf> {
     "AggregatedSearchResult.results": (_a, child) => 1 + child,
     "DividendCalendarPage.dividends": (_a, child) => 1 + child,
   };
+}
+
+/**
+ * What the ETF metrics of `document` cost for their conversions: per currency its `metrics` fields ask (literal or
+ * variable; the listing's own, asked explicitly, is priced as a conversion too), a unit per COST_UNIT.conversionDays
+ * of the longest range asked in it. Once per operation, since one worker job converts all of a request's metrics.
+ */
+export function metricsConversions(document: DocumentNode, variables: Record<string, unknown>, now: number): number {
+  const longest = new Map<string, number>();
+  const valueOf = (node: ValueNode | undefined): unknown =>
+    node === undefined
+      ? undefined
+      : node.kind === Kind.VARIABLE
+        ? variables[node.name.value]
+        : node.kind === Kind.INT
+          ? Number(node.value)
+          : node.kind === Kind.STRING
+            ? node.value
+            : undefined;
+  visit(document, {
+    Field(node) {
+      if (node.name.value !== "metrics" || !node.arguments?.length) return;
+      const args: Record<string, unknown> = {};
+      for (const a of node.arguments) args[a.name.value] = valueOf(a.value);
+      if (typeof args.currency !== "string") return;
+      const days = spanSeconds(args, "D", 366 * 86_400, now) / 86_400;
+      const currency = args.currency.trim().toUpperCase();
+      longest.set(currency, Math.max(longest.get(currency) ?? 0, days));
+    },
+  });
+  let cost = 0;
+  for (const days of longest.values()) cost += Math.ceil(days / COST_UNIT.conversionDays);
+  return cost;
 }
 
 /**
@@ -371,8 +405,10 @@ export function checkOperation(
   let cost = known.cost;
   if (cost === undefined) {
     try {
+      const now = Math.floor(((context as Context | undefined)?.clock?.now() ?? new Date()).getTime() / 1000);
       cost =
         COST_UNIT.operation +
+        metricsConversions(known.single, variables ?? {}, now) +
         getComplexity({
           schema,
           query: known.single,

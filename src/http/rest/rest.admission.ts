@@ -3,7 +3,7 @@ import type { ComplexityEstimator } from "graphql-query-complexity";
 import type { Context } from "../../context";
 import { InvalidArgumentError } from "../../platform/errors";
 import { HEAVY_COST, heavyGate } from "../../platform/quotas/quota.heavy";
-import { COST_UNIT, costEstimator, fieldsCost } from "../graphql/graphql.operation-limits";
+import { COST_UNIT, costEstimator, fieldsCost, metricsConversions } from "../graphql/graphql.operation-limits";
 import type { RouteEntry } from "./rest.route";
 
 /** No heavy slot (undefined), the release of one, or a promise of it while the call waits in line for one. */
@@ -30,11 +30,12 @@ export class RestAdmission {
    */
   admitBulk(entry: RouteEntry, n: number, variables: Record<string, unknown>, ctx: Context): Admitted {
     const each = this.fieldsCost(entry, variables, ctx) + COST_UNIT.bulkItem;
-    const cost = COST_UNIT.operation + each * n;
+    const once = this.operationCost(entry, variables, ctx);
+    const cost = once + each * n;
     const limit = ctx.config.graphql.maxCost;
     if (cost > limit) {
       throw new InvalidArgumentError(
-        `symbols: this call costs ${cost} (${COST_UNIT.operation} + ${n} × ${each} for ${entry.path}); ` +
+        `symbols: this call costs ${cost} (${once} + ${n} × ${each} for ${entry.path}); ` +
           `at most ${limit} is allowed (MDG_GRAPHQL_MAX_COST); send fewer symbols or a shorter range`,
         [{ field: "symbols", issue: `cost ${cost} over the limit ${limit}` }],
       );
@@ -45,7 +46,13 @@ export class RestAdmission {
   /** Takes a heavy slot for a single call of a ranged entry when its range makes it heavy. */
   admitSingle(entry: RouteEntry, variables: Record<string, unknown>, ctx: Context): Admitted {
     if (!this.readsRange(entry)) return undefined;
-    return this.slot(COST_UNIT.operation + this.fieldsCost(entry, variables, ctx), ctx);
+    return this.slot(this.operationCost(entry, variables, ctx) + this.fieldsCost(entry, variables, ctx), ctx);
+  }
+
+  /** What the call costs once, whatever its items: the operation, and the conversions of its ETF metrics. */
+  private operationCost(entry: RouteEntry, variables: Record<string, unknown>, ctx: Context): number {
+    const now = Math.floor(ctx.clock.now().getTime() / 1000);
+    return COST_UNIT.operation + metricsConversions(entry.operation as DocumentNode, variables, now);
   }
 
   private fieldsCost(entry: RouteEntry, variables: Record<string, unknown>, ctx: Context): number {
