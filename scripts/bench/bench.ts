@@ -13,6 +13,7 @@ import { openSources } from "../../src/sources/source.factory";
 import { CryptoPriceDocument, EtfProfileDocument, QuoteDocument } from "../../src/http/rest/rest.operations.generated";
 import { bombCpu, bombLines, type BombResult } from "./bombs";
 import { HEAVY_TARGETS, heavyNeighbour, type HeavyNeighbourResult } from "./heavy-neighbour";
+import { priceShapes, pricingTable } from "./pricing.probe";
 import { peerSection, type PeerSection } from "./peers/peers.bench";
 import { keyTimingBench } from "./keys.bench";
 import { builtSample, createDatabase, databaseUrl, dropDatabase, firstStart, stopChild } from "./postgres.bench";
@@ -605,6 +606,14 @@ async function main(): Promise<number> {
     const startArgs = built ? startCommand() : ["-r", "@swc-node/register", "src/main.ts"];
     const samples = Number(process.env.BENCH_KEY_SAMPLES ?? 1_500);
     console.log((await keyTimingBench({ startArgs, port: SERVICE_PORT, samples, log })).join("\n"));
+    return 0;
+  }
+  if (process.env.BENCH_ONLY === "pricing") {
+    // `BENCH_ONLY=pricing npm run bench`: the cost the limits give each operation shape against its CPU, in process
+    // on the full sample store (scripts/bench/pricing.probe.ts); printed, BENCHMARKS.md "Operation prices" by hand.
+    const store = storePath();
+    await ensureStore(store);
+    console.log(pricingTable(await priceShapes(store, { log })).join("\n"));
     return 0;
   }
   if (!existsSync(join(ROOT, "dist/main.js")))

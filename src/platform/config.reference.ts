@@ -129,6 +129,14 @@ export const CONFIG_REFERENCE: Record<keyof z.input<typeof envSchema>, ConfigRef
       "heavy operations (priced at 1,000 or more) one key may run at once in one process; one more gets " +
       "403 `QUOTA_EXCEEDED` with `Retry-After`",
   },
+  MDG_HEAVY_CAPACITY: {
+    meaning: "heavy operations the process runs at once, every key together; more wait in line",
+    default: "cores − 1, at least 1",
+  },
+  MDG_HEAVY_QUEUE_MS: {
+    meaning:
+      "longest a heavy operation waits in line for `MDG_HEAVY_CAPACITY`; then it gets 500 `BUSY` with `Retry-After`",
+  },
   MDG_GRAPHQL_INTROSPECTION: {
     meaning: 'GraphQL introspection and "did you mean" suggestions',
     default: "on, off under `NODE_ENV=production`",

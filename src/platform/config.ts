@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { z } from "zod";
 import { StartupError } from "./errors";
 
@@ -236,6 +237,13 @@ export const envSchema = z.object({
   MDG_GRAPHQL_MAX_FIELDS: envNumber({ fallback: 5_000, min: 1, max: 1_000_000 }),
   /** Heavy operations (priced at 1,000 or more) one key may run at once in this process; the next gets 403. */
   MDG_MAX_HEAVY_PER_KEY: envNumber({ fallback: 2, min: 1, max: 1_000 }),
+  /**
+   * Heavy operations the process runs at once, whatever their keys (quota.heavy.ts); by default one per worker
+   * thread (cores - 1, at least 1), the threads that do heavy work. More wait in line.
+   */
+  MDG_HEAVY_CAPACITY: envNumber({ fallback: Math.max(1, availableParallelism() - 1), min: 1, max: 1_000 }),
+  /** Longest a heavy operation waits in line for MDG_HEAVY_CAPACITY; then it gets 500 BUSY with Retry-After. */
+  MDG_HEAVY_QUEUE_MS: envNumber({ fallback: 1_000, min: 0, max: 10 * MINUTE_MS, unit: "milliseconds" }),
   MDG_GRAPHQL_INTROSPECTION: optionalBool,
   MDG_GRAPHQL_BATCHING: optionalBool,
   REDIS_URL: z
@@ -336,6 +344,10 @@ export interface Config {
   requestTimeoutMs: number;
   /** Heavy operations one key may run at once in this process (src/platform/quotas/quota.heavy.ts). */
   maxHeavyPerKey: number;
+  /** Heavy operations this process runs at once, every key together (src/platform/quotas/quota.heavy.ts). */
+  heavyCapacity: number;
+  /** Longest a heavy operation waits for `heavyCapacity` before it is refused with BUSY. */
+  heavyQueueMs: number;
   /** Longest SIGTERM waits for in-flight requests before closing their connections. */
   shutdownTimeoutMs: number;
   /** Client connections: how many at once, and how long one may take to send its request headers. */
@@ -511,6 +523,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownDelayMs: e.MDG_SHUTDOWN_DELAY_MS,
     pgChangePollMs: e.MDG_PG_CHANGE_POLL_MS,
     maxHeavyPerKey: e.MDG_MAX_HEAVY_PER_KEY,
+    heavyCapacity: e.MDG_HEAVY_CAPACITY,
+    heavyQueueMs: e.MDG_HEAVY_QUEUE_MS,
     graphql: {
       maxDepth: e.MDG_GRAPHQL_MAX_DEPTH,
       maxAliases: e.MDG_GRAPHQL_MAX_ALIASES,

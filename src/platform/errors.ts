@@ -13,6 +13,7 @@ export type ErrorCode =
   | "NOT_AVAILABLE"
   | "ENDPOINT_REMOVED"
   | "UPSTREAM_UNAVAILABLE"
+  | "BUSY"
   | "INTERNAL";
 
 export interface ErrorDetail {
@@ -113,6 +114,21 @@ export class InternalError extends AppError {
 export class UpstreamUnavailableError extends AppError {
   override name = "UpstreamUnavailableError";
   readonly code = "UPSTREAM_UNAVAILABLE";
+}
+
+/**
+ * The process's capacity for heavy operations (MDG_HEAVY_CAPACITY) stayed spent for as long as one may wait for it
+ * (MDG_HEAVY_QUEUE_MS): the service's state, not the client's fault, so a 500, with `Retry-After`.
+ */
+export class BusyError extends AppError {
+  override name = "BusyError";
+  readonly code = "BUSY";
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
 }
 
 export function isAppError(e: unknown): e is AppError {

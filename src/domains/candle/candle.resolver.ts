@@ -1,11 +1,12 @@
 import { Args, Authorized, Ctx, Query, Resolver } from "type-graphql";
 import type { Context } from "../../context";
+import { BY_SECURITY_TYPE } from "../../platform/auth/auth.scope-of";
 import { CandleArgs, Candles } from "./candle.types";
 
 @Resolver(() => Candles)
 export class CandleResolver {
-  /** Any valid key; the service then requires the scope of the security's type, as quote does. */
-  @Authorized()
+  /** Any valid key gets in; the service then requires the scope of the security's type, as quote does. */
+  @Authorized(BY_SECURITY_TYPE)
   @Query(() => Candles, {
     description: "OHLCV candles of a stock, ETF, fund, crypto pair or forex pair, by symbol or ISIN",
   })

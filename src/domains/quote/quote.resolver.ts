@@ -1,5 +1,6 @@
 import { Args, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } from "type-graphql";
 import type { Context } from "../../context";
+import { BY_SECURITY_TYPE } from "../../platform/auth/auth.scope-of";
 import { quoteId } from "../instrument/instrument.ids";
 import { SecurityTypeEnum } from "../instrument/instrument.types";
 import { served } from "../instrument/instrument.served";
@@ -8,7 +9,8 @@ import { Quote, QuoteArgs, QuoteMetrics, QuotesArgs } from "./quote.types";
 /** Thin: quotes are answers of the request's `answers.quote` (quote.answers.ts); metrics derive from them. */
 @Resolver(() => Quote)
 export class QuoteResolver {
-  @Authorized()
+  // Any valid key gets in; the service then requires the scope of each quote's security type.
+  @Authorized(BY_SECURITY_TYPE)
   @Query(() => Quote, {
     description: "Latest quote of a stock, ETF, fund, crypto pair or forex pair, by symbol or ISIN",
   })
@@ -16,7 +18,7 @@ export class QuoteResolver {
     return ctx.answers.quote.get(ctx, args);
   }
 
-  @Authorized()
+  @Authorized(BY_SECURITY_TYPE)
   @Query(() => [Quote], {
     nullable: "items",
     description:

@@ -8,13 +8,15 @@ import { served } from "../instrument/instrument.served";
 import { FinancialsTtm, Stock, StockArgs } from "./stock.types";
 
 /**
- * `stock(symbol|isin)` answers the identity of the stock to any valid key
- * (search shows the same); each data field needs its own scope: `stock` for
- * financials and candles, `dividend` for dividends.
+ * `stock(symbol|isin)` needs the `stock` scope, or `search` for what a search
+ * result shows of a stock (id, symbol, name, ISIN, exchange, currency, market
+ * capitalisation); every other field needs its own scope: `stock` for the
+ * company's figures, financials and candles, `dividend` for dividends. A
+ * field refused is null with FORBIDDEN at its path, its siblings answered.
  */
 @Resolver(() => Stock)
 export class StockResolver {
-  @Authorized()
+  @Authorized("stock", "search")
   @Query(() => Stock, { description: "A stock by symbol (any of its listings) or ISIN" })
   stock(@Args(() => StockArgs) args: StockArgs, @Ctx() ctx: Context): Promise<Stock> {
     return ctx.answers.stock.get(ctx, args);
@@ -80,7 +82,8 @@ export class StockResolver {
   }
 
   // The stock's identity as its answer carries it: every field from a row store, what an upstream serves of it
-  // otherwise (instrument.served.ts). REST reads none of these.
+  // otherwise (instrument.served.ts). REST reads none of these. Those a search result also shows need no more than
+  // the root field; the company's own figures need `stock`.
 
   @FieldResolver(() => String, { description: "Symbol of the listing asked for (by ISIN: the primary listing)" })
   symbol(@Root() stock: Stock): string {
@@ -107,16 +110,23 @@ export class StockResolver {
     return served(stock.currency, "Stock.currency");
   }
 
-  @FieldResolver(() => String, { description: "ISO 4217 currency the company reports in" })
+  // Nullable so that a key without `stock` loses this field alone, not the whole stock.
+  @Authorized("stock")
+  @FieldResolver(() => String, {
+    nullable: true,
+    description: "ISO 4217 currency the company reports in (null only where the key lacks the stock scope)",
+  })
   reportingCurrency(@Root() stock: Stock): string {
     return served(stock.reportingCurrency, "Stock.reportingCurrency");
   }
 
+  @Authorized("stock")
   @FieldResolver(() => String, { nullable: true, description: "ISO 3166 alpha-2 of domicile" })
   country(@Root() stock: Stock): string | null {
     return served(stock.country, "Stock.country");
   }
 
+  @Authorized("stock")
   @FieldResolver(() => String, {
     nullable: true,
     description: "Sector (GICS-like, e.g. Information Technology); null where unknown",
@@ -125,6 +135,7 @@ export class StockResolver {
     return served(stock.sector, "Stock.sector");
   }
 
+  @Authorized("stock")
   @FieldResolver(() => String, {
     nullable: true,
     description: "Industry within the sector, e.g. Semiconductors; null where unknown",
@@ -141,6 +152,7 @@ export class StockResolver {
     return served(stock.marketCapitalization, "Stock.marketCapitalization");
   }
 
+  @Authorized("stock")
   @FieldResolver(() => Float, {
     nullable: true,
     description: "Shares outstanding as of the latest reported quarter; null where unknown",
@@ -149,6 +161,7 @@ export class StockResolver {
     return served(stock.sharesOutstanding, "Stock.sharesOutstanding");
   }
 
+  @Authorized("stock")
   @FieldResolver(() => String, { nullable: true, description: "Next earnings date, YYYY-MM-DD" })
   nextEarningsDate(@Root() stock: Stock): string | null {
     return served(stock.nextEarningsDate, "Stock.nextEarningsDate");

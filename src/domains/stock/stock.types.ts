@@ -19,7 +19,10 @@ export class Stock {
   @Field(() => String, { description: "ISO 4217 currency of the listing's prices" })
   currency: string;
 
-  @Field(() => String, { description: "ISO 4217 currency the company reports in" })
+  @Field(() => String, {
+    nullable: true,
+    description: "ISO 4217 currency the company reports in (null only where the key lacks the stock scope)",
+  })
   reportingCurrency: string;
 
   @Field(() => String, { nullable: true, description: "ISO 3166 alpha-2 of domicile" })

@@ -151,9 +151,10 @@ export class BulkService {
       }
     });
 
-    // Priced as N × one item (the items differ only by symbol); nothing runs when every item failed its own body.
+    // Priced as one operation plus N items (they differ only by symbol); nothing runs when every item failed its body.
     const first = pending[0]?.variables;
-    const release = first && this.admission.admitBulk(entry, request.symbols.length, first, ctx);
+    let release = first && this.admission.admitBulk(entry, request.symbols.length, first, ctx);
+    if (release instanceof Promise) release = await release;
     try {
       await this.execute(entry, pending, results, ctx, version);
     } finally {

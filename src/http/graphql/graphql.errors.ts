@@ -1,7 +1,8 @@
+import { HeaderMap } from "@apollo/server";
 import { unwrapResolverError } from "@apollo/server/errors";
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
 import { redactKeys } from "../../platform/auth/auth.keys";
-import { AppError, type ErrorCode } from "../../platform/errors";
+import { AppError, type BusyError, type ErrorCode, type QuotaExceededError } from "../../platform/errors";
 
 /** docs/contract.md section 8: the codes GraphQL clients see. */
 const GRAPHQL_CODE: Record<ErrorCode, string> = {
@@ -15,8 +16,31 @@ const GRAPHQL_CODE: Record<ErrorCode, string> = {
   ENDPOINT_REMOVED: "NOT_FOUND",
   // The upstream failed (gateway mode): the service's fault, with `reason` saying whose.
   UPSTREAM_UNAVAILABLE: "INTERNAL_SERVER_ERROR",
+  // The heavy capacity stayed spent: a code of its own, so a client knows that retrying later helps.
+  BUSY: "BUSY",
   INTERNAL: "INTERNAL_SERVER_ERROR",
 };
+
+/** HTTP status of a /graphql answer refused before execution for this code (the REST door's, for BUSY). */
+const REFUSAL_STATUS: Partial<Record<ErrorCode, number>> = { QUOTA_EXCEEDED: 403, BUSY: 500 };
+
+/**
+ * A refusal of the whole operation before it runs (the key's heavy slots, the process's heavy capacity), as the
+ * GraphQLError Apollo answers with: `extensions.code` and `reason` as formatGraphqlError gives them, the status and
+ * `Retry-After` in `extensions.http`.
+ */
+export function admissionRefusal(e: QuotaExceededError | BusyError): GraphQLError {
+  return new GraphQLError(e.message, {
+    extensions: {
+      code: GRAPHQL_CODE[e.code],
+      reason: e.code,
+      http: {
+        status: REFUSAL_STATUS[e.code] ?? 500,
+        headers: new HeaderMap([["retry-after", String(e.retryAfterSeconds)]]),
+      },
+    },
+  });
+}
 
 /**
  * Apollo's formatError hook: typed errors get their code (and the REST

@@ -1,4 +1,4 @@
-import { HeaderMap, type ApolloServerPlugin, type GraphQLRequestContext } from "@apollo/server";
+import type { ApolloServerPlugin, GraphQLRequestContext } from "@apollo/server";
 import {
   GraphQLError,
   getNamedType,
@@ -28,10 +28,11 @@ import {
   RESOLUTIONS,
 } from "../../domains/candle/candle.service";
 import type { GraphqlLimitsConfig } from "../../platform/config";
-import { QuotaExceededError } from "../../platform/errors";
+import { BusyError, QuotaExceededError } from "../../platform/errors";
 import { fragmentsOf } from "../../platform/quotas/quota.cost";
 import { HEAVY_COST, heavyGate } from "../../platform/quotas/quota.heavy";
 import type { Context } from "../../context";
+import { admissionRefusal } from "./graphql.errors";
 
 /**
  * Limits on what a client operation of /graphql may ask, all enforced after
@@ -134,18 +135,37 @@ const EXPECTED = {
 };
 
 /**
- * The unit of cost, calibrated on the full sample store (BENCHMARKS.md
- * "Heavy operations"): one object, point or bar answered, which costs the
- * main thread about 15-20 µs to read, complete and serialise (60-120 bytes
- * of JSON), or 8 daily closes a worker reads and computes metrics over (1.7
- * to 3 µs each as measured on a busy two-core machine). The default limit
- * of 10,000 thus admits about 250 ms of CPU.
+ * The unit of cost: about 10 µs of CPU, main thread and worker threads
+ * together, as measured on the full sample store (BENCHMARKS.md "Operation
+ * prices", `BENCH_ONLY=pricing npm run bench`): there the ETF-metrics, candle
+ * and bulk shapes took 7.3 to 11.8 µs of CPU per unit on a shared two-core
+ * machine, and the default limit of 10,000 admits about 100 ms of CPU (32
+ * aliased ten-year ETF metrics in JPY, priced 9,645, took 112 ms).
  */
 export const COST_UNIT = {
-  /** Bars (or series points) answered per unit. */
-  barsAnswered: 1,
+  /** What every operation costs before its fields (parse, key, limits, execution, answer): once per bulk call too. */
+  operation: 100,
+  /** Each item of a bulk call beyond its fields (its own execution and its part of the answer). */
+  bulkItem: 2,
+  /** A candle field's own work before its bars (the listing, its coverage, the answer's frame). */
+  candleField: 50,
+  /** Calendar days of daily bars read per unit (W and M read the daily bars of their span too). */
+  daysRead: 6,
+  /** Five-minute slots of a span per unit (intraday bars are stored at 5 minutes; markets fill few of them). */
+  intradaySlotsRead: 80,
+  /** Bars converted into another currency cost this many times their reading. */
+  convertedBars: 3,
+  /** An ETF metrics field's own work before its closes (its job's share of the worker round trip). */
+  metricsField: 30,
   /** Daily closes read and computed over in a worker per unit. */
-  closesComputed: 8,
+  closesComputed: 10,
+  /**
+   * Calendar days of exchange rates per unit, for ETF metrics in another currency: once per operation and currency,
+   * for the longest range asked in it (the worker job of a request loads a currency's rates once for all its metrics).
+   */
+  conversionDays: 8,
+  /** Series points answered per unit. */
+  seriesPoints: 4,
   /** Trading days in a calendar year, for the closes a range holds. */
   tradingDaysPerYear: 252,
 };
@@ -195,10 +215,14 @@ const page =
  * objects an answer holds.
  */
 function fieldCosts(searchDefault: number): Record<string, CostOf> {
+  // Read, converted where a currency is asked (the listing's own may be asked: priced as a conversion anyway).
   const candles: CostOf = (args, _child, now) => {
     const r = resolutionOf(args.resolution);
-    const bars = spanSeconds(args, r, DEFAULT_SPAN_SECONDS[r], now) / PERIOD_SECONDS[r];
-    return 1 + Math.ceil(bars / COST_UNIT.barsAnswered);
+    const span = spanSeconds(args, r, DEFAULT_SPAN_SECONDS[r], now);
+    const intraday = PERIOD_SECONDS[r] < 86_400;
+    const read = intraday ? span / 300 / COST_UNIT.intradaySlotsRead : span / 86_400 / COST_UNIT.daysRead;
+    const converted = typeof args.currency === "string" ? COST_UNIT.convertedBars : 1;
+    return COST_UNIT.candleField + Math.ceil(read * converted);
   };
   return {
     "Query.listStocks": page(EXPECTED.defaultPage),
@@ -210,15 +234,18 @@ function fieldCosts(searchDefault: number): Record<string, CostOf> {
     "Query.dividendCalendar": page(EXPECTED.defaultPage),
     "Query.candle": candles,
     "Stock.candles": candles,
-    // The closes a worker reads and computes over, plus the answer: its objects, with the series (priced as a
-    // year of daily points) scaled by the periods the range and resolution really hold.
+    // The closes a worker reads and computes over (a conversion is priced once per operation: metricsConversions),
+    // plus the answer: the
+    // series' points where it is asked (the range and resolution say how many), the other figures a few objects.
     "Etf.metrics": (args, child, now) => {
       const r = resolutionOf(args.resolution);
       const days = spanSeconds(args, "D", 366 * 86_400, now) / 86_400;
       const closes = Math.ceil((days * COST_UNIT.tradingDaysPerYear) / 365);
-      const periods = r === "M" ? days / 30 : r === "W" ? days / 7 : closes;
-      const answer = Math.ceil(((1 + child) * Math.max(1, periods)) / EXPECTED.metricsPoints);
-      return Math.ceil(closes / COST_UNIT.closesComputed) + answer;
+      const periods = Math.max(1, r === "M" ? days / 30 : r === "W" ? days / 7 : closes);
+      // `child` prices the series as a year of daily points (EtfMetrics.series), scaled here to the points the range
+      // holds; the few other objects (drawdown, best and worst period) scale with it, a rounding error beside it.
+      const answer = Math.ceil((child * periods) / EXPECTED.metricsPoints / COST_UNIT.seriesPoints);
+      return COST_UNIT.metricsField + Math.ceil(closes / COST_UNIT.closesComputed) + answer + 1;
     },
     "EtfMetrics.series": list(EXPECTED.metricsPoints),
     "EtfHoldings.holdings": list(EXPECTED.holdings),
@@ -241,6 +268,39 @@ function fieldCosts(searchDefault: number): Record<string, CostOf> {
     "AggregatedSearchResult.results": (_a, child) => 1 + child,
     "DividendCalendarPage.dividends": (_a, child) => 1 + child,
   };
+}
+
+/**
+ * What the ETF metrics of `document` cost for their conversions: per currency its `metrics` fields ask (literal or
+ * variable; the listing's own, asked explicitly, is priced as a conversion too), a unit per COST_UNIT.conversionDays
+ * of the longest range asked in it. Once per operation, since one worker job converts all of a request's metrics.
+ */
+export function metricsConversions(document: DocumentNode, variables: Record<string, unknown>, now: number): number {
+  const longest = new Map<string, number>();
+  const valueOf = (node: ValueNode | undefined): unknown =>
+    node === undefined
+      ? undefined
+      : node.kind === Kind.VARIABLE
+        ? variables[node.name.value]
+        : node.kind === Kind.INT
+          ? Number(node.value)
+          : node.kind === Kind.STRING
+            ? node.value
+            : undefined;
+  visit(document, {
+    Field(node) {
+      if (node.name.value !== "metrics" || !node.arguments?.length) return;
+      const args: Record<string, unknown> = {};
+      for (const a of node.arguments) args[a.name.value] = valueOf(a.value);
+      if (typeof args.currency !== "string") return;
+      const days = spanSeconds(args, "D", 366 * 86_400, now) / 86_400;
+      const currency = args.currency.trim().toUpperCase();
+      longest.set(currency, Math.max(longest.get(currency) ?? 0, days));
+    },
+  });
+  let cost = 0;
+  for (const days of longest.values()) cost += Math.ceil(days / COST_UNIT.conversionDays);
+  return cost;
 }
 
 /**
@@ -345,13 +405,17 @@ export function checkOperation(
   let cost = known.cost;
   if (cost === undefined) {
     try {
-      cost = getComplexity({
-        schema,
-        query: known.single,
-        variables: variables ?? {},
-        estimators: [estimator],
-        context: context as Record<string, unknown>,
-      });
+      const now = Math.floor(((context as Context | undefined)?.clock?.now() ?? new Date()).getTime() / 1000);
+      cost =
+        COST_UNIT.operation +
+        metricsConversions(known.single, variables ?? {}, now) +
+        getComplexity({
+          schema,
+          query: known.single,
+          variables: variables ?? {},
+          estimators: [estimator],
+          context: context as Record<string, unknown>,
+        });
     } catch (e) {
       // Variables that do not coerce (execution would refuse them too) or more nodes than the library walks.
       const message = e instanceof Error ? e.message : String(e);
@@ -383,7 +447,7 @@ interface Analysed {
 
 const ANALYSED = new WeakMap<OperationDefinitionNode, Analysed>();
 /** Arguments the cost estimator reads, and fields whose cost can depend on "now". */
-const COST_ARGUMENTS = new Set(["limit", "from", "to", "resolution", "symbols", "isins"]);
+const COST_ARGUMENTS = new Set(["limit", "from", "to", "resolution", "currency", "symbols", "isins"]);
 const RANGE_FIELDS = new Set(["candle", "candles", "metrics"]);
 
 function analysed(document: DocumentNode, operation: OperationDefinitionNode): Analysed {
@@ -461,7 +525,7 @@ export function graphqlLimitsPlugin(opts: GraphqlLimitsPluginOptions): ApolloSer
         async didResolveOperation(rc) {
           if (!rc.operation) return; // no such operation: execution answers that, running nothing
           const checked = check(rc.document, rc.operation, rc.request.variables, rc.contextValue);
-          release = holdHeavySlot(rc.contextValue, checked.cost);
+          release = await holdHeavySlot(rc.contextValue, checked.cost);
           await opts.afterLimits?.(rc, checked);
         },
         async willSendResponse() {
@@ -473,30 +537,29 @@ export function graphqlLimitsPlugin(opts: GraphqlLimitsPluginOptions): ApolloSer
 }
 
 /**
- * A slot of the key's heavy operations (quota.heavy.ts) for an operation
- * priced at HEAVY_COST or more, released when its answer is sent; a key
- * already running MDG_MAX_HEAVY_PER_KEY of them gets 403 FORBIDDEN, reason
- * QUOTA_EXCEEDED, with `Retry-After`, as a spent rate limit does.
+ * A slot of the key's heavy operations and one of the process's
+ * (quota.heavy.ts) for an operation priced at HEAVY_COST or more, released
+ * when its answer is sent. A key already running MDG_MAX_HEAVY_PER_KEY of
+ * them gets 403 FORBIDDEN, reason QUOTA_EXCEEDED, with `Retry-After`, as a
+ * spent rate limit does; an operation that waited MDG_HEAVY_QUEUE_MS for the
+ * process's capacity gets 500 BUSY with `Retry-After`.
  */
-function holdHeavySlot(ctx: Context, cost: number): (() => void) | undefined {
+async function holdHeavySlot(ctx: Context, cost: number): Promise<(() => void) | undefined> {
   const principal = ctx.principal;
   if (!principal || !holdsHeavySlot(ctx, cost)) return undefined;
   try {
-    return heavyGate(ctx.config).acquire(principal.keyId);
+    return await heavyGate(ctx.config).acquire(principal.keyId);
   } catch (e) {
-    if (!(e instanceof QuotaExceededError)) throw e;
-    throw new GraphQLError(e.message, {
-      extensions: {
-        code: "FORBIDDEN",
-        reason: "QUOTA_EXCEEDED",
-        http: { status: 403, headers: new HeaderMap([["retry-after", String(e.retryAfterSeconds)]]) },
-      },
-    });
+    if (e instanceof QuotaExceededError || e instanceof BusyError) throw admissionRefusal(e);
+    throw e;
   }
 }
 
-/** The cost of `document` under the cost model (bulk prices its items with it, as /graphql does operations). */
-export function operationCost(
+/**
+ * The cost of `document`'s fields under the cost model, without the operation's own (COST_UNIT.operation): bulk
+ * prices its items with it, and a REST call adds the operation's part once, as /graphql does.
+ */
+export function fieldsCost(
   schema: GraphQLSchema,
   estimator: ComplexityEstimator,
   document: DocumentNode,

@@ -1,8 +1,6 @@
 import { isObjectType, type GraphQLSchema } from "graphql";
 import { buildSchemaSync, getMetadataStorage, type AuthCheckerFn, type NonEmptyArray } from "type-graphql";
-import { requireScope } from "../../platform/auth/auth.scope-of";
-import type { Scope } from "../../platform/auth/auth.scopes";
-import { UnauthenticatedError } from "../../platform/errors";
+import { requireFieldGuard, type FieldGuard } from "../../platform/auth/auth.scope-of";
 import { rootFieldsDirect } from "./graphql.root-resolvers";
 import type { Context } from "../../context";
 import { CandleResolver } from "../../domains/candle/candle.resolver";
@@ -32,12 +30,14 @@ export const RESOLVERS: NonEmptyArray<Function> = [
 
 /**
  * `@Authorized()` means "a valid key"; `@Authorized("etf")` also needs that
- * scope. Throwing (not returning false) keeps the specific reason, which the
- * error mapping turns into 401 or 403.
+ * scope, and `@Authorized("stock", "search")` either of them (a field that
+ * shows what either scope's endpoints show). Throwing (not returning false)
+ * keeps the specific reason, which the error mapping turns into 401 or 403.
+ * docs/contract.md's table of scopes is printed from these guards
+ * (graphql.scopes.ts).
  */
-export const authChecker: AuthCheckerFn<Context, Scope> = ({ context }, scopes) => {
-  if (!context.principal) throw new UnauthenticatedError();
-  for (const scope of scopes) requireScope(context, scope);
+export const authChecker: AuthCheckerFn<Context, FieldGuard> = ({ context }, guards) => {
+  requireFieldGuard(context, guards);
   return true;
 };
 

@@ -236,7 +236,10 @@ const ERROR_TEXT: Record<ErrorStatus, string> = {
     "a missing, ill-typed or malformed field, unparseable JSON " +
     "or a body over the size limit (`INVALID_ARGUMENT`, `details` names the field); " +
     "data the configured source does not serve at all (`NOT_AVAILABLE`).",
-  "500": "A fault of the service (`INTERNAL`), never caused by the request; the body holds no internal detail.",
+  "500":
+    "A fault of the service (`INTERNAL`), never caused by the request; the body holds no internal detail. " +
+    "Or the service's capacity for heavy operations stayed spent while this one waited in line " +
+    "(`BUSY`, with `Retry-After`).",
 };
 
 /** Answers after the key was accepted carry the key's rate-limit state. */
@@ -356,6 +359,15 @@ const ERROR_EXAMPLES: Record<ErrorStatus, Record<string, Json>> = {
       message: "internal error",
       requestId: REQUEST_ID_EXAMPLE,
     },
+    BUSY: {
+      statusCode: 500,
+      error: "Internal Server Error",
+      code: "BUSY",
+      message:
+        "the service is running as many heavy operations as it can (MDG_HEAVY_CAPACITY=1) and this one waited " +
+        "1000 ms (MDG_HEAVY_QUEUE_MS); retry later",
+      requestId: REQUEST_ID_EXAMPLE,
+    },
   },
 };
 
@@ -376,7 +388,7 @@ function errorResponse(status: ErrorStatus, version: ApiVersion, extra = "", rem
   const h =
     status === "401"
       ? headers
-      : status === "403"
+      : status === "403" || status === "500"
         ? { ...headers, ...RATE_LIMIT_HEADERS, "retry-after": headerRef("Retry-After") }
         : { ...headers, ...RATE_LIMIT_HEADERS };
   const examples: Record<string, Json> = removed ? { ENDPOINT_REMOVED: removed } : {};
@@ -721,7 +733,7 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], opts: O
           schema: { type: "string" },
         },
         "Retry-After": {
-          description: "QUOTA_EXCEEDED only: seconds until the key may call again",
+          description: "QUOTA_EXCEEDED and BUSY only: seconds until the key may call again",
           required: false,
           schema: { type: "string", pattern: "^[0-9]+$" },
         },

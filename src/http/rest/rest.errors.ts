@@ -2,6 +2,7 @@ import { GraphQLError } from "graphql";
 import { redactKeys } from "../../platform/auth/auth.keys";
 import {
   AppError,
+  BusyError,
   EndpointRemovedError,
   InvalidArgumentError,
   QuotaExceededError,
@@ -21,6 +22,7 @@ const STATUS_OF: Record<ErrorCode, RestStatus> = {
   NOT_AVAILABLE: 404,
   ENDPOINT_REMOVED: 404,
   UPSTREAM_UNAVAILABLE: 500,
+  BUSY: 500,
   INTERNAL: 500,
 };
 
@@ -71,7 +73,9 @@ export function mapError(e: unknown, requestId: string): MappedError {
   if (err instanceof AppError) {
     const status = STATUS_OF[err.code];
     const headers: Record<string, string> = {};
-    if (err instanceof QuotaExceededError) headers["retry-after"] = String(err.retryAfterSeconds);
+    if (err instanceof QuotaExceededError || err instanceof BusyError) {
+      headers["retry-after"] = String(err.retryAfterSeconds);
+    }
     // A key pasted into a symbol or a path is never repeated back (auth.keys.ts `redactKeys`).
     const body: ErrorBody = {
       statusCode: status,
@@ -86,6 +90,8 @@ export function mapError(e: unknown, requestId: string): MappedError {
       body.removedOn = err.removedOn;
       body.replacement = err.replacement;
     }
+    // BUSY is the service's state, not a fault: its message (how long to wait) is shown and nothing is logged.
+    if (err instanceof BusyError) return { status, body, headers };
     if (status === 500) return { status, body: { ...body, message: "internal error" }, headers, internal: e };
     return { status, body, headers };
   }

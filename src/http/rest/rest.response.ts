@@ -88,6 +88,7 @@ export const ERROR_CODES = [
   "NOT_AVAILABLE",
   "ENDPOINT_REMOVED",
   "UPSTREAM_UNAVAILABLE",
+  "BUSY",
   "INTERNAL",
 ] as const satisfies readonly ErrorCode[];
 

@@ -115,7 +115,8 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
       if ("run" in entry) data = await entry.run(variables, ctx, version, { limits });
       else {
         // A long range makes a call heavy: it takes one of the key's heavy slots while it runs (rest.admission.ts).
-        const release = admission.admitSingle(entry, variables as Record<string, unknown>, ctx);
+        let release = admission.admitSingle(entry, variables as Record<string, unknown>, ctx);
+        if (release instanceof Promise) release = await release;
         try {
           data = executeRouteNow(schema, entry, variables as Record<string, unknown>, ctx, version);
           if (data instanceof Promise) data = await data;

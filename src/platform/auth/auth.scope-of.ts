@@ -1,7 +1,7 @@
 import { UnauthenticatedError } from "../errors";
 import type { Context } from "../../context";
 import type { SecurityType } from "../../sources/data-source";
-import { hasScope as granted, requireScope as require_, type Scope } from "./auth.scopes";
+import { hasScope as granted, requireAnyScope, requireScope as require_, type Scope } from "./auth.scopes";
 
 /** The scope a key needs to read data of a security type (forex rides with stocks: plain market data). */
 export const SCOPE_OF_TYPE: Record<SecurityType, Scope> = {
@@ -20,4 +20,21 @@ export function hasScope(ctx: Context, scope: Scope): boolean {
 export function requireScope(ctx: Context, scope: Scope): void {
   if (!ctx.principal) throw new UnauthenticatedError();
   require_(ctx.principal.scopes, scope);
+}
+
+/**
+ * The guard of a GraphQL field whose answer's security type decides the scope (`quote`, `quotes`, `candle`): the
+ * schema lets any valid key in, and the service requires `SCOPE_OF_TYPE` of the row it found. Named rather than left
+ * as `@Authorized()`, so the contract's table of scopes (graphql.scopes.ts) can say so.
+ */
+export const BY_SECURITY_TYPE = "by-security-type";
+
+/** What a GraphQL field's `@Authorized(...)` may name: scopes, any one of which will do, or BY_SECURITY_TYPE. */
+export type FieldGuard = Scope | typeof BY_SECURITY_TYPE;
+
+/** Throws UNAUTHENTICATED without a principal, FORBIDDEN unless the key has one of `guards` (none: any valid key). */
+export function requireFieldGuard(ctx: Context, guards: readonly FieldGuard[]): void {
+  if (!ctx.principal) throw new UnauthenticatedError();
+  if (guards.length === 0 || guards.includes(BY_SECURITY_TYPE)) return;
+  requireAnyScope(ctx.principal.scopes, guards as readonly Scope[]);
 }

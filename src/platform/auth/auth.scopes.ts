@@ -65,3 +65,13 @@ export function requireScope(granted: ReadonlySet<Scope>, needed: Scope): void {
     ]);
   }
 }
+
+/** Throws ForbiddenError naming the scopes that would do unless `granted` covers one of `anyOf` (at least one). */
+export function requireAnyScope(granted: ReadonlySet<Scope>, anyOf: readonly Scope[]): void {
+  if (anyOf.length === 1) return requireScope(granted, anyOf[0]!);
+  if (anyOf.some((needed) => hasScope(granted, needed))) return;
+  const names = anyOf.map((s) => `"${s}"`).join(" or ");
+  throw new ForbiddenError(`this API key lacks the ${names} scope`, [
+    { field: "x-api-key", issue: `missing scope ${anyOf.join(" or ")}` },
+  ]);
+}

@@ -8,7 +8,10 @@ import { Piscina } from "piscina";
  * first heavy job; each task names its worker module.
  *
  * Threads: one less than the cores (at least one), at a lower priority, so
- * the main thread keeps a core for light requests while heavy ones queue here. Under ts sources
+ * the main thread keeps a core for light requests while heavy ones queue here.
+ * MDG_HEAVY_CAPACITY (quota.heavy.ts) admits as many heavy operations by
+ * default, so this queue stays short and a heavy request waits in that line,
+ * bounded by MDG_HEAVY_QUEUE_MS, rather than here until its timeout. Under ts sources
  * (tests, `npm run bench`'s probes) the workers load TypeScript through
  * @swc-node/register, as the main thread does.
  */

@@ -15,7 +15,8 @@ const LIMITS = {
   MDG_GRAPHQL_MAX_DEPTH: "4",
   MDG_GRAPHQL_MAX_ALIASES: "3",
   MDG_GRAPHQL_MAX_ROOT_FIELDS: "3",
-  MDG_GRAPHQL_MAX_COST: "50",
+  // Every operation costs 100 before its fields (COST_UNIT.operation): 100 left for them.
+  MDG_GRAPHQL_MAX_COST: "200",
 };
 
 let t: TestApp;
@@ -111,41 +112,43 @@ describe("root fields (MDG_GRAPHQL_MAX_ROOT_FIELDS=3)", () => {
   });
 });
 
-describe("cost (MDG_GRAPHQL_MAX_COST=50)", () => {
-  // A page costs 1 + limit × (its item's objects): here 1 + limit × 1.
-  it("accepts cost 50 and refuses 51, also when the size comes from a variable", async () => {
-    await expectAccepted(`{ listStocks(limit: 49) { results { symbol } } }`);
-    const res = await expectRefused(`{ listStocks(limit: 50) { results { symbol } } }`, "QUERY_TOO_COSTLY");
-    expect(res.body.errors[0].extensions).toMatchObject({ limit: 50, actual: 51 });
+describe("cost (MDG_GRAPHQL_MAX_COST=200)", () => {
+  // An operation costs 100, and a page 1 + limit × (its item's objects): here 100 + 1 + limit × 1.
+  it("accepts cost 200 and refuses 201, also when the size comes from a variable", async () => {
+    await expectAccepted(`{ listStocks(limit: 99) { results { symbol } } }`);
+    const res = await expectRefused(`{ listStocks(limit: 100) { results { symbol } } }`, "QUERY_TOO_COSTLY");
+    expect(res.body.errors[0].extensions).toMatchObject({ limit: 200, actual: 201 });
     await expectRefused(`query($n: Int) { listStocks(limit: $n) { results { symbol } } }`, "QUERY_TOO_COSTLY", {
-      n: 50,
+      n: 100,
     });
   });
 
-  it("costs ranges by the bars they span: one unit a bar", async () => {
-    // 20 years of daily bars: 1 + 7305 > 50; 49 days: 1 + 49 = 50; 50 days: 51.
+  it("costs ranges by the days they span: 50 a candle and one unit per 6 days, three in another currency", async () => {
+    // 20 years of daily bars: far over; 300 days: 100 + 50 + 50 = 200; 301 days: 201.
     await expectRefused(`{ candle(symbol: "BTC-USD", from: 0, to: 631152000) { c } }`, "QUERY_TOO_COSTLY");
     const to = 1_763_596_800;
-    await expectAccepted(`{ candle(symbol: "BTC-USD", resolution: "D", from: ${to - 49 * 86_400}, to: ${to}) { c } }`);
-    const res = await expectRefused(
-      `{ candle(symbol: "BTC-USD", resolution: "D", from: ${to - 50 * 86_400}, to: ${to}) { c } }`,
-      "QUERY_TOO_COSTLY",
-    );
-    expect(res.body.errors[0].extensions).toMatchObject({ limit: 50, actual: 51 });
+    const candle = (days: number, currency = "") =>
+      `{ candle(symbol: "BTC-USD", resolution: "D", from: ${to - days * 86_400}, to: ${to}${currency}) { c } }`;
+    await expectAccepted(candle(300));
+    const res = await expectRefused(candle(301), "QUERY_TOO_COSTLY");
+    expect(res.body.errors[0].extensions).toMatchObject({ limit: 200, actual: 201 });
+    // Converted: 100 + 50 + 3 × 17 = 201 for 102 days.
+    const converted = await expectRefused(candle(102, ', currency: "EUR"'), "QUERY_TOO_COSTLY");
+    expect(converted.body.errors[0].extensions).toMatchObject({ limit: 200, actual: 201 });
   });
 
   it("does not skip a fragment, alias or operation named like introspection (__schema bypass)", async () => {
     await expectRefused(
-      `query { ...__schema } fragment __schema on Query { listStocks(limit: 50) { results { symbol } } }`,
+      `query { ...__schema } fragment __schema on Query { listStocks(limit: 100) { results { symbol } } }`,
       "QUERY_TOO_COSTLY",
     );
     await expectRefused(
-      `query IntrospectionQuery { __schema: listStocks(limit: 50) { results { symbol } } }`,
+      `query IntrospectionQuery { __schema: listStocks(limit: 100) { results { symbol } } }`,
       "QUERY_TOO_COSTLY",
     );
     await expectRefused(
       'query __schema { __schema { __typename } __type(name: "Query") { name } ' +
-        "listStocks(limit: 50) { results { symbol } } }",
+        "listStocks(limit: 100) { results { symbol } } }",
       "QUERY_TOO_COSTLY",
     );
   });
@@ -270,7 +273,7 @@ describe("the defaults", () => {
       const costly = await small.post("/v1/bulk", { endpoint: "etf/holdings", symbols: etfs });
       expect(costly.status).toBe(404);
       expect(costly.body.code).toBe("INVALID_ARGUMENT");
-      expect(costly.body.message).toMatch(/costs \d+ \(20 × \d+ for etf\/holdings\); at most 5 is allowed/);
+      expect(costly.body.message).toMatch(/costs \d+ \(100 \+ 20 × \d+ for etf\/holdings\); at most 5 is allowed/);
     } finally {
       await small.close();
       await shallow.close();
