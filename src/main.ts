@@ -96,7 +96,8 @@ async function openService(config: Config, logger: Logger, early: EarlyServer, s
     const { answers, metricsRegistry, upstreamState } = sources;
     const deps = { config, source, clock: systemClock, searchIndex, answers, metricsRegistry, upstreamState };
     const apiKeys = new ApiKeyService(sources.keys, systemClock, { bootstrapKey: config.bootstrapApiKey });
-    // A first start with no key at all gets a local development key in data/dev-key (never in production).
+    // A first start with no key at all gets a local development key in the store's own file (data/dev-key for
+    // data/market.db; never in production).
     await ensureDevKey(config, apiKeys, logger);
     const { app, apollo } = await createApp(deps, apiKeys, logger);
     if (signal.aborted) {

@@ -16,7 +16,8 @@ import { openSources } from "../../../src/sources/source.factory";
 /**
  * The peers, one per process: `node -r @swc-node/register scripts/bench/peers/peer.server.ts <kind>`
  * with PORT and the service's own environment (MDG_SQLITE_PATH, MDG_BOOTSTRAP_API_KEY, ...). Bench-only: nothing in
- * src/ imports this file or the peer libraries (devDependencies).
+ * src/ imports this file, and the peer libraries are this folder's own package (package.json here, installed by the
+ * bench, see peers.install.ts), so the root tsconfig leaves this file out and this folder's tsconfig checks it.
  *
  * Each GraphQL peer runs over what the service runs over: the schema of src/http/graphql/schema.ts, the context of
  * src/context.ts (createContext) with the principal of the same ApiKeyService, and the store opened by the same source

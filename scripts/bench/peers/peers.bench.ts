@@ -2,6 +2,7 @@ import { spawnSync, type ChildProcess } from "node:child_process";
 import { isDeepStrictEqual } from "node:util";
 import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
+import { installPeers } from "./peers.install";
 
 /**
  * The peer comparison of `npm run bench`: the service's two doors against servers over the same schema,
@@ -235,6 +236,7 @@ const fmt = (n: number, d = 0) => n.toLocaleString("en-US", { minimumFractionDig
 /** Starts the peers, runs every operation against every server, stops the peers, and writes the report's section. */
 export async function peerSection(input: PeerSectionInput): Promise<PeerSection> {
   const { options } = input;
+  installPeers(options.log);
   const bytes: Record<string, number> = {};
   for (const op of input.operations) bytes[`/v1/${op.path}`] = await answerBytes(input.servicePort, op, options.key);
   const children: ChildProcess[] = [];
