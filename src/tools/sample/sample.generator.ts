@@ -1016,5 +1016,11 @@ function trailingTotals(quarters: readonly QuarterRow[] | undefined): { eps: num
   const last = [...quarters]
     .sort((a, b) => (a.periodEnd < b.periodEnd ? -1 : a.periodEnd > b.periodEnd ? 1 : 0))
     .slice(-4);
-  return { eps: last.reduce((sum, q) => sum + q.eps, 0), netIncome: last.reduce((sum, q) => sum + q.netIncome, 0) };
+  return {
+    eps: roundTo(
+      last.reduce((sum, q) => sum + q.eps, 0),
+      4,
+    ),
+    netIncome: last.reduce((sum, q) => sum + q.netIncome, 0),
+  };
 }

@@ -453,7 +453,8 @@ export class BarSimulator {
       v: share === 1 ? (v[last] as number) : Math.max(1, Math.round((v[last] as number) * share)),
       ma50: onTick(sum50 / Math.min(50, m)),
       ma200: onTick(sum200 / Math.min(200, m)),
-      avgVolume: sumVol30 / Math.min(30, m),
+      // Volumes are whole shares; so is their average.
+      avgVolume: Math.round(sumVol30 / Math.min(30, m)),
     };
   }
 }
@@ -485,6 +486,6 @@ export function convertedQuote(
     v: Math.max(1, Math.round(primary.v * share)),
     ma50: primary.ma50 === null ? null : round(primary.ma50),
     ma200: primary.ma200 === null ? null : round(primary.ma200),
-    avgVolume: primary.avgVolume === null ? null : Math.max(1, primary.avgVolume * share),
+    avgVolume: primary.avgVolume === null ? null : Math.max(1, Math.round(primary.avgVolume * share)),
   };
 }
