@@ -1,7 +1,7 @@
 import { requireScope, SCOPE_OF_TYPE } from "../../platform/auth/auth.scope-of";
 import { InvalidArgumentError, NotFoundError } from "../../platform/errors";
 import type { Context } from "../../context";
-import { dayOf, fxConverter, normalizeCurrency } from "../fx/fx.service";
+import { dayOf, fxConverter, normalizeCurrency, roundMoney } from "../fx/fx.service";
 import { resolveInstrument } from "../instrument/instrument.service";
 import type { BarRow, InstrumentRow } from "../../sources/data-source";
 import type { CandleArgs, CandleRangeArgs, Candles } from "./candle.types";
@@ -116,8 +116,6 @@ export function aggregateBars(bars: readonly BarRow[], r: Resolution): BarRow[] 
   return out;
 }
 
-const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
-
 function rangeOf(ctx: Context, args: CandleRangeArgs, r: Resolution): { from: number; to: number } {
   const now = Math.floor(ctx.clock.now().getTime() / 1000);
   const to = args.to ?? now;
@@ -205,7 +203,9 @@ export async function candlesOf(ctx: Context, row: InstrumentRow, args: CandleRa
     );
     priced = bars.map((b) => {
       const f = factor(dayOf(b.t));
-      return { t: b.t, o: round6(b.o * f), h: round6(b.h * f), l: round6(b.l * f), c: round6(b.c * f), v: b.v };
+      // On the target currency's tick: a converted price carries no more decimals than the currency trades in.
+      const px = (x: number) => roundMoney(x * f, target);
+      return { t: b.t, o: px(b.o), h: px(b.h), l: px(b.l), c: px(b.c), v: b.v };
     });
   }
   const out = r === "D" || r === "5" ? priced : aggregateBars(priced, r);

@@ -6,7 +6,8 @@ import type { AnnualDividends, DividendCalendarArgs, DividendCalendarPage, Divid
 /** Dividends across securities and of one security (the answer level: see etf/etf.answers.ts). */
 export interface DividendAnswers {
   calendar(ctx: Context, args: DividendCalendarArgs): Promise<DividendCalendarPage>;
-  annual(ctx: Context, ref: SecurityRef): Promise<AnnualDividends>;
+  /** In the dividends' currency, or converted into `ref.currency`. */
+  annual(ctx: Context, ref: SecurityRef & { currency?: string | null }): Promise<AnnualDividends>;
   estimate(ctx: Context, ref: SecurityRef): Promise<DividendEstimate>;
 }
 

@@ -2,6 +2,7 @@ import { Args, Authorized, Ctx, Query, Resolver } from "type-graphql";
 import type { Context } from "../../context";
 import {
   AnnualDividends,
+  AnnualDividendsArgs,
   DividendCalendarArgs,
   DividendCalendarPage,
   DividendEstimate,
@@ -28,7 +29,7 @@ export class DividendResolver {
     description: "Dividends per calendar year of a stock, ETF or fund, with the forward annual dividend and yield",
   })
   annualDividends(
-    @Args(() => DividendSecurityArgs) args: DividendSecurityArgs,
+    @Args(() => AnnualDividendsArgs) args: AnnualDividendsArgs,
     @Ctx() ctx: Context,
   ): Promise<AnnualDividends> {
     return ctx.answers.dividend.annual(ctx, args);

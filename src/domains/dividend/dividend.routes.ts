@@ -1,11 +1,13 @@
 import { z } from "zod";
 import {
+  currencyField,
   cursorField,
   cusipField,
   dayField,
   isinField,
   limitField,
   securityRefBody,
+  securityRefWith,
   securityVariables,
   symbolField,
   wknField,
@@ -105,7 +107,10 @@ export const DIVIDEND_ROUTES: readonly RouteEntry[] = [
       "Dividends per calendar year of a stock, ETF or fund (symbol or ISIN), with the forward dividend and yield",
     versions: VERSIONS,
     scope: "dividend",
-    body: dividendRefBody,
+    body: securityRefWith({ currency: currencyField.optional() }).transform((b) => ({
+      ...securityVariables(b),
+      currency: b.currency ?? null,
+    })),
     operation: AnnualDividendsDocument,
     shape: (d) => d.annualDividends,
     response: annualResponse,

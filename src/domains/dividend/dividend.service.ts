@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from "../../platform/errors";
 import type { Context } from "../../context";
 import { requireCapability } from "../../sources/source.capabilities";
-import { dayOf, fxConverter, unixOfDay } from "../fx/fx.service";
+import { dayOf, fxConverter, normalizeCurrency, roundMoney, unixOfDay } from "../fx/fx.service";
 import { namedIdentifiers, resolveInstrument, type SecurityRef } from "../instrument/instrument.service";
 import type { DividendRow, InstrumentRow, SecurityType } from "../../sources/data-source";
 import {
@@ -200,7 +200,14 @@ async function inCurrency(ctx: Context, rows: DividendRow[], currency: string): 
   );
   return rows.map((d) => {
     const f = converters.get(d.currency)?.(d.exDate);
-    return f == null ? d : { ...d, amount: d.amount * f, adjustedAmount: d.adjustedAmount * f, currency };
+    return f == null
+      ? d
+      : {
+          ...d,
+          amount: roundMoney(d.amount * f, currency),
+          adjustedAmount: roundMoney(d.adjustedAmount * f, currency),
+          currency,
+        };
   });
 }
 
@@ -222,50 +229,67 @@ export function forwardAnnual(latest: DividendRow, today: string): number {
   return hasStopped(latest, today) ? 0 : round(latest.adjustedAmount * latest.frequency);
 }
 
-export async function annualDividendsOf(ctx: Context, row: InstrumentRow): Promise<AnnualDividends> {
+/**
+ * Dividends per calendar year, in the latest dividend's currency or, with `currency`, converted into it: each
+ * dividend at its ex-date's rate, the forward dividend at the latest one's, the price at its day's. The yield is a
+ * ratio and the same in any currency.
+ */
+export async function annualDividendsOf(
+  ctx: Context,
+  row: InstrumentRow,
+  currency?: string | null,
+): Promise<AnnualDividends> {
+  const target = currency ? normalizeCurrency(currency) : null;
   const { today, known } = await dividendHistory(ctx, row);
   const q = row.quote;
+  const priceCurrency = target ?? row.listing.currency;
+  let price: number | null = q ? q.c : null;
+  if (q && target && target !== row.listing.currency) {
+    const day = dayOf(q.t);
+    price = roundMoney(q.c * (await fxConverter(ctx, row.listing.currency, target, day, day))(day), target);
+  }
   const latest = known[known.length - 1];
   if (!latest) {
     // A security that pays no dividends answers an empty table with zero totals (docs/contract.md section 4).
     return {
       symbol: row.listing.symbol,
       isin: row.security.isin,
-      currency: row.listing.currency,
+      currency: priceCurrency,
       frequency: null,
       years: [],
       latestDividend: null,
       forwardAnnualDividend: 0,
       forwardYield: q && q.c > 0 ? 0 : null,
-      price: q ? q.c : null,
-      priceCurrency: row.listing.currency,
+      price,
+      priceCurrency,
     };
   }
-  const currency = latest.currency;
+  const own = latest.currency;
+  const answerCurrency = target ?? own;
   const past = await inCurrency(
     ctx,
     known.filter((d) => d.exDate <= today),
-    currency,
+    answerCurrency,
   );
   const forward = forwardAnnual(latest, today);
   let forwardYield: number | null = null;
   if (q && q.c > 0) {
     const day = dayOf(q.t);
-    const f =
-      currency === row.listing.currency ? 1 : (await fxConverter(ctx, currency, row.listing.currency, day, day))(day);
+    const f = own === row.listing.currency ? 1 : (await fxConverter(ctx, own, row.listing.currency, day, day))(day);
     forwardYield = round(((forward * f) / q.c) * 100, 4);
   }
+  const [latestShown] = answerCurrency === own ? [latest] : await inCurrency(ctx, [latest], answerCurrency);
   return {
     symbol: row.listing.symbol,
     isin: row.security.isin,
-    currency,
+    currency: answerCurrency,
     frequency: latest.frequency,
     years: annualTable(past, today),
-    latestDividend: toDividend(latest),
-    forwardAnnualDividend: forward,
+    latestDividend: toDividend(latestShown!),
+    forwardAnnualDividend: answerCurrency === own ? forward : forwardAnnual(latestShown!, today),
     forwardYield,
-    price: q ? q.c : null,
-    priceCurrency: row.listing.currency,
+    price,
+    priceCurrency,
   };
 }
 
@@ -363,8 +387,11 @@ export async function dividendEstimateOf(ctx: Context, row: InstrumentRow): Prom
   };
 }
 
-export async function getAnnualDividends(ctx: Context, ref: SecurityRef): Promise<AnnualDividends> {
-  return annualDividendsOf(ctx, await resolveInstrument(ctx, ref, DIVIDEND_TYPES));
+export async function getAnnualDividends(
+  ctx: Context,
+  ref: SecurityRef & { currency?: string | null },
+): Promise<AnnualDividends> {
+  return annualDividendsOf(ctx, await resolveInstrument(ctx, ref, DIVIDEND_TYPES), ref.currency);
 }
 
 export async function getDividendEstimate(ctx: Context, ref: SecurityRef): Promise<DividendEstimate> {

@@ -166,6 +166,17 @@ export class DividendSecurityArgs {
   wkn?: string | null;
 }
 
+@ArgsType()
+export class AnnualDividendsArgs extends DividendSecurityArgs {
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "ISO 4217 code to convert the amounts and the price into, each at the FX rate of its own day; " +
+      "default: the dividends' currency and the listing's",
+  })
+  currency?: string | null;
+}
+
 export enum DividendStatus {
   announced = "announced",
   estimated = "estimated",

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, NotFoundError } from "../../platform/errors";
 import type { Context } from "../../context";
-import { dayOf, loadFxSeries, normalizeCurrency, rateOnOrBefore } from "../fx/fx.service";
+import { dayOf, loadFxSeries, normalizeCurrency, rateOnOrBefore, roundMoney } from "../fx/fx.service";
 import type { CountryWeight, SectorWeight } from "../exposure/exposure.types";
 import { resolveInstrument, type SecurityRef } from "../instrument/instrument.service";
 import type { EtfProfileRow, HoldingRow, InstrumentRow } from "../../sources/data-source";
@@ -12,6 +12,7 @@ import {
   METRIC_RESOLUTIONS,
   type Conversion,
   type MetricResolution,
+  type SeriesPoint,
 } from "./etf.metrics";
 import {
   Etf,
@@ -279,7 +280,16 @@ export async function etfMetrics(ctx: Context, etf: Etf, args: EtfMetricsArgs): 
     const { series, ...figures } = Object.getOwnPropertyDescriptors(m);
     for (const k of ["bars", "points", "filledDays", "firstFilledDay"] as const) delete figures[k];
     type Figures = Omit<OffloadedMetrics, "bars" | "points" | "filledDays" | "firstFilledDay">;
-    return Object.defineProperties(Object.defineProperties(out, figures), { series }) as typeof out & Figures;
+    let shown = series;
+    if (currency !== etf.currency) {
+      for (const k of ["startValue", "endValue"] as const) {
+        const d = figures[k];
+        if (d && typeof d.value === "number") d.value = roundMoney(d.value, currency);
+      }
+      let points: SeriesPoint[] | undefined;
+      shown = { enumerable: true, get: () => (points ??= onTick(m.series, currency)) };
+    }
+    return Object.defineProperties(Object.defineProperties(out, figures), { series: shown }) as typeof out & Figures;
   }
   const bars = await ctx.loaders.dailyBars.load({ listingId: etf.row.listing.id, from, to });
   if (bars.length === 0) return noMetrics(ctx, etf, { resolution, currency, from, to });
@@ -296,7 +306,16 @@ export async function etfMetrics(ctx: Context, etf: Etf, args: EtfMetricsArgs): 
     conversion = convertCloses(bars, a, b, { from: etf.currency, to: currency });
   }
   const riskFreeRate = ctx.config.riskFreeRatePercent;
-  const m = computeMetrics(conversion.points, resolution, riskFreeRate);
+  const computed = computeMetrics(conversion.points, resolution, riskFreeRate);
+  const m =
+    currency === etf.currency
+      ? computed
+      : {
+          ...computed,
+          startValue: roundMoney(computed.startValue, currency),
+          endValue: roundMoney(computed.endValue, currency),
+          series: onTick(computed.series, currency),
+        };
   const notes: string[] = [];
   if (conversion.filledDays.length > 0) {
     notes.push(fxNote(etf.currency, currency, conversion.filledDays.length, bars.length, conversion.filledDays[0]!));
@@ -312,6 +331,14 @@ export async function etfMetrics(ctx: Context, etf: Etf, args: EtfMetricsArgs): 
     fxFilledDays: conversion.filledDays.length,
     notes,
   };
+}
+
+/**
+ * A converted series' closes on the target currency's tick, as a converted candle's are. The returns are computed
+ * before, from the unrounded conversion: rounding a close to whole yen would move them.
+ */
+function onTick(series: readonly SeriesPoint[], currency: string): SeriesPoint[] {
+  return series.map((p) => ({ ...p, value: roundMoney(p.value, currency) }));
 }
 
 /** A known ETF without closes in the range: null figures and an empty series (docs/contract.md section 4). */

@@ -27,6 +27,18 @@ export function normalizeCurrency(raw: string, field = "currency"): string {
   return code;
 }
 
+/**
+ * A money amount converted into `currency`, on that currency's tick: its minor unit (cents, whole yen), and below
+ * one unit four significant digits (a converted penny stock or small dividend keeps its precision).
+ */
+export function roundMoney(value: number, currency: string): number {
+  const digits = cc.code(currency)?.digits ?? 2;
+  const a = Math.abs(value);
+  const decimals = a >= 1 || a === 0 ? digits : Math.max(digits, Math.min(12, 3 - Math.floor(Math.log10(a))));
+  const m = 10 ** decimals;
+  return Math.round(value * m) / m;
+}
+
 /** The last rate on or before `day` in an ascending series, or null. */
 export function rateOnOrBefore(series: readonly FxRow[], day: string): number | null {
   let lo = 0;

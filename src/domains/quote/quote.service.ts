@@ -1,7 +1,7 @@
 import { requireScope, SCOPE_OF_TYPE } from "../../platform/auth/auth.scope-of";
 import { InvalidArgumentError, NotFoundError } from "../../platform/errors";
 import type { Context } from "../../context";
-import { dayOf, fxConverter, normalizeCurrency } from "../fx/fx.service";
+import { dayOf, fxConverter, normalizeCurrency, roundMoney } from "../fx/fx.service";
 import { resolveInstrument, type SecurityRef } from "../instrument/instrument.service";
 import { SecurityTypeEnum } from "../instrument/instrument.types";
 import type { InstrumentRow } from "../../sources/data-source";
@@ -23,8 +23,8 @@ export async function quoteOf(ctx: Context, row: InstrumentRow, currency?: strin
     const day = dayOf(q.t);
     f = (await fxConverter(ctx, row.listing.currency, target, day, day))(day);
   }
-  // Stored prices pass through untouched; only converted ones are rounded (to 6 decimals).
-  const px = (x: number) => (f === 1 ? x : round(x * f));
+  // Stored prices pass through untouched; converted ones are rounded to the target currency's tick.
+  const px = (x: number) => (f === 1 ? x : roundMoney(x * f, target));
   const c = px(q.c);
   const pc = px(q.pc);
   // A Quote instance, not a plain object: type-graphql would copy a plain root into one for every field resolver.
@@ -48,8 +48,8 @@ export async function quoteOf(ctx: Context, row: InstrumentRow, currency?: strin
     historicalPrice: {
       day: c,
       // Averages are derived, not stored prices: rounded so they carry no float noise.
-      fiftyDays: q.ma50 == null ? null : round(q.ma50 * f),
-      twoHundredDays: q.ma200 == null ? null : round(q.ma200 * f),
+      fiftyDays: q.ma50 == null ? null : f === 1 ? round(q.ma50) : roundMoney(q.ma50 * f, target),
+      twoHundredDays: q.ma200 == null ? null : f === 1 ? round(q.ma200) : roundMoney(q.ma200 * f, target),
     },
     securityId: row.security.id,
     securityType: row.security.type as SecurityTypeEnum,

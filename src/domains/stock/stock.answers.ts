@@ -10,21 +10,24 @@ import type { FinancialsTtm, Stock } from "./stock.types";
 /** Every answer about a stock, as the resolvers ask for them (the answer level: see etf/etf.answers.ts). */
 export interface StockAnswers {
   get(ctx: Context, ref: SecurityRef): Promise<Stock>;
-  financialsTtm(ctx: Context, stock: Stock): Promise<FinancialsTtm>;
+  /** In the reporting currency, or converted into `currency`. */
+  financialsTtm(ctx: Context, stock: Stock, currency?: string | null): Promise<FinancialsTtm>;
   candles(ctx: Context, stock: Stock, args: CandleRangeArgs): Promise<Candles>;
   /** Known today, oldest first, optionally within ex-dates [from, to]. */
   dividends(ctx: Context, stock: Stock, from?: string | null, to?: string | null): Promise<Dividend[]>;
-  annualDividends(ctx: Context, stock: Stock): Promise<AnnualDividends>;
+  /** In the dividends' currency, or converted into `currency`. */
+  annualDividends(ctx: Context, stock: Stock, currency?: string | null): Promise<AnnualDividends>;
   dividendEstimate(ctx: Context, stock: Stock): Promise<DividendEstimate>;
 }
 
 /** The answers computed by the domain services from a row store's rows. */
 export const ROW_STORE_STOCK_ANSWERS: StockAnswers = Object.freeze({
   get: getStock,
-  financialsTtm: (ctx: Context, stock: Stock) => financialsTtmOf(ctx, stock.row),
+  financialsTtm: (ctx: Context, stock: Stock, currency?: string | null) => financialsTtmOf(ctx, stock.row, currency),
   candles: (ctx: Context, stock: Stock, args: CandleRangeArgs) => candlesOf(ctx, stock.row, args),
   dividends: (ctx: Context, stock: Stock, from?: string | null, to?: string | null) =>
     dividendsOf(ctx, stock.row, from, to),
-  annualDividends: (ctx: Context, stock: Stock) => annualDividendsOf(ctx, stock.row),
+  annualDividends: (ctx: Context, stock: Stock, currency?: string | null) =>
+    annualDividendsOf(ctx, stock.row, currency),
   dividendEstimate: (ctx: Context, stock: Stock) => dividendEstimateOf(ctx, stock.row),
 });

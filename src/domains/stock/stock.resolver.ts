@@ -3,7 +3,7 @@ import { CandleRangeArgs, Candles } from "../candle/candle.types";
 import type { Context } from "../../context";
 import { AnnualDividends, Dividend, DividendEstimate } from "../dividend/dividend.types";
 import { listingId } from "../instrument/instrument.ids";
-import { DividendRangeArgs } from "./stock.args";
+import { DividendRangeArgs, MoneyCurrencyArgs } from "./stock.args";
 import { served } from "../instrument/instrument.served";
 import { FinancialsTtm, Stock, StockArgs } from "./stock.types";
 
@@ -36,8 +36,12 @@ export class StockResolver {
     description:
       "Trailing-twelve-month financials; with fewer than four reported quarters, those quarters and null figures",
   })
-  financialsTtm(@Root() stock: Stock, @Ctx() ctx: Context): Promise<FinancialsTtm> {
-    return ctx.answers.stock.financialsTtm(ctx, stock);
+  financialsTtm(
+    @Root() stock: Stock,
+    @Args(() => MoneyCurrencyArgs) args: MoneyCurrencyArgs,
+    @Ctx() ctx: Context,
+  ): Promise<FinancialsTtm> {
+    return ctx.answers.stock.financialsTtm(ctx, stock, args.currency);
   }
 
   @Authorized("stock")
@@ -68,8 +72,12 @@ export class StockResolver {
     nullable: true,
     description: "Dividends per calendar year with the forward dividend and yield (scope dividend)",
   })
-  annualDividends(@Root() stock: Stock, @Ctx() ctx: Context): Promise<AnnualDividends> {
-    return ctx.answers.stock.annualDividends(ctx, stock);
+  annualDividends(
+    @Root() stock: Stock,
+    @Args(() => MoneyCurrencyArgs) args: MoneyCurrencyArgs,
+    @Ctx() ctx: Context,
+  ): Promise<AnnualDividends> {
+    return ctx.answers.stock.annualDividends(ctx, stock, args.currency);
   }
 
   @Authorized("dividend")

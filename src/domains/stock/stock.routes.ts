@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { InternalError } from "../../platform/errors";
-import { securityRefBody, securityVariables } from "../../http/rest/rest.body";
+import { currencyField, securityRefBody, securityRefWith, securityVariables } from "../../http/rest/rest.body";
 import { FinancialsTtmDocument, StockDividendEstimateDocument } from "../../http/rest/rest.operations.generated";
 import { route, VERSIONS, type RouteEntry } from "../../http/rest/rest.route";
 import { day, gqlObject, unixSeconds } from "../../http/rest/rest.response";
@@ -89,7 +89,10 @@ export const STOCK_ROUTES: readonly RouteEntry[] = [
       "Trailing-twelve-month financials of a stock: flows of the last four quarters, the latest balance sheet, ratios",
     versions: VERSIONS,
     scope: "stock",
-    body: stockRefBody,
+    body: securityRefWith({ currency: currencyField.optional() }).transform((b) => ({
+      ...securityVariables(b),
+      currency: b.currency ?? null,
+    })),
     operation: FinancialsTtmDocument,
     shape: (d) => present(d.stock.financialsTtm, "financials TTM"),
     response: financialsTtmResponse,

@@ -242,17 +242,19 @@ export class TtmPrice {
 
   @Field(() => Float, {
     description:
-      "Units of the reporting currency per unit of the listing's currency on the price's day " +
-      "(1 when they are the same)",
+      "Units of the answer's currency (the reporting currency unless another was asked for) per unit of the " +
+      "listing's currency on the price's day (1 when they are the same)",
   })
   fxRate: number;
 
-  @Field(() => Float, { description: "The price c converted into the reporting currency" })
+  @Field(() => Float, {
+    description:
+      "The price c converted into the answer's currency (the reporting currency unless another was asked for)",
+  })
   inReportingCurrency: number;
 
   @Field(() => Float, {
-    description:
-      "Price in the reporting currency × shares outstanding of the latest quarter, in the reporting currency",
+    description: "inReportingCurrency × shares outstanding of the latest quarter, in the answer's currency",
   })
   marketCapitalization: number;
 }
@@ -266,7 +268,11 @@ export class FinancialsTtm {
   @Field(() => String, { description: "Symbol of the listing asked for" })
   symbol: string;
 
-  @Field(() => String, { description: "ISO 4217 currency of every money figure except price.c" })
+  @Field(() => String, {
+    description:
+      "ISO 4217 currency of every money figure except price.c: the reporting currency, or the one asked for " +
+      "(each quarter converted at its period end's rate)",
+  })
   currency: string;
 
   @Field(() => String, {

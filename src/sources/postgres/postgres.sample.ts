@@ -39,8 +39,7 @@ const SERIES_TABLE_SQL = `CREATE TABLE sample_series (
   with_factor     integer NOT NULL,
   gaps            integer NOT NULL,
   intraday_bars   integer NOT NULL,
-  session_start   integer NOT NULL,
-  close_second    integer NOT NULL,
+  exchange        text NOT NULL,
   stored          integer NOT NULL
 )`;
 

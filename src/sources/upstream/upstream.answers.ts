@@ -98,6 +98,11 @@ function refBody(ref: SecurityRef): UpstreamBody {
   return bodyOf({ symbol: ref.symbol, isin: ref.isin, cusip: ref.cusip, wkn: ref.wkn });
 }
 
+/** A body with the asked `currency`, when one was asked. */
+function withCurrency(body: UpstreamBody, currency: string | null | undefined): UpstreamBody {
+  return currency == null ? body : { ...body, currency };
+}
+
 function askedOf(o: object): Asked {
   const a = ASKED.get(o);
   // Only this module makes the objects its answers receive back; anything else is a wiring fault.
@@ -330,8 +335,8 @@ export function createUpstreamAnswers(client: UpstreamClient): Answers {
       ASKED.set(s, { body: refBody(ref) });
       return s;
     },
-    financialsTtm: async (ctx, s) =>
-      calls(ctx).get<FinancialsTtm>("/v1/stock/financials/ttm", "reference", askedOf(s).body),
+    financialsTtm: async (ctx, s, currency) =>
+      calls(ctx).get<FinancialsTtm>("/v1/stock/financials/ttm", "reference", withCurrency(askedOf(s).body, currency)),
     candles: (ctx, s, args) => candles(ctx, askedOf(s).body, args),
     async dividends(): Promise<Dividend[]> {
       throw new NotAvailableError(
@@ -339,7 +344,8 @@ export function createUpstreamAnswers(client: UpstreamClient): Answers {
         "dividends",
       );
     },
-    annualDividends: (ctx, s) => calls(ctx).get<AnnualDividends>("/v1/dividends/annual", "reference", askedOf(s).body),
+    annualDividends: (ctx, s, currency) =>
+      calls(ctx).get<AnnualDividends>("/v1/dividends/annual", "reference", withCurrency(askedOf(s).body, currency)),
     dividendEstimate: (ctx, s) =>
       calls(ctx).get<DividendEstimate>("/v1/stock/dividend-estimate", "reference", askedOf(s).body),
   };
@@ -356,7 +362,8 @@ export function createUpstreamAnswers(client: UpstreamClient): Answers {
     dividend: {
       calendar: (ctx, args: DividendCalendarArgs) =>
         calls(ctx).get<DividendCalendarPage>("/v1/calendar/dividends", "reference", bodyOf({ ...args })),
-      annual: (ctx, ref) => calls(ctx).get<AnnualDividends>("/v1/dividends/annual", "reference", refBody(ref)),
+      annual: (ctx, ref) =>
+        calls(ctx).get<AnnualDividends>("/v1/dividends/annual", "reference", withCurrency(refBody(ref), ref.currency)),
       estimate: (ctx, ref) => calls(ctx).get<DividendEstimate>("/v1/etf/dividend-estimate", "reference", refBody(ref)),
     },
     search: {

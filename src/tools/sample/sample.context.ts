@@ -5,12 +5,12 @@ import { CompanyNamer, SymbolRegistry } from "./sample.names";
 import { Random } from "./sample.random";
 
 /** Bumped whenever the generated content changes for the same seed and anchor. */
-export const GENERATOR_VERSION = "2";
+export const GENERATOR_VERSION = "3";
 
 /** Years of daily history before the anchor. */
 export const HISTORY_YEARS = 10;
 
-/** Trading days of 5-minute bars up to the anchor. */
+/** Weekdays of 5-minute bars up to the last closed day (a holiday among them has none). */
 export const INTRADAY_DAYS = 10;
 
 /** Full-size counts; a `scale` below 1 shrinks them for tests. */
@@ -63,7 +63,12 @@ export interface SampleContext {
   readonly scale: number;
   readonly anchorDay: number;
   readonly historyStart: number;
-  /** Last weekday on or before the anchor: the day of the latest exchange close. */
+  /**
+   * The last day of every price path: the day before the anchor. The anchor is the sample's clock, 00:00 UTC of the
+   * anchor day (the quotes' times are capped there), and no market's session of the anchor day has closed by then.
+   */
+  readonly lastClosedDay: number;
+  /** Last weekday before the anchor day: the day of the latest exchange close. */
   readonly lastTradingDay: number;
   readonly counts: SampleCounts;
   readonly fx: FxHistory;
@@ -99,7 +104,8 @@ export function createContext(seed: number, anchorDate: string, scale: number): 
     scale,
     anchorDay,
     historyStart,
-    lastTradingDay: onOrBeforeWeekday(anchorDay),
+    lastClosedDay: anchorDay - 1,
+    lastTradingDay: onOrBeforeWeekday(anchorDay - 1),
     counts: scaledCounts(scale),
     fx: generateFx(rng("fx"), historyStart, anchorDay),
     get ids() {

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { SampleContext } from "./sample.context";
 import type { Crypto } from "./sample.model";
-import { interpolate, roundPrice } from "./sample.numbers";
+import { interpolate, priceDecimals, roundTo } from "./sample.numbers";
 
 /**
  * Crypto assets with their real symbols and names from the `cryptocurrencies`
@@ -86,6 +86,22 @@ const APPROX_PRICES: Readonly<Record<string, number>> = {
   AAVE: 100,
   MKR: 2500,
 };
+/**
+ * The assets' own current names where the package's differ: it gives a
+ * symbol's first claimant (TON is Tokamak Network there, not Toncoin) or an
+ * old or informal name.
+ */
+const REAL_NAMES: Readonly<Record<string, string>> = {
+  BNB: "BNB",
+  TON: "Toncoin",
+  UNI: "Uniswap",
+  NEAR: "NEAR Protocol",
+  FIL: "Filecoin",
+  HBAR: "Hedera",
+  MATIC: "Polygon",
+  MKR: "Maker",
+};
+
 /** Dollar-pegged tokens: their price path stays at 1. */
 const STABLECOINS = new Set(["USDT", "USDC", "DAI"]);
 
@@ -116,6 +132,7 @@ export function loadCryptoCatalog(): Map<string, string> {
       continue;
     out.set(symbol, trimmed);
   }
+  for (const [symbol, name] of Object.entries(REAL_NAMES)) out.set(symbol, name);
   return out;
 }
 
@@ -148,7 +165,8 @@ export function generateCrypto(ctx: SampleContext, firstId: number): Crypto[] {
     const capUsd = 10 ** interpolate(CAP_KNOTS, Math.log10(fullRank)) * Math.exp(0.05 * cr.normal());
     const stable = STABLECOINS.has(symbol);
     const approx = APPROX_PRICES[symbol];
-    const price = roundPrice(approx ?? Math.min(5000, Math.max(1e-6, cr.logNormal(Math.log(0.5), 2.2))), 2);
+    const raw = approx ?? Math.min(5000, Math.max(1e-6, cr.logNormal(Math.log(0.5), 2.2)));
+    const price = roundTo(raw, priceDecimals(raw, 2));
     const supply = Math.round(capUsd / price);
     const name = catalog.get(symbol) as string;
     const id = firstId + i;

@@ -3,6 +3,7 @@ import type { SampleContext } from "./sample.context";
 import { splitFactorAfter } from "./sample.dividends";
 import type { DividendRow, Split, Stock } from "./sample.model";
 import type { QuarterlyFinancialsRow } from "../../sources/data-source";
+import { roundTo } from "./sample.numbers";
 import type { Random } from "./sample.random";
 import { sectorByName } from "./sample.sectors";
 
@@ -128,7 +129,8 @@ function companyQuarters(
       grossProfit,
       operatingIncome,
       netIncome,
-      eps: netIncome / shares,
+      // Per share, to four decimals as reported (a cent's hundredth), so no float noise reaches an answer.
+      eps: roundTo(netIncome / shares, 4),
       totalAssets,
       totalLiabilities,
       totalEquity,

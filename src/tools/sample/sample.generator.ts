@@ -9,7 +9,7 @@ import { generateFunds } from "./sample.funds";
 import { generateBonds, HoldingSet, type HoldingTemplate } from "./sample.holdings";
 import { assignWkns } from "./sample.identifiers";
 import { buildIndices } from "./sample.indices";
-import { currencyDigits, EXCHANGES, exchange } from "./sample.markets";
+import { currencyDigits, EXCHANGES } from "./sample.markets";
 import type {
   Crypto,
   DividendRow,
@@ -75,7 +75,6 @@ export interface GenerateOptions {
   compact?: () => void;
 }
 
-const US_SESSION_START = 13 * 3600 + 30 * 60;
 const BAR_COLUMNS = ["listing_id", "t", "o", "h", "l", "c", "v"];
 
 /** Years of daily history of the listings that are neither the largest nor stored (at least this much). */
@@ -301,14 +300,14 @@ export class SampleGenerator {
       market: SeriesRow["market"],
       style: SeriesRow["style"],
       firstDay: number,
-      o: { meanReversion: number; withFactor: boolean; gaps: boolean; intradayBars: number; sessionStart: number },
+      o: { meanReversion: number; withFactor: boolean; gaps: boolean; intradayBars: number },
     ): SeriesRow => ({
       listingId: l.id,
       stream: l.id,
       market,
       style,
       firstDay,
-      lastDay: ctx.anchorDay,
+      lastDay: ctx.lastClosedDay,
       finalPrice: s.price,
       baseDecimals: currencyDigits(l.currency) === 0 ? 0 : 2,
       volatility: s.volatility,
@@ -320,8 +319,7 @@ export class SampleGenerator {
       withFactor: o.withFactor,
       gaps: o.gaps,
       intradayBars: o.intradayBars,
-      sessionStart: o.sessionStart,
-      closeSecond: exchange(l.exchange).closeSecond,
+      exchange: l.exchange,
       stored: false,
     });
 
@@ -342,7 +340,6 @@ export class SampleGenerator {
           withFactor: true,
           gaps: true,
           intradayBars: intradayStocks.has(s.id) ? 78 : 0,
-          sessionStart: US_SESSION_START,
         });
         break;
       }
@@ -352,7 +349,6 @@ export class SampleGenerator {
           withFactor: true,
           gaps: true,
           intradayBars: 0,
-          sessionStart: 0,
         });
         break;
       case "fund": {
@@ -365,7 +361,6 @@ export class SampleGenerator {
           withFactor: true,
           gaps: false,
           intradayBars: 0,
-          sessionStart: 0,
         });
         break;
       }
@@ -376,7 +371,6 @@ export class SampleGenerator {
           withFactor: !c.stable,
           gaps: false,
           intradayBars: intradayCrypto.has(s.id) ? 288 : 0,
-          sessionStart: 0,
         });
         break;
       }
@@ -386,7 +380,6 @@ export class SampleGenerator {
           withFactor: false,
           gaps: false,
           intradayBars: 0,
-          sessionStart: 0,
         });
         break;
     }
@@ -662,13 +655,14 @@ export class SampleGenerator {
         // Listing ids are positions in this.listings, from 1.
         const primary = this.listings[(p.primary as number) - 1] as Listing;
         const l = p.listing as Listing;
-        const day = primaryRow.market === "daily" ? ctx.anchorDay : ctx.lastTradingDay;
+        const day = primaryRow.market === "daily" ? ctx.lastClosedDay : ctx.lastTradingDay;
         const baseDecimals = currencyDigits(l.currency) === 0 ? 0 : 2;
         const target = convertedQuote(
           qr.fork(l.id),
           primaryQuote,
           ctx.fx.rate(primary.currency, l.currency, day),
           baseDecimals,
+          primaryRow.style === "fx" ? "fx" : primaryRow.market === "daily" ? "crypto" : "equity",
           0,
         );
         row = {
@@ -677,7 +671,7 @@ export class SampleGenerator {
           finalPrice: target.c,
           baseDecimals,
           volumeShare: target.v / primaryQuote.v,
-          closeSecond: exchange(l.exchange).closeSecond,
+          exchange: l.exchange,
           stored: false,
         };
         spec = this.calendar.spec(row);
@@ -705,8 +699,8 @@ export class SampleGenerator {
   private writeQuotes(sink: SampleSink, stats: QuoteTable): void {
     sink.beginStage("quotes");
     const w = sink.table("quotes", ["listing_id", "t", "c", "o", "h", "l", "pc", "v", "ma50", "ma200", "avg_volume"]);
-    // The quote is the last bar; its time is that bar's close, but never after the anchor (a 24-hour market's
-    // day, or an exchange session on the anchor day, closes after the anchor day began: that would be the future).
+    // The quote is the last bar; its time is that bar's session close. Paths end before the anchor day, so the close
+    // is at the latest the anchor itself (a crypto day's midnight); the cap keeps any quote from the future.
     const anchorT = this.ctx.anchorDay * SECONDS_PER_DAY;
     for (const l of this.listings) {
       const q = stats.get(l.id);
@@ -1022,5 +1016,11 @@ function trailingTotals(quarters: readonly QuarterRow[] | undefined): { eps: num
   const last = [...quarters]
     .sort((a, b) => (a.periodEnd < b.periodEnd ? -1 : a.periodEnd > b.periodEnd ? 1 : 0))
     .slice(-4);
-  return { eps: last.reduce((sum, q) => sum + q.eps, 0), netIncome: last.reduce((sum, q) => sum + q.netIncome, 0) };
+  return {
+    eps: roundTo(
+      last.reduce((sum, q) => sum + q.eps, 0),
+      4,
+    ),
+    netIncome: last.reduce((sum, q) => sum + q.netIncome, 0),
+  };
 }

@@ -3,6 +3,7 @@ import { rmSync } from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { generateFx } from "./sample.forex";
+import { type ExchangeDef, EXCHANGES } from "./sample.markets";
 import { BatchInserter, BUILD_THREAD_LIMITS } from "./sample.insert";
 import { BarSimulator, type QuoteStats, type RowWriter } from "./sample.prices";
 import { Random } from "./sample.random";
@@ -28,7 +29,7 @@ import { SeriesCalendar, type SeriesRow } from "./sample.series";
  */
 
 /** Numbers per packed row (SeriesRow without `stored`, strings as codes). */
-const ROW_WIDTH = 19;
+const ROW_WIDTH = 18;
 /** Numbers per packed quote. */
 const QUOTE_WIDTH = 10;
 /**
@@ -163,8 +164,7 @@ function packRow(out: readonly Float64Array[], at: number, r: SeriesRow): void {
     r.withFactor ? 1 : 0,
     r.gaps ? 1 : 0,
     r.intradayBars,
-    r.sessionStart,
-    r.closeSecond,
+    EXCHANGES.findIndex((e) => e.code === r.exchange),
   ];
   if (values.length !== ROW_WIDTH) throw new Error(`a packed row has ${ROW_WIDTH} numbers`);
   for (let k = 0; k < ROW_WIDTH; k++) (out[k] as Float64Array)[at] = values[k] as number;
@@ -190,8 +190,7 @@ function unpackRow(rows: readonly Float64Array[], i: number): SeriesRow {
     withFactor: x(14) === 1,
     gaps: x(15) === 1,
     intradayBars: x(16),
-    sessionStart: x(17),
-    closeSecond: x(18),
+    exchange: (EXCHANGES[x(17)] as ExchangeDef).code,
     stored: false,
   };
 }

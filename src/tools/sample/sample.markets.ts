@@ -1,6 +1,7 @@
 import * as currencyCodes from "currency-codes";
 import * as isoCountries from "i18n-iso-countries";
 import english from "i18n-iso-countries/langs/en.json";
+import type { SessionHours } from "./sample.sessions";
 
 /**
  * Reference data: exchanges, currencies and countries. Currency and country
@@ -11,19 +12,15 @@ import english from "i18n-iso-countries/langs/en.json";
 
 isoCountries.registerLocale(english);
 
-export interface ExchangeDef {
+/** An exchange: its session hours are local times in its IANA time zone (sample.sessions.ts). */
+export interface ExchangeDef extends SessionHours {
   code: string;
   name: string;
   country: string | null;
   currency: string;
-  timezone: string;
   /** Symbol suffix of its listings, e.g. ".DE"; "" for US exchanges. */
   suffix: string;
-  /** Seconds after 00:00 UTC at which the day's bar closes (DST ignored). */
-  closeSecond: number;
 }
-
-const h = (hours: number, minutes = 0) => hours * 3600 + minutes * 60;
 
 export const EXCHANGES: readonly ExchangeDef[] = [
   {
@@ -33,7 +30,9 @@ export const EXCHANGES: readonly ExchangeDef[] = [
     currency: "USD",
     timezone: "America/New_York",
     suffix: "",
-    closeSecond: h(20),
+    open: "09:30",
+    close: "16:00",
+    holidays: "US",
   },
   {
     code: "XNYS",
@@ -42,7 +41,9 @@ export const EXCHANGES: readonly ExchangeDef[] = [
     currency: "USD",
     timezone: "America/New_York",
     suffix: "",
-    closeSecond: h(20),
+    open: "09:30",
+    close: "16:00",
+    holidays: "US",
   },
   {
     code: "XFRA",
@@ -51,7 +52,9 @@ export const EXCHANGES: readonly ExchangeDef[] = [
     currency: "EUR",
     timezone: "Europe/Berlin",
     suffix: ".F",
-    closeSecond: h(16, 30),
+    open: "09:00",
+    close: "17:30",
+    holidays: "DE",
   },
   {
     code: "XETR",
@@ -60,7 +63,9 @@ export const EXCHANGES: readonly ExchangeDef[] = [
     currency: "EUR",
     timezone: "Europe/Berlin",
     suffix: ".DE",
-    closeSecond: h(16, 30),
+    open: "09:00",
+    close: "17:30",
+    holidays: "DE",
   },
   {
     code: "XLON",
@@ -69,7 +74,9 @@ export const EXCHANGES: readonly ExchangeDef[] = [
     currency: "GBP",
     timezone: "Europe/London",
     suffix: ".L",
-    closeSecond: h(16, 30),
+    open: "08:00",
+    close: "16:30",
+    holidays: "GB",
   },
   {
     code: "XPAR",
@@ -78,7 +85,9 @@ export const EXCHANGES: readonly ExchangeDef[] = [
     currency: "EUR",
     timezone: "Europe/Paris",
     suffix: ".PA",
-    closeSecond: h(16, 30),
+    open: "09:00",
+    close: "17:30",
+    holidays: "EURONEXT",
   },
   {
     code: "XAMS",
@@ -87,7 +96,9 @@ export const EXCHANGES: readonly ExchangeDef[] = [
     currency: "EUR",
     timezone: "Europe/Amsterdam",
     suffix: ".AS",
-    closeSecond: h(16, 30),
+    open: "09:00",
+    close: "17:30",
+    holidays: "EURONEXT",
   },
   {
     code: "XSWX",
@@ -96,7 +107,9 @@ export const EXCHANGES: readonly ExchangeDef[] = [
     currency: "CHF",
     timezone: "Europe/Zurich",
     suffix: ".SW",
-    closeSecond: h(16, 30),
+    open: "09:00",
+    close: "17:30",
+    holidays: "CH",
   },
   {
     code: "XTKS",
@@ -105,7 +118,9 @@ export const EXCHANGES: readonly ExchangeDef[] = [
     currency: "JPY",
     timezone: "Asia/Tokyo",
     suffix: ".T",
-    closeSecond: h(6, 30),
+    open: "09:00",
+    close: "15:30",
+    holidays: "JP",
   },
   {
     code: "XTSE",
@@ -114,7 +129,9 @@ export const EXCHANGES: readonly ExchangeDef[] = [
     currency: "CAD",
     timezone: "America/Toronto",
     suffix: ".TO",
-    closeSecond: h(20),
+    open: "09:30",
+    close: "16:00",
+    holidays: "CA",
   },
   {
     code: "XASX",
@@ -123,7 +140,9 @@ export const EXCHANGES: readonly ExchangeDef[] = [
     currency: "AUD",
     timezone: "Australia/Sydney",
     suffix: ".AX",
-    closeSecond: h(5),
+    open: "10:00",
+    close: "16:00",
+    holidays: "AU",
   },
   {
     code: "XHKG",
@@ -132,9 +151,11 @@ export const EXCHANGES: readonly ExchangeDef[] = [
     currency: "HKD",
     timezone: "Asia/Hong_Kong",
     suffix: ".HK",
-    closeSecond: h(8),
+    open: "09:30",
+    close: "16:00",
+    holidays: "HK",
   },
-  // Crypto days run 00:00-24:00 UTC; the close is stamped on the day itself.
+  // Crypto days run 00:00-24:00 UTC, every day.
   {
     code: "CRYPTO",
     name: "Crypto (composite)",
@@ -142,25 +163,32 @@ export const EXCHANGES: readonly ExchangeDef[] = [
     currency: "USD",
     timezone: "UTC",
     suffix: "",
-    closeSecond: h(24) - 1,
+    open: "00:00",
+    close: "24:00",
+    holidays: null,
   },
   {
+    // A forex day ends at 17:00 New York; the market trades on every weekday.
     code: "FOREX",
     name: "Foreign Exchange (composite)",
     country: null,
     currency: "USD",
     timezone: "America/New_York",
     suffix: "",
-    closeSecond: h(22),
+    open: "00:00",
+    close: "17:00",
+    holidays: null,
   },
   {
     code: "FUND",
     name: "Mutual Funds (NAV)",
     country: null,
     currency: "USD",
-    timezone: "UTC",
+    timezone: "America/New_York",
     suffix: "",
-    closeSecond: h(22),
+    open: "09:30",
+    close: "16:00",
+    holidays: "US",
   },
 ];
 

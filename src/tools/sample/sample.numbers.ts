@@ -17,8 +17,25 @@ export function priceDecimals(minPrice: number, base: number): number {
   return Math.min(12, Math.max(base, 3 - Math.floor(Math.log10(minPrice))));
 }
 
+/** What an instrument trades as, for its tick. */
+export type TickKind = "equity" | "crypto" | "fx";
+
+/**
+ * Decimals of an instrument's tick, given the lowest price it trades at:
+ * equities, ETFs and fund NAVs trade in cents (`base`: 2, or 0 for yen) and
+ * below one unit in hundredths of a cent; forex in five decimals, fewer for
+ * rates of a hundred and more (USDJPY in three); crypto pairs keep three
+ * significant digits, as exchanges size their ticks to the price.
+ */
+export function tickDecimals(kind: TickKind, minPrice: number, base: number): number {
+  if (kind === "crypto") return priceDecimals(minPrice, base);
+  if (kind === "fx") return minPrice > 0 ? Math.min(5, Math.max(0, 5 - Math.floor(Math.log10(minPrice)))) : 5;
+  return minPrice >= 1 ? base : Math.max(base, 4);
+}
+
+/** An equity's (or ETF's, or fund NAV's) price on its tick. */
 export function roundPrice(price: number, base: number): number {
-  return roundTo(price, priceDecimals(price, base));
+  return roundTo(price, tickDecimals("equity", price, base));
 }
 
 /**

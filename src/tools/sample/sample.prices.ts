@@ -1,9 +1,11 @@
 import { makeDay, SECONDS_PER_DAY } from "./sample.calendar";
 import { INTRADAY_DAYS } from "./sample.context";
 import type { FxHistory } from "./sample.forex";
+import { exchange } from "./sample.markets";
 import type { SqlValue } from "./sample.model";
-import { priceDecimals } from "./sample.numbers";
+import { tickDecimals, type TickKind } from "./sample.numbers";
 import type { Random } from "./sample.random";
+import { isTradingDay, sessionOn } from "./sample.sessions";
 
 /**
  * Price histories: the hot loop of the build (about ten million daily bars).
@@ -61,12 +63,13 @@ export interface HistorySpec {
   meanReversion: number;
   /** Opens gap away from the previous close (exchange sessions); false for 24h markets. */
   gaps: boolean;
-  /** 5-minute bars per day on the last INTRADAY_DAYS days; 0 for none. */
+  /** 5-minute bars per day on the last INTRADAY_DAYS days (less the listing's holidays); 0 for none. */
   intradayBars: number;
-  /** Seconds after 00:00 UTC of the first intraday bar. */
-  sessionStart: number;
-  /** Seconds after 00:00 UTC at which the daily bar closes. */
-  closeSecond: number;
+  /**
+   * The listing's exchange: its sessions (sample.sessions.ts) place the 5-minute bars and the quote's time, and its
+   * holidays have no bar (the path still moves through them, as the world does while a market is shut).
+   */
+  exchange: string;
   fxBase?: string;
   fxQuote?: string;
 }
@@ -195,6 +198,8 @@ export class BarSimulator {
   private readonly ic: Float64Array;
   private readonly iv: Float64Array;
   private readonly row: SqlValue[] = [0, 0, 0, 0, 0, 0, 0];
+  /** Indices of the path's days its listing's exchange trades. */
+  private readonly open: Int32Array;
   private readonly profiles = new Map<number, Float64Array>();
 
   constructor(
@@ -206,6 +211,7 @@ export class BarSimulator {
     this.l = new Float64Array(maxDays);
     this.c = new Float64Array(maxDays);
     this.v = new Float64Array(maxDays);
+    this.open = new Int32Array(maxDays);
     const intraday = INTRADAY_DAYS * 288;
     this.io = new Float64Array(intraday);
     this.ih = new Float64Array(intraday);
@@ -358,22 +364,27 @@ export class BarSimulator {
   }
 
   private emit(spec: HistorySpec, daily: RowWriter, intraday: RowWriter, statsOnly: boolean): QuoteStats {
-    const { o, h, l, c, v, io, ih, il, ic, iv, row } = this;
+    const { o, h, l, c, v, io, ih, il, ic, iv, row, open } = this;
     const n = spec.days.length;
     const share = spec.volumeShare ?? 1;
-    const fx = spec.style === "fx";
+    const hours = exchange(spec.exchange);
+    // The days the listing's exchange trades: the path's days less its holidays.
+    let m = 0;
+    for (let i = 0; i < n; i++) if (isTradingDay(hours, spec.days[i] as number)) open[m++] = i;
+    if (m === 0) throw new Error(`listing ${spec.listingId}: no trading day in its path`);
+    const last = open[m - 1] as number;
     let scale = 1;
-    let mult = 0;
-    if (!fx) {
-      scale = spec.finalPrice / (c[n - 1] as number);
-      let minLow = Infinity;
-      for (let i = 0; i < n; i++) if ((l[i] as number) < minLow) minLow = l[i] as number;
-      mult = 10 ** priceDecimals(minLow * scale, spec.baseDecimals);
+    let minLow = Infinity;
+    if (spec.style !== "fx") scale = spec.finalPrice / (c[last] as number);
+    for (let k = 0; k < m; k++) {
+      const x = l[open[k] as number] as number;
+      if (x < minLow) minLow = x;
     }
-    // Prices are scaled then rounded; rounding is monotonic, so h >= max(o, c)
-    // and l <= min(o, c) survive it, and a day's high still equals the
-    // highest of its 5-minute highs. FX closes stay exact cross rates.
-    const round = !fx;
+    const kind: TickKind = spec.style === "fx" ? "fx" : spec.market === "daily" ? "crypto" : "equity";
+    const mult = 10 ** tickDecimals(kind, minLow * scale, spec.baseDecimals);
+    // Prices are scaled then rounded to the tick; rounding is monotonic, so h >= max(o, c) and l <= min(o, c)
+    // survive it, and a day's high still equals the highest of its 5-minute highs.
+    const tick = (x: number) => Math.round(x * scale * mult) / mult;
 
     row[0] = spec.listingId;
     let sum50 = 0;
@@ -384,12 +395,14 @@ export class BarSimulator {
     let lastL = 0;
     let lastC = 0;
     let prevC = 0;
-    // The quote needs the last 200 bars; each bar is rounded on its own, so skipping the others changes nothing.
-    for (let i = statsOnly ? Math.max(0, n - 200) : 0; i < n; i++) {
-      const co = round ? Math.round((o[i] as number) * scale * mult) / mult : (o[i] as number);
-      const ch = round ? Math.round((h[i] as number) * scale * mult) / mult : (h[i] as number);
-      const cl = round ? Math.round((l[i] as number) * scale * mult) / mult : (l[i] as number);
-      const cc = round ? Math.round((c[i] as number) * scale * mult) / mult : (c[i] as number);
+    // The quote needs the last 200 bars and the close before them; each bar is rounded on its own, so skipping the
+    // others changes nothing.
+    for (let k = statsOnly ? Math.max(0, m - 201) : 0; k < m; k++) {
+      const i = open[k] as number;
+      const co = tick(o[i] as number);
+      const ch = tick(h[i] as number);
+      const cl = tick(l[i] as number);
+      const cc = tick(c[i] as number);
       const cv = share === 1 ? (v[i] as number) : Math.max(1, Math.round((v[i] as number) * share));
       row[1] = (spec.days[i] as number) * SECONDS_PER_DAY;
       row[2] = co;
@@ -397,10 +410,10 @@ export class BarSimulator {
       row[4] = cl;
       row[5] = cc;
       row[6] = cv;
-      daily.write(row);
-      if (i >= n - 50) sum50 += cc;
-      if (i >= n - 200) sum200 += cc;
-      if (i >= n - 30) sumVol30 += cv;
+      if (!statsOnly) daily.write(row);
+      if (k >= m - 50) sum50 += cc;
+      if (k >= m - 200) sum200 += cc;
+      if (k >= m - 30) sumVol30 += cv;
       prevC = lastC;
       lastO = co;
       lastH = ch;
@@ -408,74 +421,42 @@ export class BarSimulator {
       lastC = cc;
     }
 
-    const k = spec.intradayBars;
-    if (k > 0 && !statsOnly) {
+    const bars = spec.intradayBars;
+    if (bars > 0 && !statsOnly) {
       const from = Math.max(1, n - INTRADAY_DAYS);
       for (let i = from; i < n; i++) {
-        const dayStart = (spec.days[i] as number) * SECONDS_PER_DAY + spec.sessionStart;
-        const base = (i - from) * k;
-        for (let j = 0; j < k; j++) {
+        const session = sessionOn(hours, spec.days[i] as number);
+        if (!session) continue;
+        const base = (i - from) * bars;
+        for (let j = 0; j < bars; j++) {
           const x = base + j;
-          row[1] = dayStart + j * 300;
-          row[2] = Math.round((io[x] as number) * scale * mult) / mult;
-          row[3] = Math.round((ih[x] as number) * scale * mult) / mult;
-          row[4] = Math.round((il[x] as number) * scale * mult) / mult;
-          row[5] = Math.round((ic[x] as number) * scale * mult) / mult;
+          row[1] = session.open + j * 300;
+          row[2] = tick(io[x] as number);
+          row[3] = tick(ih[x] as number);
+          row[4] = tick(il[x] as number);
+          row[5] = tick(ic[x] as number);
           row[6] = share === 1 ? (iv[x] as number) : Math.max(1, Math.round((iv[x] as number) * share));
           intraday.write(row);
         }
       }
     }
 
+    const lastDay = spec.days[last] as number;
+    const onTick = (x: number) => Math.round(x * mult) / mult;
     return {
-      t: (spec.days[n - 1] as number) * SECONDS_PER_DAY + spec.closeSecond,
+      t: (sessionOn(hours, lastDay) as { close: number }).close,
       o: lastO,
       h: lastH,
       l: lastL,
       c: lastC,
-      pc: n > 1 ? prevC : lastO,
-      v: share === 1 ? (v[n - 1] as number) : Math.max(1, Math.round((v[n - 1] as number) * share)),
-      ma50: sum50 / Math.min(50, n),
-      ma200: sum200 / Math.min(200, n),
-      avgVolume: sumVol30 / Math.min(30, n),
+      pc: m > 1 ? prevC : lastO,
+      v: share === 1 ? (v[last] as number) : Math.max(1, Math.round((v[last] as number) * share)),
+      ma50: onTick(sum50 / Math.min(50, m)),
+      ma200: onTick(sum200 / Math.min(200, m)),
+      // Volumes are whole shares; so is their average.
+      avgVolume: Math.round(sumVol30 / Math.min(30, m)),
     };
   }
-}
-
-/**
- * A plausible quote for a listing without history: a last day's move, wicks,
- * and moving averages that wander from the price as much as its volatility
- * suggests.
- */
-export function syntheticQuote(
-  r: Random,
-  price: number,
-  baseDecimals: number,
-  annualVol: number,
-  volume: number,
-  t: number,
-  navOnly: boolean,
-): QuoteStats {
-  const daily = annualVol / Math.sqrt(252);
-  const mult = 10 ** priceDecimals(price * 0.8, baseDecimals);
-  const round = (x: number) => Math.max(1 / mult, Math.round(x * mult) / mult);
-  const c = price;
-  const pc = round(c / Math.exp(daily * r.normal()));
-  const o = navOnly ? c : round(pc * (1 + 0.25 * daily * r.normal()));
-  const h = navOnly ? c : round(Math.max(o, c) * (1 + 0.6 * daily * r.next()));
-  const l = navOnly ? c : round(Math.min(o, c) * (1 - 0.6 * daily * r.next()));
-  return {
-    t,
-    o,
-    h,
-    l,
-    c,
-    pc,
-    v: Math.max(1, Math.round(volume * (0.55 + 0.9 * r.next()))),
-    ma50: c * Math.exp(daily * Math.sqrt(25) * r.normal()),
-    ma200: c * Math.exp(daily * Math.sqrt(100) * r.normal() - 0.02),
-    avgVolume: Math.max(1, volume * (0.85 + 0.3 * r.next())),
-  };
 }
 
 /**
@@ -488,10 +469,11 @@ export function convertedQuote(
   primary: QuoteStats,
   rate: number,
   baseDecimals: number,
+  kind: TickKind,
   t: number,
 ): QuoteStats {
   const k = rate * (1 + 0.001 * r.normal());
-  const mult = 10 ** priceDecimals(primary.l * k, baseDecimals);
+  const mult = 10 ** tickDecimals(kind, primary.l * k, baseDecimals);
   const round = (x: number) => Math.round(x * k * mult) / mult;
   const share = r.range(0.002, 0.05);
   return {
@@ -502,8 +484,8 @@ export function convertedQuote(
     c: round(primary.c),
     pc: round(primary.pc),
     v: Math.max(1, Math.round(primary.v * share)),
-    ma50: primary.ma50 === null ? null : primary.ma50 * k,
-    ma200: primary.ma200 === null ? null : primary.ma200 * k,
-    avgVolume: primary.avgVolume === null ? null : Math.max(1, primary.avgVolume * share),
+    ma50: primary.ma50 === null ? null : round(primary.ma50),
+    ma200: primary.ma200 === null ? null : round(primary.ma200),
+    avgVolume: primary.avgVolume === null ? null : Math.max(1, Math.round(primary.avgVolume * share)),
   };
 }

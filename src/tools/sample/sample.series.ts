@@ -30,7 +30,7 @@ import { Random } from "./sample.random";
 
 /** The meta key the generator writes; its value is the version of the series format. */
 export const SERIES_META_KEY = "synthetic_daily_bars";
-export const SERIES_FORMAT = "1";
+export const SERIES_FORMAT = "2";
 
 export const STOCK_FACTOR_VOL = 0.16;
 export const CRYPTO_FACTOR_VOL = 0.5;
@@ -54,8 +54,7 @@ export const SERIES_TABLE_SQL = `CREATE TABLE sample_series (
   with_factor     INTEGER NOT NULL,
   gaps            INTEGER NOT NULL,
   intraday_bars   INTEGER NOT NULL,   -- 5-minute bars a day on the last days (they shape the path's last days)
-  session_start   INTEGER NOT NULL,
-  close_second    INTEGER NOT NULL,
+  exchange        TEXT NOT NULL,      -- the listing's exchange: its sessions and holidays (sample.sessions.ts)
   stored          INTEGER NOT NULL    -- 1: the bars are rows of daily_bars; 0: computed when read
 )`;
 
@@ -77,8 +76,7 @@ export const SERIES_COLUMNS = [
   "with_factor",
   "gaps",
   "intraday_bars",
-  "session_start",
-  "close_second",
+  "exchange",
   "stored",
 ] as const;
 
@@ -103,8 +101,7 @@ export interface SeriesRow {
   withFactor: boolean;
   gaps: boolean;
   intradayBars: number;
-  sessionStart: number;
-  closeSecond: number;
+  exchange: string;
   stored: boolean;
 }
 
@@ -128,8 +125,7 @@ export function seriesRowValues(spec: HistorySpec, stored: boolean): SqlValue[] 
     spec.factor === null ? 0 : 1,
     spec.gaps ? 1 : 0,
     spec.intradayBars,
-    spec.sessionStart,
-    spec.closeSecond,
+    spec.exchange,
     stored ? 1 : 0,
   ];
 }
@@ -153,8 +149,7 @@ export function toSeriesRow(r: Record<string, unknown>): SeriesRow {
     withFactor: r.with_factor === 1,
     gaps: r.gaps === 1,
     intradayBars: r.intraday_bars as number,
-    sessionStart: r.session_start as number,
-    closeSecond: r.close_second as number,
+    exchange: r.exchange as string,
     stored: r.stored === 1,
   };
 }
@@ -175,8 +170,9 @@ export class SeriesCalendar {
     readonly historyStart: number,
     readonly anchorDay: number,
   ) {
-    this.weekdays = weekdaysBetween(historyStart, anchorDay);
-    this.allDays = daysBetween(historyStart, anchorDay);
+    // Paths end the day before the anchor: the anchor day's sessions close after the sample's clock (00:00 UTC).
+    this.weekdays = weekdaysBetween(historyStart, anchorDay - 1);
+    this.allDays = daysBetween(historyStart, anchorDay - 1);
     const rng = (label: string) => Random.fromSeed(seed, label);
     this.stockFactor = marketFactor(rng("market"), this.weekdays, STOCK_FACTOR_VOL, 0.08, 252, STOCK_CRASHES);
     this.cryptoFactor = marketFactor(rng("crypto-market"), this.allDays, CRYPTO_FACTOR_VOL, 0.55, 365, CRYPTO_CRASHES);
@@ -219,8 +215,7 @@ export class SeriesCalendar {
       meanReversion: row.meanReversion,
       gaps: row.gaps,
       intradayBars: row.intradayBars,
-      sessionStart: row.sessionStart,
-      closeSecond: row.closeSecond,
+      exchange: row.exchange,
     };
   }
 }
@@ -260,6 +255,20 @@ class ColumnWriter implements RowWriter {
     o.c[i] = values[5] as number;
     o.v[i] = values[6] as number;
   }
+
+  /** The rows written: fewer than the path's days when its exchange has holidays among them. */
+  written(): DailySeries {
+    const n = this.at;
+    const o = this.out;
+    return {
+      t: o.t.subarray(0, n),
+      o: o.o.subarray(0, n),
+      h: o.h.subarray(0, n),
+      l: o.l.subarray(0, n),
+      c: o.c.subarray(0, n),
+      v: o.v.subarray(0, n),
+    };
+  }
 }
 
 export const DISCARD: RowWriter = { write: () => undefined };
@@ -280,7 +289,7 @@ export class SeriesSynthesizer {
     const spec = this.calendar.spec(row);
     const w = new ColumnWriter(spec.days.length);
     const quote = this.sim.run(spec, this.bars.fork(spec.stream), w, DISCARD);
-    return { series: w.out, quote };
+    return { series: w.written(), quote };
   }
 }
 

@@ -26,7 +26,8 @@ describe("quote metrics from the trailing figures stored with the security", () 
       }
       withTtm++;
       expect(r.type).toBe("stock");
-      expect(r.eps_ttm).toBe(last.reduce((sum, q) => sum + q.eps, 0));
+      // EPS to four decimals, as the quarters' are.
+      expect(r.eps_ttm).toBe(Math.round(last.reduce((sum, q) => sum + q.eps, 0) * 1e4) / 1e4);
       expect(r.net_income_ttm).toBe(last.reduce((sum, q) => sum + q.netIncome, 0));
     });
     expect(withTtm).toBeGreaterThan(20);

@@ -1,3 +1,4 @@
+import { roundMoney } from "../../../src/domains/fx/fx.service";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { expectErrorBody } from "../../helpers/expect";
 
@@ -115,7 +116,7 @@ describe.each(["v0", "v1"])("POST /%s/quote", (v) => {
     expectErrorBody(await t.post(`/${v}/quote`, { isin: "XS0000000009" }), 404, "NOT_FOUND");
   });
 
-  it("converts prices with the FX rate of the quote day when asked for a currency", async () => {
+  it("converts prices with the FX rate of the quote day when asked for a currency, onto its tick", async () => {
     const row = sample("stock");
     const target = row.currency === "EUR" ? "USD" : "EUR";
     const day = new Date(row.t * 1000).toISOString().slice(0, 10);
@@ -131,8 +132,9 @@ describe.each(["v0", "v1"])("POST /%s/quote", (v) => {
     const res = await t.post(`/${v}/quote`, { symbol: row.symbol, currency: target.toLowerCase() });
     expect(res.status).toBe(200);
     expect(res.body.currency).toBe(target);
-    expect(res.body.c).toBeCloseTo(row.c * rate, 5);
-    expect(res.body.pc).toBeCloseTo(row.pc * rate, 5);
+    expect(res.body.c).toBe(roundMoney(row.c * rate, target));
+    expect(res.body.pc).toBe(roundMoney(row.pc * rate, target));
+    expect(Math.abs(res.body.c * 100 - Math.round(res.body.c * 100))).toBeLessThan(1e-9);
   });
 
   it("answers 404 INVALID_ARGUMENT for a currency that is not ISO 4217", async () => {

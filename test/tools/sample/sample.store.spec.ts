@@ -4,6 +4,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isValidCusip, isValidIsin } from "../../../src/tools/sample/sample.identifiers";
+import { exchange } from "../../../src/tools/sample/sample.markets";
+import { sessionOn } from "../../../src/tools/sample/sample.sessions";
 import { migrate } from "../../../src/sources/sqlite/sqlite.migrate";
 import { ensureSampleStore, fillSampleData, type SampleSummary } from "../../../src/tools/sample/sample.store";
 
@@ -11,6 +13,12 @@ const SEED = 42;
 const ANCHOR = "2026-11-20";
 const HISTORY_START = "2016-11-20";
 const SCALE = 0.02;
+
+/** The fewest decimals that write every one of `xs` (their tick). */
+function decimalsOf(xs: readonly number[]): number {
+  for (let d = 0; d < 12; d++) if (xs.every((x) => Math.abs(x * 10 ** d - Math.round(x * 10 ** d)) < 1e-6)) return d;
+  return 12;
+}
 
 const sha256 = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
 
@@ -62,7 +70,7 @@ describe("sample store (scale 0.02)", () => {
       seed: "42",
       anchor_date: ANCHOR,
       history_start: HISTORY_START,
-      generator_version: "2",
+      generator_version: "3",
     });
     expect(meta.built_at).toBeUndefined();
   });
@@ -163,7 +171,7 @@ describe("sample store (scale 0.02)", () => {
     for (const n of names.slice(0, 300)) expect(words.get(n.split(" ")[0] as string)).toBeLessThanOrEqual(4);
   });
 
-  it("writes consistent daily bars: 10 years, weekdays (crypto every day), h/l around o/c", () => {
+  it("writes consistent daily bars: 10 years to the day before the anchor, weekdays (crypto every day)", () => {
     expect(one("SELECT count(*) FROM daily_bars WHERE l > min(o, c) OR h < max(o, c) OR l <= 0 OR v <= 0")).toBe(0);
     const spans = all<{ exchange: string; first: number; last: number; n: number }>(
       `SELECT l.exchange, min(b.t) first, max(b.t) last, count(*) n FROM daily_bars b JOIN listings l
@@ -173,8 +181,10 @@ describe("sample store (scale 0.02)", () => {
     const anchor = Date.parse(ANCHOR) / 1000;
     for (const s of spans) {
       expect(s.first).toBeLessThanOrEqual(start + 3 * 86400);
-      expect(s.last).toBe(anchor);
-      expect(s.n).toBeGreaterThanOrEqual(s.exchange === "CRYPTO" ? 3652 : 2600);
+      // The anchor day's sessions close after the sample's clock (00:00 UTC of the anchor day).
+      expect(s.last).toBe(anchor - 86400);
+      // Exchanges: ten years of weekdays (2,609) less their holidays (Tokyo's are the most, some 17 a year).
+      expect(s.n).toBeGreaterThanOrEqual(s.exchange === "CRYPTO" ? 3652 : 2400);
     }
     expect(
       one(
@@ -228,7 +238,8 @@ describe("sample store (scale 0.02)", () => {
       `SELECT min(t % 86400) first, max(t % 86400) last FROM intraday_bars i JOIN listings l ON l.id = i.listing_id
         WHERE l.exchange <> 'CRYPTO'`,
     )[0];
-    expect(stockSession).toEqual({ first: 13.5 * 3600, last: 20 * 3600 - 300 });
+    // New York's winter hours, 9:30-16:00 EST: the window's days all come after the clocks went back.
+    expect(stockSession).toEqual({ first: 14.5 * 3600, last: 21 * 3600 - 300 });
   });
 
   it("quotes every listing, consistently with its history", () => {
@@ -251,7 +262,11 @@ describe("sample store (scale 0.02)", () => {
       ma200: number;
       avg_volume: number;
       t: number;
-    }>("SELECT * FROM quotes WHERE listing_id IN (SELECT DISTINCT listing_id FROM daily_bars)");
+      exchange: string;
+    }>(
+      `SELECT q.*, l.exchange FROM quotes q JOIN listings l ON l.id = q.listing_id
+        WHERE listing_id IN (SELECT DISTINCT listing_id FROM daily_bars)`,
+    );
     for (const q of withHistory) {
       const bars = db
         .prepare("SELECT t, o, h, l, c, v FROM daily_bars WHERE listing_id = ? ORDER BY t DESC LIMIT 200")
@@ -259,11 +274,16 @@ describe("sample store (scale 0.02)", () => {
       const last = bars[0] as (typeof bars)[number];
       expect([q.o, q.h, q.l, q.c, q.v]).toEqual([last.o, last.h, last.l, last.c, last.v]);
       expect(q.pc).toBe(bars[1]?.c);
-      expect(Math.floor(q.t / 86400) * 86400).toBe(last.t);
+      // Its time is the close of the last bar's session (a crypto day closes at the next midnight).
+      expect(q.t).toBe(sessionOn(exchange(q.exchange), last.t / 86400)?.close);
       const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-      expect(q.ma50).toBeCloseTo(mean(bars.slice(0, 50).map((b) => b.c)), 6);
-      expect(q.ma200).toBeCloseTo(mean(bars.map((b) => b.c)), 6);
-      expect(q.avg_volume).toBeCloseTo(mean(bars.slice(0, 30).map((b) => b.v)), 3);
+      // The averages are on the listing's tick, as its prices are.
+      const halfTick = 0.5 * 10 ** -decimalsOf(bars.map((b) => b.c)) + 1e-9;
+      expect(Math.abs(q.ma50 - mean(bars.slice(0, 50).map((b) => b.c)))).toBeLessThanOrEqual(halfTick);
+      expect(Math.abs(q.ma200 - mean(bars.map((b) => b.c)))).toBeLessThanOrEqual(halfTick);
+      // Whole shares.
+      expect(Math.abs(q.avg_volume - mean(bars.slice(0, 30).map((b) => b.v)))).toBeLessThanOrEqual(0.5);
+      expect(Number.isInteger(q.avg_volume)).toBe(true);
     }
   });
 
@@ -293,13 +313,26 @@ describe("sample store (scale 0.02)", () => {
       "SELECT DISTINCT currency c FROM listings UNION SELECT nav_currency FROM fund_profiles",
     ).map((r) => r.c);
     for (const c of used) expect(one("SELECT count(*) FROM fx_daily WHERE currency = ?", c)).toBe(days);
-    const mismatches = one(`
-      SELECT count(*) FROM daily_bars b JOIN listings l ON l.id = b.listing_id AND l.exchange = 'FOREX'
-      WHERE b.c <> (SELECT per_usd FROM fx_daily
+    // A forex close is the day's cross rate on the pair's tick (at most five decimals).
+    const closes = all<{ id: number; c: number; rate: number }>(`
+      SELECT b.listing_id id, b.c, (SELECT per_usd FROM fx_daily
                     WHERE currency = substr(l.symbol, 4, 3) AND day = date(b.t, 'unixepoch'))
                  / (SELECT per_usd FROM fx_daily
-                    WHERE currency = substr(l.symbol, 1, 3) AND day = date(b.t, 'unixepoch'))`);
-    expect(mismatches).toBe(0);
+                    WHERE currency = substr(l.symbol, 1, 3) AND day = date(b.t, 'unixepoch')) rate
+      FROM daily_bars b JOIN listings l ON l.id = b.listing_id AND l.exchange = 'FOREX'`);
+    expect(closes.length).toBeGreaterThan(10_000);
+    const byPair = new Map<number, typeof closes>();
+    for (const r of closes) {
+      const rows = byPair.get(r.id);
+      if (rows) rows.push(r);
+      else byPair.set(r.id, [r]);
+    }
+    for (const rows of byPair.values()) {
+      const d = decimalsOf(rows.map((r) => r.c));
+      expect(d).toBeLessThanOrEqual(5);
+      const off = rows.filter((r) => Math.abs(r.c - r.rate) > 0.5 * 10 ** -d + 1e-12);
+      expect(off).toEqual([]);
+    }
     const eur = one("SELECT per_usd FROM fx_daily WHERE currency = 'EUR' AND day = ?", ANCHOR);
     expect(eur).toBeGreaterThan(0.75);
     expect(eur).toBeLessThan(1.1);
@@ -368,7 +401,8 @@ describe("sample store (scale 0.02)", () => {
       one(
         `SELECT count(*) FROM quarterly_financials WHERE gross_profit <> revenue - cost_of_revenue
       OR free_cash_flow <> operating_cash_flow + capex OR total_assets <> total_liabilities + total_equity
-      OR abs(eps - net_income * 1.0 / shares_outstanding) > 1e-9 OR capex > 0 OR dividends_paid > 0
+      OR abs(eps - net_income * 1.0 / shares_outstanding) > 0.00005 + 1e-12 OR eps <> round(eps, 4)
+      OR capex > 0 OR dividends_paid > 0
       OR reported_date <= period_end OR reported_date > ?`,
         ANCHOR,
       ),
