@@ -155,10 +155,10 @@ export async function createApp(
     searchDefault: deps.config.sizes.searchResults,
   };
   const metricsPlugin = metrics?.graphqlPlugin();
-  // Depth, aliases, root fields and cost before execution, then the key's rate and quota (README "Limits and
-  // hardening").
+  // Depth, aliases, root fields and cost before execution, then the key's rate and quota (docs/operations.md
+  // "Limits and hardening").
   const limitsPlugin = graphqlLimitsPlugin({ ...limitsOptions, afterLimits: chargeGraphqlOperation(rateLimiter) });
-  // A field refused for its scope gives its units back (README "Limits and hardening").
+  // A field refused for its scope gives its units back (docs/operations.md "Limits and hardening").
   const refundPlugin = refundRefusedGraphqlFields(rateLimiter);
   // Gateway mode: a response with an answer served stale says so (docs/contract.md section 9).
   const stalePlugin = staleExtensionsPlugin();

@@ -19,7 +19,7 @@ import { ROW_STORE_LIST_ANSWERS, type ListAnswers } from "./domains/list/list.an
 import { ROW_STORE_INDICES_ANSWERS, type IndicesAnswers } from "./domains/indices/indices.answers";
 
 /**
- * The answers the resolvers ask for, by domain (README "Architecture"): over a
+ * The answers the resolvers ask for, by domain (docs/architecture.md): over a
  * row store, the domain services; over an upstream that answers documents,
  * the upstream adapter's own (src/sources/upstream/upstream.answers.ts).
  * Every GraphQL field, and so every REST endpoint, is answered through one

@@ -199,7 +199,7 @@ export const envSchema = z.object({
   MDG_INSTRUMENT_CACHE_MB: envNumber({ fallback: 8, min: 0, max: 1024, fraction: true, unit: "MiB" }),
   /** Annual risk-free rate in percent, used by ETF metrics' Sharpe ratio. */
   MDG_RISK_FREE_RATE: envNumber({ fallback: 0, min: -100, max: 100, fraction: true, unit: "percent" }),
-  /** Hardening (README "Limits and hardening"). */
+  /** Hardening (docs/operations.md "Limits and hardening"). */
   MDG_REQUEST_TIMEOUT_MS: envNumber({ fallback: 10_000, min: 1, max: 10 * MINUTE_MS, unit: "milliseconds" }),
   MDG_SHUTDOWN_TIMEOUT_MS: envNumber({ fallback: 20_000, min: 1, max: 60 * MINUTE_MS, unit: "milliseconds" }),
   /**
@@ -216,7 +216,7 @@ export const envSchema = z.object({
     max: 10 * MINUTE_MS,
     unit: "milliseconds",
   }),
-  /** Behind a load balancer: no listening socket until the API is ready (README "Running N replicas"). */
+  /** Behind a load balancer: no listening socket until the API is ready (docs/operations.md "Running N replicas"). */
   MDG_SHUTDOWN_DELAY_MS: envNumber({ fallback: 0, min: 0, max: 10 * MINUTE_MS, unit: "milliseconds" }),
   MDG_LISTEN_WHEN_READY: optionalBool,
   /** How often each replica reads PostgreSQL's change version (src/sources/postgres/postgres.changes.ts). */
@@ -261,13 +261,13 @@ export const envSchema = z.object({
   MDG_REDIS_COOLDOWN_MS: envNumber({ fallback: 5_000, min: 1, max: 10 * MINUTE_MS, unit: "milliseconds" }),
   MDG_CORS_ORIGINS: corsOrigins,
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  /** GET /metrics (Prometheus); README "Metrics and logs". */
+  /** GET /metrics (Prometheus); docs/operations.md "Metrics and logs". */
   MDG_METRICS_ENABLED: optionalBool,
   MDG_METRICS_TOKEN: z
     .string()
     .optional()
     .transform((v) => (v === undefined || v === "" ? undefined : v)),
-  /** Gateway mode (MDG_DATA_SOURCE=upstream); README "Gateway: resilience" states each default's origin. */
+  /** Gateway mode (MDG_DATA_SOURCE=upstream); docs/gateway.md "Gateway: resilience" states each default's origin. */
   MDG_UPSTREAM_URL: z
     .string()
     .optional()

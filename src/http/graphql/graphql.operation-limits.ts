@@ -428,7 +428,7 @@ export function checkOperation(
   if (!Number.isFinite(cost) || cost > limits.maxCost) {
     throw limitError(
       "QUERY_TOO_COSTLY",
-      `the operation costs ${cost}; at most ${limits.maxCost} is allowed (README "Limits and hardening")`,
+      `the operation costs ${cost}; at most ${limits.maxCost} is allowed (docs/operations.md "Limits and hardening")`,
       limits.maxCost,
       cost,
     );

@@ -9,7 +9,7 @@ import type { LimitDecision } from "./quota.types";
  *
  * `q` quota and `w` window (seconds) per policy; `r` units remaining and `t`
  * seconds until units come back. Units are requests, except that a bulk call
- * costs one per security it names (README "Limits and hardening").
+ * costs one per security it names (docs/operations.md "Limits and hardening").
  */
 export function rateLimitHeaders(decision: LimitDecision): Record<string, string> {
   return { "ratelimit-policy": rateLimitPolicyHeader(decision), ratelimit: rateLimitHeader(decision) };

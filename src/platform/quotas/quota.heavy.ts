@@ -1,7 +1,7 @@
 import { BusyError, QuotaExceededError } from "../errors";
 
 /**
- * Fairness between keys (README "Limits and hardening"): each key may run at
+ * Fairness between keys (docs/operations.md "Limits and hardening"): each key may run at
  * most `maxPerKey` heavy operations at once (MDG_MAX_HEAVY_PER_KEY); one more
  * is refused at once with QUOTA_EXCEEDED and `Retry-After`, so one key's heavy
  * load cannot hold the worker threads (and the main thread's share of that

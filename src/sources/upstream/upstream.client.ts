@@ -425,7 +425,7 @@ class Client implements GatewayUpstreamClient {
 }
 
 /**
- * Gateway mode's client (docs/contract.md section 9, README "Gateway: resilience"): keep-alive connections to
+ * Gateway mode's client (docs/contract.md section 9, docs/gateway.md "Gateway: resilience"): keep-alive connections to
  * `MDG_UPSTREAM_URL`; each call within `MDG_UPSTREAM_TIMEOUT_MS`, retries included, retried on connection errors,
  * 5xx and 429 inside a budget; a circuit breaker; identical calls in flight shared; answers cached per kind in
  * memory (and Redis with REDIS_URL) and served stale when the upstream fails; batches sent as bulk.
