@@ -2,7 +2,7 @@ import { availableParallelism } from "node:os";
 import { Piscina } from "piscina";
 
 /**
- * The worker threads that take heavy work off the event loop (README
+ * The worker threads that take heavy work off the event loop (docs/operations.md
  * "Limits and hardening"): the loop that answers every request must never
  * wait for one client's long computation. One pool per process, made on the
  * first heavy job; each task names its worker module.
