@@ -16,8 +16,7 @@ import { ChartDocument, EtfCardDocument, EtfListDocument, SearchBoxDocument, Wat
  */
 export async function demo(client: Client, print: (line: string) => void): Promise<void> {
   const { quotes } = await client.request(WatchlistDocument, { symbols: ["BTC-USD", "ETH-USD"], currency: "EUR" });
-  for (const q of quotes)
-    if (q) print(`${q.symbol.padEnd(10)} ${q.c.toFixed(2)} ${q.currency} (${q.dp.toFixed(2)} %)`);
+  for (const q of quotes) if (q) print(`${q.symbol.padEnd(10)} ${q.c.toFixed(2)} ${q.currency} (${q.dp.toFixed(2)} %)`);
 
   const { listEtfs } = await client.request(EtfListDocument, { limit: 1 });
   const first = listEtfs.results[0];

@@ -254,7 +254,7 @@ export class TtmPrice {
   inReportingCurrency: number;
 
   @Field(() => Float, {
-    description: "inReportingCurrency × shares outstanding of the latest quarter, in the answer's currency",
+    description: "The price inReportingCurrency × shares outstanding of the latest quarter, in the answer's currency",
   })
   marketCapitalization: number;
 }
