@@ -42,8 +42,15 @@ if (built >= inputsNewest()) {
   process.exit(0);
 }
 const started = new Date();
+// tsc prints nothing while it works: say what the wait is for, and how long it took.
+console.log(
+  built < 0
+    ? "Compiling the TypeScript sources into dist/ (a first build takes 20-60 s; later starts skip it)..."
+    : "Sources changed since the last build: compiling into dist/...",
+);
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 const run = spawnSync(npm, ["run", "--silent", "build"], { cwd: root, stdio: "inherit" });
 if (run.status !== 0) process.exit(run.status ?? 1);
+console.log(`Compiled in ${((Date.now() - started.getTime()) / 1000).toFixed(1)} s`);
 writeFileSync(stamp, "");
 utimesSync(stamp, started, started);
