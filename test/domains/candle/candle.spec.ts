@@ -1,3 +1,4 @@
+import { roundMoney } from "../../../src/domains/fx/fx.service";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { TEST_ANCHOR } from "../../helpers/constants";
 import { expectErrorBody } from "../../helpers/expect";
@@ -170,9 +171,11 @@ describe.each(["v0", "v1"])("POST /%s/candle", (v) => {
     const converted = stored.map((b) => {
       const day = dayText(b.t);
       const f = perUsd(t.source.db, target, day) / perUsd(t.source.db, s.currency, day);
-      return { t: b.t, o: b.o * f, h: b.h * f, l: b.l * f, c: b.c * f, v: b.v };
+      // Converted money is rounded to the target currency's minor unit (docs/contract.md: prices on tick).
+      const m = (x: number) => roundMoney(x * f, target);
+      return { t: b.t, o: m(b.o), h: m(b.h), l: m(b.l), c: m(b.c), v: b.v };
     });
-    expectBars(res.body, converted, 5);
+    expectBars(res.body, converted, 9);
   });
 
   it("defaults to D over the year before now when only the symbol is sent", async () => {

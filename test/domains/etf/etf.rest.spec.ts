@@ -507,8 +507,8 @@ describe.each(["v0", "v1"])("ETF endpoints on /%s hold the five-status rule", (v
     expect(res.body).toMatchObject({ symbol: etf.symbol, startDate: null, totalReturn: null, periods: 0, series: [] });
   });
 
-  it("ETF paths answer 404 for GET", async () => {
-    const res = await t.http.get(`/${v}/etf/profile`).set("x-api-key", "test-bootstrap-key-0123456789");
+  it("ETF paths answer 404 for a method other than GET and POST", async () => {
+    const res = await t.http.put(`/${v}/etf/profile`).set("x-api-key", "test-bootstrap-key-0123456789");
     expectErrorBody(res, 404, "NOT_FOUND");
   });
 });
