@@ -660,6 +660,7 @@ async function main(): Promise<number> {
       etfSymbols: inputs.etfSymbols,
       lightBodies: symbolBodies(inputs.quoteSymbols),
       seconds: DURATION,
+      neighbours: (process.env.BENCH_NEIGHBOURS as "all" | "heavy" | "bombs" | undefined) ?? "all",
     });
   // Requests of each bomb shape (and 5 times as many light quotes) for the service CPU each costs.
   const runBombs = () =>

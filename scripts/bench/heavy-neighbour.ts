@@ -108,7 +108,13 @@ export async function heavyNeighbour(opts: {
   etfSymbols: string[];
   lightBodies: string[];
   seconds: number;
+  /**
+   * Which neighbours loop beside the light load: all of them (the default), only the heavy operations, or only the
+   * validation bombs (BENCH_NEIGHBOURS), to tell which of them moves the light p99.
+   */
+  neighbours?: "all" | "heavy" | "bombs";
 }): Promise<HeavyNeighbourResult> {
+  const neighbours = opts.neighbours ?? "all";
   const base = `http://127.0.0.1:${opts.port}`;
   const etfs = [...opts.etfSymbols].sort();
   const gqlBody = (n: number) =>
@@ -164,7 +170,8 @@ export async function heavyNeighbour(opts: {
     });
   const a = await lightLoad();
   const light = lightLoad();
-  const heavy = operations.map((op) =>
+  const looped = neighbours === "bombs" ? [] : operations;
+  const heavy = looped.map((op) =>
     autocannon({
       url: base,
       connections: 1,
@@ -176,33 +183,35 @@ export async function heavyNeighbour(opts: {
   const bombLoops = [
     { name: "validation bomb with the key (a new text each time)", key: true, expected: 400 },
     { name: "validation bomb without a key", key: false, expected: 401 },
-  ].map((b) => {
-    let n = 0;
-    let bad = 0;
-    const instance = autocannon({
-      url: base,
-      connections: 1,
-      duration: opts.seconds,
-      requests: [
-        {
-          method: "POST",
-          path: "/graphql",
-          headers: b.key ? headers : { "content-type": "application/json" },
-          setupRequest: (req) => ({ ...req, body: freshBody(VALIDATION_BOMB, n++) }),
-          onResponse: (statusCode) => {
-            if (statusCode !== b.expected) bad++;
+  ]
+    .filter(() => neighbours !== "heavy")
+    .map((b) => {
+      let n = 0;
+      let bad = 0;
+      const instance = autocannon({
+        url: base,
+        connections: 1,
+        duration: opts.seconds,
+        requests: [
+          {
+            method: "POST",
+            path: "/graphql",
+            headers: b.key ? headers : { "content-type": "application/json" },
+            setupRequest: (req) => ({ ...req, body: freshBody(VALIDATION_BOMB, n++) }),
+            onResponse: (statusCode) => {
+              if (statusCode !== b.expected) bad++;
+            },
           },
-        },
-      ],
+        ],
+      });
+      return instance.then((r) => ({
+        name: b.name,
+        calls: r.requests.total,
+        bad: bad + r.errors,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+      }));
     });
-    return instance.then((r) => ({
-      name: b.name,
-      calls: r.requests.total,
-      bad: bad + r.errors,
-      p50: r.latency.p50,
-      p99: r.latency.p99,
-    }));
-  });
   let peak = status(opts.pid).rssMb;
   const sampler = setInterval(() => (peak = Math.max(peak, status(opts.pid).rssMb)), 100);
   const [l, ...h] = await Promise.all([light, ...heavy]);
@@ -223,7 +232,7 @@ export async function heavyNeighbour(opts: {
       p50: r.latency.p50,
       p99: r.latency.p99,
     })),
-    operations,
+    operations: looped,
     bombs,
     peakRssMb: Math.max(peak, status(opts.pid).peakMb),
   };

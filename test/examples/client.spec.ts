@@ -1,25 +1,24 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer } from "node:http";
 import { createClient, GraphQLRequestError } from "../../examples/client/client";
 import { demo } from "../../examples/client/demo";
 import { ChartDocument, EtfCardDocument, SearchBoxDocument, WatchlistDocument } from "../../examples/client/generated";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { BOOTSTRAP_KEY } from "../helpers/constants";
+import { listen } from "../helpers/http";
 
 /** The example frontend client (examples/client/) against the real service over HTTP. */
 describe("examples/client", () => {
   let t: TestApp;
-  let server: Server;
+  let server: Awaited<ReturnType<typeof listen>>;
   let url: string;
 
   beforeAll(async () => {
     t = await createTestApp();
-    server = createServer(t.app);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+    server = await listen(createServer(t.app));
+    url = `http://127.0.0.1:${server.port}/graphql`;
   });
   afterAll(async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await server.close();
     await t.close();
   });
 

@@ -1,8 +1,8 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer } from "node:http";
 import jsonpath from "jsonpath";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { BOOTSTRAP_KEY } from "../helpers/constants";
+import { listen } from "../helpers/http";
 
 /**
  * A self-hosted tool that reads one value from a URL, as Ghostfolio's MANUAL data source does with a "scraper
@@ -21,16 +21,15 @@ async function scrape(url: string, headers: Record<string, string>, selector: st
 
 describe("a URL and a JSONPath, as Ghostfolio's manual data source reads a price", () => {
   let t: TestApp;
-  let server: Server;
+  let server: Awaited<ReturnType<typeof listen>>;
   let base: string;
   beforeAll(async () => {
     t = await createTestApp();
-    server = createServer(t.app);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await listen(createServer(t.app));
+    base = `http://127.0.0.1:${server.port}`;
   });
   afterAll(async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await server.close();
     await t.close();
   });
 
