@@ -8,7 +8,7 @@ import { GATEWAY_KEY, startGateway, type TestGateway } from "../helpers/gateway"
 import { startUpstream, type TestUpstream } from "../helpers/upstream";
 
 /**
- * Gateway mode end to end (issue 17): a gateway built by the source factory, a fault proxy, and a second instance
+ * Gateway mode end to end: a gateway built by the source factory, a fault proxy, and a second instance
  * of this service as the upstream. The proxy counts what reaches the upstream.
  */
 let upstream: TestUpstream;

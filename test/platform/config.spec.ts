@@ -152,7 +152,7 @@ describe("gateway mode (MDG_UPSTREAM_*)", () => {
     expect(refusal({ ...gateway, MDG_UPSTREAM_API_KEY: "  " })).toMatch(/MDG_UPSTREAM_API_KEY: required/);
   });
 
-  it("keeps the defaults of issue 17 (Envoy, Finagle, opossum)", () => {
+  it("keeps the gateway defaults taken from Envoy, Finagle and opossum", () => {
     const c = loadConfig({ ...gateway, MDG_UPSTREAM_API_KEY: "k-123" }).upstream;
     expect(c).toEqual({
       url: "https://api.example.com/base",

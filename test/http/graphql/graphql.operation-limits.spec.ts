@@ -252,7 +252,7 @@ describe("the defaults", () => {
     }
   });
 
-  it("do not apply to REST, which runs fixed operations; bulk only meets the cost limit (issue 13)", async () => {
+  it("do not apply to REST, which runs fixed operations; bulk only meets the cost limit", async () => {
     const shape = { MDG_GRAPHQL_MAX_DEPTH: "2", MDG_GRAPHQL_MAX_ALIASES: "1", MDG_GRAPHQL_MAX_ROOT_FIELDS: "1" };
     const small = await createTestApp({ env: { MDG_GRAPHQL_MAX_COST: "5", ...shape } });
     const shallow = await createTestApp({ env: shape });

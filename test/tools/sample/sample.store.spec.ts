@@ -412,7 +412,7 @@ describe("sample store (scale 0.02)", () => {
       "SELECT n, count(*) k FROM (SELECT count(*) n FROM quarterly_financials GROUP BY security_id) GROUP BY n",
     );
     expect(perStock.find((x) => x.n === 16)?.k).toBeGreaterThan(0);
-    // Every stock reports, eight quarters at least (issue 15).
+    // Every stock reports, eight quarters at least.
     expect(Math.min(...perStock.map((x) => x.n))).toBe(8);
     expect(perStock.reduce((a, x) => a + x.k, 0)).toBe(one("SELECT count(*) FROM securities WHERE type = 'stock'"));
     expect(
