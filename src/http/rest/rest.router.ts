@@ -5,7 +5,7 @@ import { requireScope } from "../../platform/auth/auth.scope-of";
 import { bulkRoute } from "../bulk/bulk.routes";
 import type { ApiKeyService } from "../../platform/auth/auth.service";
 import { EndpointRemovedError, NotFoundError } from "../../platform/errors";
-import { sendJson, urlPath } from "../http.send";
+import { sendJson, sendJsonInTurns, urlPath } from "../http.send";
 import { createContext, type AppDeps } from "../../context";
 import { BULK_PATH, restCost } from "../../platform/quotas/quota.cost";
 import type { LimitDecision } from "../../platform/quotas/quota.types";
@@ -130,7 +130,11 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
       // Gateway mode: an answer the upstream could not refresh says so, with the age of its oldest part.
       const staleAge = ctx.freshness.staleAgeSeconds;
       const answered = query ? { ...headers, "cache-control": getCacheControl(path, 200) } : headers;
-      sendJson(res, 200, data, staleAge === null ? answered : { ...answered, ...staleHeaders(staleAge) });
+      const head = staleAge === null ? answered : { ...answered, ...staleHeaders(staleAge) };
+      // A bulk answer may hold megabytes of series: serialised an item a turn, not in one block (http.send.ts).
+      if (path === BULK_PATH && Array.isArray((data as { results?: unknown } | null)?.results)) {
+        await sendJsonInTurns(res, 200, data as { results: unknown[] }, head);
+      } else sendJson(res, 200, data, head);
     } catch (e) {
       const mapped = mapError(e, requestId);
       // A scope known only once the security was looked up (quote, candle): the refused call counts nothing.
