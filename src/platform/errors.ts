@@ -44,15 +44,19 @@ export class ForbiddenError extends AppError {
   readonly code = "FORBIDDEN";
 }
 
-export class QuotaExceededError extends AppError {
-  override name = "QuotaExceededError";
-  readonly code = "QUOTA_EXCEEDED";
+/** A refusal that ends by itself: the answer carries `Retry-After` with these seconds. */
+export abstract class RetryLaterError extends AppError {
   constructor(
     message: string,
     readonly retryAfterSeconds: number,
   ) {
     super(message);
   }
+}
+
+export class QuotaExceededError extends RetryLaterError {
+  override name = "QuotaExceededError";
+  readonly code = "QUOTA_EXCEEDED";
 }
 
 export class InvalidArgumentError extends AppError {
@@ -120,15 +124,9 @@ export class UpstreamUnavailableError extends AppError {
  * The process's capacity for heavy operations (MDG_HEAVY_CAPACITY) stayed spent for as long as one may wait for it
  * (MDG_HEAVY_QUEUE_MS): the service's state, not the client's fault, so a 500, with `Retry-After`.
  */
-export class BusyError extends AppError {
+export class BusyError extends RetryLaterError {
   override name = "BusyError";
   readonly code = "BUSY";
-  constructor(
-    message: string,
-    readonly retryAfterSeconds: number,
-  ) {
-    super(message);
-  }
 }
 
 export function isAppError(e: unknown): e is AppError {

@@ -2,7 +2,7 @@ import { HeaderMap } from "@apollo/server";
 import { unwrapResolverError } from "@apollo/server/errors";
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
 import { redactKeys } from "../../platform/auth/auth.keys";
-import { AppError, type BusyError, type ErrorCode, type QuotaExceededError } from "../../platform/errors";
+import { AppError, type ErrorCode, type RetryLaterError } from "../../platform/errors";
 
 /** docs/contract.md section 8: the codes GraphQL clients see. */
 const GRAPHQL_CODE: Record<ErrorCode, string> = {
@@ -29,7 +29,7 @@ const REFUSAL_STATUS: Partial<Record<ErrorCode, number>> = { QUOTA_EXCEEDED: 403
  * GraphQLError Apollo answers with: `extensions.code` and `reason` as formatGraphqlError gives them, the status and
  * `Retry-After` in `extensions.http`.
  */
-export function admissionRefusal(e: QuotaExceededError | BusyError): GraphQLError {
+export function admissionRefusal(e: RetryLaterError): GraphQLError {
   return new GraphQLError(e.message, {
     extensions: {
       code: GRAPHQL_CODE[e.code],

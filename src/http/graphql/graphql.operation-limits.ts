@@ -28,7 +28,7 @@ import {
   RESOLUTIONS,
 } from "../../domains/candle/candle.service";
 import type { GraphqlLimitsConfig } from "../../platform/config";
-import { BusyError, QuotaExceededError } from "../../platform/errors";
+import { RetryLaterError } from "../../platform/errors";
 import { fragmentsOf } from "../../platform/quotas/quota.cost";
 import { HEAVY_COST, heavyGate } from "../../platform/quotas/quota.heavy";
 import type { Context } from "../../context";
@@ -550,7 +550,7 @@ async function holdHeavySlot(ctx: Context, cost: number): Promise<(() => void) |
   try {
     return await heavyGate(ctx.config).acquire(principal.keyId);
   } catch (e) {
-    if (e instanceof QuotaExceededError || e instanceof BusyError) throw admissionRefusal(e);
+    if (e instanceof RetryLaterError) throw admissionRefusal(e);
     throw e;
   }
 }

@@ -5,7 +5,7 @@ import {
   BusyError,
   EndpointRemovedError,
   InvalidArgumentError,
-  QuotaExceededError,
+  RetryLaterError,
   type ErrorCode,
   type ErrorDetail,
 } from "../../platform/errors";
@@ -73,7 +73,7 @@ export function mapError(e: unknown, requestId: string): MappedError {
   if (err instanceof AppError) {
     const status = STATUS_OF[err.code];
     const headers: Record<string, string> = {};
-    if (err instanceof QuotaExceededError || err instanceof BusyError) {
+    if (err instanceof RetryLaterError) {
       headers["retry-after"] = String(err.retryAfterSeconds);
     }
     // A key pasted into a symbol or a path is never repeated back (auth.keys.ts `redactKeys`).

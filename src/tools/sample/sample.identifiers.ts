@@ -20,7 +20,7 @@ function charValue(ch: string): number {
   throw new Error(`Invalid identifier character "${ch}"`);
 }
 
-/** Check digit of an 8-character CUSIP base (issuer 6 + issue 2). */
+/** Check digit of an 8-character CUSIP base (6 characters for the issuer, 2 for the security). */
 export function cusipCheckDigit(base8: string): number {
   if (base8.length !== 8) throw new Error(`CUSIP base must have 8 characters: "${base8}"`);
   let sum = 0;

@@ -1,10 +1,10 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer } from "node:http";
 import type { Browser, Page } from "playwright-core";
 import type { OpenApiDocument } from "../../../src/http/openapi/openapi.document";
 import { describeWithChromium, launchChromium } from "../../helpers/chromium";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { BOOTSTRAP_KEY } from "../../helpers/constants";
+import { listen } from "../../helpers/http";
 
 /**
  * /docs as a reader uses it, in headless Chromium: Authorize with a key, then on every operation "Try it out" and
@@ -19,7 +19,7 @@ const describeBrowser = describeWithChromium("the /docs Try it out run");
 
 describeBrowser("/docs: Try it out on every operation", () => {
   let t: TestApp;
-  let server: Server;
+  let server: Awaited<ReturnType<typeof listen>> | undefined;
   let base: string;
   let browser: Browser;
   let page: Page;
@@ -27,9 +27,8 @@ describeBrowser("/docs: Try it out on every operation", () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    server = createServer(t.app);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await listen(createServer(t.app));
+    base = `http://127.0.0.1:${server.port}`;
     served = (await t.http.get("/openapi.json")).body as OpenApiDocument;
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -39,7 +38,7 @@ describeBrowser("/docs: Try it out on every operation", () => {
 
   afterAll(async () => {
     await browser?.close();
-    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    await server?.close();
     await t?.close();
   });
 
