@@ -27,12 +27,24 @@ export function normalizeCurrency(raw: string, field = "currency"): string {
   return code;
 }
 
+/** ISO 4217 digits by code: currency-codes' `code()` searches its whole table on every call, and quotes round often. */
+const MINOR_DIGITS = new Map<string, number>();
+
+function minorDigits(currency: string): number {
+  const known = MINOR_DIGITS.get(currency);
+  if (known !== undefined) return known;
+  const found = cc.code(currency)?.digits;
+  // Only ISO codes are kept, so the map stays as small as the table whatever a caller passes.
+  if (found !== undefined) MINOR_DIGITS.set(currency, found);
+  return found ?? 2;
+}
+
 /**
  * A money amount converted into `currency`, on that currency's tick: its minor unit (cents, whole yen), and below
  * one unit four significant digits (a converted penny stock or small dividend keeps its precision).
  */
 export function roundMoney(value: number, currency: string): number {
-  const digits = cc.code(currency)?.digits ?? 2;
+  const digits = minorDigits(currency);
   const a = Math.abs(value);
   const decimals = a >= 1 || a === 0 ? digits : Math.max(digits, Math.min(12, 3 - Math.floor(Math.log10(a))));
   const m = 10 ** decimals;
