@@ -447,7 +447,7 @@ interface Analysed {
 
 const ANALYSED = new WeakMap<OperationDefinitionNode, Analysed>();
 /** Arguments the cost estimator reads, and fields whose cost can depend on "now". */
-const COST_ARGUMENTS = new Set(["limit", "from", "to", "resolution", "currency", "symbols", "isins"]);
+const COST_ARGUMENTS = new Set(["limit", "from", "to", "resolution", "symbols", "isins"]);
 const RANGE_FIELDS = new Set(["candle", "candles", "metrics"]);
 
 function analysed(document: DocumentNode, operation: OperationDefinitionNode): Analysed {
@@ -461,6 +461,10 @@ function analysed(document: DocumentNode, operation: OperationDefinitionNode): A
       // A range with a start and no end ends "now": its length changes with the clock.
       const args = new Set(node.arguments?.map((a) => a.name.value));
       if (RANGE_FIELDS.has(node.name.value) && args.has("from") && !args.has("to")) costVaries = true;
+      // A currency prices only a range's conversion: a quote's `$currency` leaves its cost as it is, so it is
+      // costed once, not on every request.
+      const currency = node.arguments?.find((a) => a.name.value === "currency");
+      if (currency && RANGE_FIELDS.has(node.name.value) && hasVariable(currency.value)) costVaries = true;
     },
     Argument(node) {
       if (COST_ARGUMENTS.has(node.name.value) && hasVariable(node.value)) costVaries = true;
