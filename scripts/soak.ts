@@ -302,7 +302,7 @@ async function main(): Promise<number> {
       [
         "-r",
         "@swc-node/register",
-        "src/tools/sample/sample.cli.ts",
+        "src/application/cli/sample.cli.ts",
         "--out",
         STORE,
         "--seed",

@@ -15,7 +15,7 @@ import { InvalidArgumentError, NotFoundError } from "./platform/errors";
 import { sendJson } from "./http/http.send";
 import { releaseHeld } from "./http/http.held";
 import { BROTLI_OPTIONS, COMPRESS_MIN_BYTES, GZIP_OPTIONS } from "./http/http.compress";
-import type { AppDeps, Context } from "./context";
+import type { AppDeps, Context } from "./http/http.context";
 import { graphiqlHandler } from "./http/graphql/graphiql";
 import { expressContext, graphqlContext, graphqlDoor, graphqlExpressChecks } from "./http/graphql/graphql.http";
 import { DocumentGate } from "./http/graphql/graphql.document-bounds";
@@ -35,20 +35,20 @@ import {
   refundGraphqlCharge,
   refundRefusedGraphqlFields,
   type GraphqlCharge,
-} from "./platform/quotas/quota.graphql";
+} from "./http/graphql/graphql.quota";
 import { createRateLimiter, type RateLimiter } from "./platform/quotas/quota.service";
 import { corsHandler } from "./http/server/server.cors";
 import { requestEssentials } from "./http/server/server.essentials";
 import { getSchema } from "./http/graphql/schema";
 import { Metrics } from "./platform/metrics/metrics";
-import { metricsHandler, requestObserver, routeLabeler } from "./platform/metrics/metrics.http";
+import { metricsHandler, requestObserver, routeLabeler } from "./http/server/server.metrics";
 import { openApiRouter } from "./http/openapi/openapi.http";
 import { createOpenApiDocument } from "./http/openapi/openapi.routes";
 import { exampleSecurities } from "./http/openapi/openapi.examples";
 import { mapError } from "./http/rest/rest.errors";
 import { restRouter } from "./http/rest/rest.router";
 import { markStale, staleExtensionsPlugin } from "./http/graphql/graphql.stale";
-import type { MarketDataSource } from "./sources/source.capabilities";
+import type { MarketDataSource } from "./domain/ports/source.capabilities";
 import { cacheInstruments, type CachedSource } from "./sources/source.cache";
 
 export interface AppParts {

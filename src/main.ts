@@ -4,11 +4,12 @@ import { setFlagsFromString } from "node:v8";
 import { type Config, loadConfig } from "./platform/config";
 import { createLogger } from "./platform/logger";
 import { fullGarbageCollection } from "./platform/memory";
-import type { SearchIndexReader } from "./domains/search/search.live";
+import type { SearchIndexReader } from "./domain/search/search.live";
 import { checkDescriptorHeadroom } from "./http/server/server.connections";
 import { type EarlyServer, listenEarly } from "./http/server/server.startup";
-import type { ChangeNotice } from "./sources/source.changes";
-import { openSources } from "./sources/source.factory";
+import type { ChangeNotice } from "./domain/ports/source.changes";
+import { openSources } from "./app.sources";
+import { ROW_STORE_ANSWERS } from "./domain/answers";
 
 /**
  * The service's modules (GraphQL schema, Apollo, the REST routes, the search index), loaded only once the store is
@@ -22,8 +23,8 @@ async function loadServiceModules() {
     import("./platform/auth/auth.dev-key"),
     import("./platform/auth/auth.service"),
     import("./platform/clock"),
-    import("./domains/search/search.index"),
-    import("./domains/search/search.live"),
+    import("./domain/search/search.index"),
+    import("./domain/search/search.live"),
   ]);
   return {
     createApp: app.createApp,
@@ -94,7 +95,15 @@ async function openService(config: Config, logger: Logger, early: EarlyServer, s
     signal.throwIfAborted();
 
     const { answers, metricsRegistry, upstreamState } = sources;
-    const deps = { config, source, clock: systemClock, searchIndex, answers, metricsRegistry, upstreamState };
+    const deps = {
+      config,
+      source,
+      clock: systemClock,
+      searchIndex,
+      answers: answers ?? ROW_STORE_ANSWERS,
+      metricsRegistry,
+      upstreamState,
+    };
     const apiKeys = new ApiKeyService(sources.keys, systemClock, { bootstrapKey: config.bootstrapApiKey });
     // A first start with no key at all gets a local development key in the store's own file (data/dev-key for
     // data/market.db; never in production).

@@ -9,7 +9,7 @@ import Database from "better-sqlite3";
 import { Client as PgClient } from "pg";
 import { print, type DocumentNode } from "graphql";
 import { loadConfig } from "../../src/platform/config";
-import { openSources } from "../../src/sources/source.factory";
+import { openSources } from "../../src/app.sources";
 import { CryptoPriceDocument, EtfProfileDocument, QuoteDocument } from "../../src/http/rest/rest.operations.generated";
 import { bombCpu, bombLines, type BombResult } from "./bombs";
 import { HEAVY_TARGETS, heavyNeighbour, type HeavyNeighbourResult } from "./heavy-neighbour";
@@ -61,10 +61,12 @@ function storePath(): string {
   if (process.env.BENCH_STORE) return process.env.BENCH_STORE;
   const h = createHash("sha256");
   const files = [
-    ...readdirSync(join(ROOT, "src/tools/sample"))
-      .filter((n) => n.endsWith(".ts"))
-      .sort()
-      .map((n) => join("src/tools/sample", n)),
+    ...["src/tools/sample", "src/sources/sample"].flatMap((dir) =>
+      readdirSync(join(ROOT, dir))
+        .filter((n) => n.endsWith(".ts"))
+        .sort()
+        .map((n) => join(dir, n)),
+    ),
     "src/sources/sqlite/sqlite.migrations.ts",
   ];
   for (const f of files) h.update(f).update(readFileSync(join(ROOT, f)));

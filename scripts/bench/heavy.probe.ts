@@ -6,8 +6,9 @@ import { createApp } from "../../src/app";
 import { ApiKeyService } from "../../src/platform/auth/auth.service";
 import { fixedClock } from "../../src/platform/clock";
 import { loadConfig } from "../../src/platform/config";
-import { SearchIndex } from "../../src/domains/search/search.index";
+import { SearchIndex } from "../../src/domain/search/search.index";
 import { openSqliteSource } from "../../src/sources/sqlite/sqlite.source";
+import { ROW_STORE_ANSWERS } from "../../src/domain/answers";
 
 /**
  * In-process probe of one heavy operation: CPU of this process, the longest
@@ -29,7 +30,11 @@ async function main(): Promise<void> {
   const clock = fixedClock("2026-11-20T15:00:00Z");
   const searchIndex = await SearchIndex.build(source);
   const apiKeys = new ApiKeyService(source.keys, clock, { bootstrapKey: KEY });
-  const { app, apollo } = await createApp({ config, source, clock, searchIndex }, apiKeys, pino({ level: "silent" }));
+  const { app, apollo } = await createApp(
+    { config, source, clock, searchIndex, answers: ROW_STORE_ANSWERS },
+    apiKeys,
+    pino({ level: "silent" }),
+  );
   const http = request(app);
   const etfs = (
     source.db

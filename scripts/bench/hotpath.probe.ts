@@ -1,7 +1,7 @@
 import "reflect-metadata";
 import { performance } from "node:perf_hooks";
-import { createContext, type AppDeps } from "../../src/context";
-import { SearchIndex } from "../../src/domains/search/search.index";
+import { createContext, type AppDeps } from "../../src/http/http.context";
+import { SearchIndex } from "../../src/domain/search/search.index";
 import { getSchema } from "../../src/http/graphql/schema";
 import { parseBody } from "../../src/http/rest/rest.body";
 import { executeRoute } from "../../src/http/rest/rest.execute";
@@ -11,6 +11,7 @@ import { systemClock } from "../../src/platform/clock";
 import { loadConfig } from "../../src/platform/config";
 import { cacheInstruments } from "../../src/sources/source.cache";
 import { openSqliteSource } from "../../src/sources/sqlite/sqlite.source";
+import { ROW_STORE_ANSWERS } from "../../src/domain/answers";
 
 /**
  * In-process probe of the REST single-security operations without HTTP: the body parsed by the route's zod schema,
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
     source: cacheInstruments(sqlite, config.instrumentCacheBytes).source,
     clock: systemClock,
     searchIndex: await SearchIndex.build(sqlite),
+    answers: ROW_STORE_ANSWERS,
   };
   const principal = await new ApiKeyService(sqlite.keys, systemClock, { bootstrapKey: KEY }).authenticate(KEY);
   const schema = getSchema();

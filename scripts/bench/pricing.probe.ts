@@ -7,9 +7,10 @@ import { createApp } from "../../src/app";
 import { ApiKeyService } from "../../src/platform/auth/auth.service";
 import { fixedClock } from "../../src/platform/clock";
 import { loadConfig } from "../../src/platform/config";
-import { SearchIndex } from "../../src/domains/search/search.index";
+import { SearchIndex } from "../../src/domain/search/search.index";
 import { openSqliteSource } from "../../src/sources/sqlite/sqlite.source";
 import { closeWorkerPool } from "../../src/platform/workers/worker.pool";
+import { ROW_STORE_ANSWERS } from "../../src/domain/answers";
 
 /**
  * Operation prices against measured CPU (BENCHMARKS.md "Operation prices"): for each shape of the heavy kinds (ETF
@@ -183,7 +184,11 @@ async function serve(
   const clock = fixedClock(`${ANCHOR}T15:00:00Z`);
   const searchIndex = await SearchIndex.build(source);
   const apiKeys = new ApiKeyService(source.keys, clock, { bootstrapKey: KEY });
-  const { app, apollo } = await createApp({ config, source, clock, searchIndex }, apiKeys, pino({ level: "silent" }));
+  const { app, apollo } = await createApp(
+    { config, source, clock, searchIndex, answers: ROW_STORE_ANSWERS },
+    apiKeys,
+    pino({ level: "silent" }),
+  );
   const server = createServer(app);
   await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
   return {

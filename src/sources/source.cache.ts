@@ -1,20 +1,10 @@
 import { LRUCache } from "lru-cache";
-import type { InstrumentRow } from "./data-source";
-import { hasCapability, type MarketDataSource } from "./source.capabilities";
+import type { InstrumentRow } from "../domain/ports/source.types";
+import { hasCapability, type MarketDataSource } from "../domain/ports/source.capabilities";
 
-/** Counters of the instrument cache, read by /metrics and by tests. */
-export interface InstrumentCacheStats {
-  /** Keys answered from the cache (a DataLoader batch of N keys counts N). */
-  hits: number;
-  /** Keys read from the data source. */
-  misses: number;
-  /** Times the whole cache was dropped because the source's data version changed. */
-  invalidations: number;
-  /** Entries held now (found instruments and unknown keys). */
-  readonly size: number;
-  /** Estimated bytes they hold on the heap (`entryBytes`). */
-  readonly bytes: number;
-}
+import type { InstrumentCacheStats } from "../platform/metrics/metrics";
+
+export type { InstrumentCacheStats };
 
 export interface CachedSource<T extends MarketDataSource> {
   source: T;

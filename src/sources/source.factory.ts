@@ -2,12 +2,13 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
-import type { Answers } from "../context";
+import type { Answers } from "../domain/answers";
 import type { ApiKeyStore } from "../platform/auth/auth.types";
 import { StartupError } from "../platform/errors";
 import type { Config } from "../platform/config";
-import type { MarketDataSource } from "./source.capabilities";
-import type { ChangeFeed } from "./source.changes";
+import type { MarketDataSource } from "../domain/ports/source.capabilities";
+import type { SampleBuilder } from "./source.sample";
+import type { ChangeFeed } from "../domain/ports/source.changes";
 import type { UpstreamState } from "./upstream/upstream.types";
 import { assertStorePath } from "./sqlite/sqlite.open";
 
@@ -45,6 +46,21 @@ export interface OpenSourcesOptions {
   signal?: AbortSignal;
   /** Gateway mode: where the upstream client tells the operator of a refused upstream key (never the key). */
   logger?: Logger;
+  /**
+   * Builds the generated sample (the generator's `ensureSampleStore`), given by the composition root
+   * (src/app.sources.ts) so that no adapter imports the generator. Required when a sample may be built.
+   */
+  sampleBuilder?: SampleBuilder;
+  /** Gateway mode: the REST paths bulk may name (`bulkPathsOf(ROUTES)`), which the client batches. */
+  bulkPaths?: ReadonlySet<string>;
+}
+
+export type { SampleBuilder };
+
+function builderOf(opts: OpenSourcesOptions): SampleBuilder {
+  if (!opts.sampleBuilder)
+    throw new StartupError("openSources: a sample may be built here, but no sampleBuilder was given");
+  return opts.sampleBuilder;
 }
 
 /** Why the service refuses to start with this MDG_DATA_SOURCE: a clear message, no stack. */
@@ -54,9 +70,9 @@ export class SourceUnavailableError extends StartupError {
 
 /**
  * The one place that turns `MDG_DATA_SOURCE` into sources: used by main.ts,
- * the keys CLI and the benchmarks. The sample generator (src/tools/sample/)
- * is loaded from here only, and only when a SQLite store must be built:
- * nothing that serves a request imports it.
+ * the keys CLI and the benchmarks, through src/app.sources.ts, which gives it
+ * the sample generator (loaded only when a store must be built: nothing that
+ * serves a request imports it) and the route table's bulk paths.
  */
 export async function openSources(config: Config, opts: OpenSourcesOptions = {}): Promise<Sources> {
   switch (config.dataSource) {
@@ -76,11 +92,9 @@ async function openSqlite(config: Config, opts: OpenSourcesOptions): Promise<Sou
   let sampleBuilt: Sources["sampleBuilt"];
   if (!opts.readonly && opts.buildSample !== false) {
     mkdirSync(dirname(path), { recursive: true });
-    // Loaded here only, at start-up: the generator is a tool, and no module that serves a request imports it.
     // It returns at once when the store exists (after removing dead builders' scratch files).
-    const { ensureSampleStore } = await import("../tools/sample/sample.store");
     const { seed, anchorDate, scale } = config.sample;
-    const built = await ensureSampleStore(path, { seed, anchorDate, scale, log: opts.log, signal: opts.signal });
+    const built = await builderOf(opts)(path, { seed, anchorDate, scale, log: opts.log, signal: opts.signal });
     if (built.built) sampleBuilt = { ms: built.ms ?? 0, path };
   }
   // Loaded lazily too, so that importing this module (the keys CLI's tests) does not load the SQLite driver.
@@ -115,7 +129,10 @@ async function openPostgres(config: Config, opts: OpenSourcesOptions): Promise<S
           ? undefined
           : async (client: import("pg").PoolClient) => {
               opts.log?.(`Empty PostgreSQL database: loading the generated sample (built as SQLite at ${file})`);
-              timing = await loadSample(client, file, config.sample, { log: opts.log, signal: opts.signal });
+              timing = await loadSample(client, file, config.sample, builderOf(opts), {
+                log: opts.log,
+                signal: opts.signal,
+              });
             };
       const result = await migratePostgres(pool, { fillEmpty: fill });
       if (result.filled && timing) {
@@ -169,14 +186,11 @@ async function openUpstream(config: Config, opts: OpenSourcesOptions): Promise<S
   // The answers make the GraphQL types' objects, whose decorators need the metadata polyfill; main.ts loads it
   // first, the keys CLI does not.
   await import("reflect-metadata");
-  // The route table names the endpoints bulk serves, which the client batches.
-  const [{ openSqliteSource }, { createUpstreamClient, bulkPathsOf }, { ROUTES }, { createUpstreamAnswers }] =
-    await Promise.all([
-      import("./sqlite/sqlite.source"),
-      import("./upstream/upstream.client"),
-      import("../http/rest/rest.routes"),
-      import("./upstream/upstream.answers"),
-    ]);
+  const [{ openSqliteSource }, { createUpstreamClient }, { createUpstreamAnswers }] = await Promise.all([
+    import("./sqlite/sqlite.source"),
+    import("./upstream/upstream.client"),
+    import("./upstream/upstream.answers"),
+  ]);
   const { createUpstreamSource } = await import("./upstream/upstream.source");
   const { Registry } = await import("prom-client");
   const keyStore =
@@ -187,7 +201,7 @@ async function openUpstream(config: Config, opts: OpenSourcesOptions): Promise<S
   const client = createUpstreamClient(config, {
     logger: opts.logger,
     registry: metricsRegistry,
-    bulkPaths: bulkPathsOf(ROUTES),
+    bulkPaths: opts.bulkPaths,
   });
   const market = createUpstreamSource(client);
   let closed: Promise<void> | undefined;

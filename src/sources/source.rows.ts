@@ -10,7 +10,7 @@ import type {
   QuoteRow,
   SecurityRow,
   SecurityType,
-} from "./data-source";
+} from "../domain/ports/source.types";
 
 /**
  * The row stores' shared reading of their rows (SQLite's and PostgreSQL's tables have the same columns): the

@@ -10,7 +10,7 @@ import { ROOT } from "../helpers/entry";
 import { describeWithNginx, requireNginx } from "../helpers/nginx";
 import { createReplicaDatabase } from "../helpers/postgres.replicas";
 import { loadConfig } from "../../src/platform/config";
-import { openSources } from "../../src/sources/source.factory";
+import { openSources } from "../../src/app.sources";
 
 /**
  * Three replicas of the built service (`node dist/main.js`) over one store, behind nginx run from deploy/nginx.conf

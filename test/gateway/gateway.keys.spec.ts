@@ -1,7 +1,7 @@
 // @requires-env DATABASE_URL postgres://postgres@127.0.0.1:5432/test
 import { loadConfig } from "../../src/platform/config";
 import type { ApiKeyRow } from "../../src/platform/auth/auth.types";
-import { openSources, type Sources } from "../../src/sources/source.factory";
+import { openSources, type Sources } from "../../src/app.sources";
 import { runKeysCli } from "../helpers/keys-cli";
 import { createTestDatabase, type TestDatabase } from "../helpers/postgres";
 

@@ -6,10 +6,11 @@ import { createApp, type AppOptions } from "../../src/app";
 import { ApiKeyService } from "../../src/platform/auth/auth.service";
 import { fixedClock, type Clock } from "../../src/platform/clock";
 import { loadConfig } from "../../src/platform/config";
-import type { Answers, AppDeps } from "../../src/context";
+import { ROW_STORE_ANSWERS, type Answers } from "../../src/domain/answers";
+import type { AppDeps } from "../../src/http/http.context";
 import type { RateLimiter } from "../../src/platform/quotas/quota.service";
-import { SearchIndex } from "../../src/domains/search/search.index";
-import type { MarketDataSource } from "../../src/sources/source.capabilities";
+import { SearchIndex } from "../../src/domain/search/search.index";
+import type { MarketDataSource } from "../../src/domain/ports/source.capabilities";
 import type { CachedSource } from "../../src/sources/source.cache";
 import { openSqliteSource, type SqliteSource } from "../../src/sources/sqlite/sqlite.source";
 import { BOOTSTRAP_KEY, TEST_ANCHOR, TEST_STORE_PATH } from "./constants";
@@ -68,7 +69,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
   const market = opts.market ? opts.market(source) : source;
   const searchIndex = opts.ownIndex ? await SearchIndex.build(market) : await (index ??= SearchIndex.build(source));
   const clock = opts.clock ?? fixedClock(`${TEST_ANCHOR}T15:00:00Z`);
-  const deps: AppDeps = { config, source: market, clock, searchIndex, answers: opts.answers };
+  const deps: AppDeps = { config, source: market, clock, searchIndex, answers: opts.answers ?? ROW_STORE_ANSWERS };
   const apiKeys = new ApiKeyService(source.keys, clock, { bootstrapKey: BOOTSTRAP_KEY });
   const { app, apollo, rateLimiter, instrumentCache } = await createApp(
     deps,

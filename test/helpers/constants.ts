@@ -16,7 +16,7 @@ const ROOT = join(__dirname, "..", "..");
  */
 function generatorHash(): string {
   const h = createHash("sha256");
-  for (const dir of ["src/tools/sample", "src/sources/sqlite"]) {
+  for (const dir of ["src/tools/sample", "src/sources/sample", "src/sources/sqlite"]) {
     for (const f of readdirSync(join(ROOT, dir))
       .filter((n) => n.endsWith(".ts"))
       .sort())

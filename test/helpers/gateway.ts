@@ -7,14 +7,15 @@ import { Writable } from "node:stream";
 import pino from "pino";
 import request from "supertest";
 import { createApp } from "../../src/app";
-import { SearchIndex } from "../../src/domains/search/search.index";
+import { SearchIndex } from "../../src/domain/search/search.index";
 import { ApiKeyService } from "../../src/platform/auth/auth.service";
 import { fixedClock } from "../../src/platform/clock";
 import { loadConfig } from "../../src/platform/config";
-import { openSources } from "../../src/sources/source.factory";
+import { openSources } from "../../src/app.sources";
 import { TEST_ANCHOR } from "./constants";
 import type { FaultProxy } from "./fault-proxy";
 import type { TestUpstream } from "./upstream";
+import { ROW_STORE_ANSWERS } from "../../src/domain/answers";
 
 /** The gateway's own key: not the upstream's, so a test can tell which one an answer or a log line shows. */
 export const GATEWAY_KEY = "gateway-bootstrap-key-0123456789";
@@ -61,7 +62,7 @@ export async function startGateway(upstream: TestUpstream, proxy: FaultProxy, en
     source: sources.market,
     clock,
     searchIndex: await SearchIndex.empty(),
-    answers,
+    answers: answers ?? ROW_STORE_ANSWERS,
     metricsRegistry,
     upstreamState,
   };

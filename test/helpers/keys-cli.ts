@@ -5,7 +5,7 @@ const ROOT = join(__dirname, "..", "..");
 
 /** Runs `npm run keys -- <args>` as the CLI runs (its TypeScript entry, from the project root) with `env`. */
 export function runKeysCli(env: NodeJS.ProcessEnv, ...args: string[]): SpawnSyncReturns<string> {
-  return spawnSync(process.execPath, ["-r", "@swc-node/register", "src/platform/auth/keys.cli.ts", ...args], {
+  return spawnSync(process.execPath, ["-r", "@swc-node/register", "src/application/cli/keys.cli.ts", ...args], {
     cwd: ROOT,
     env,
     encoding: "utf8",

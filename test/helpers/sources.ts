@@ -1,5 +1,9 @@
-import { CAPABILITY_METHODS, type CapabilityName, type MarketDataSource } from "../../src/sources/source.capabilities";
-import type { InstrumentRow } from "../../src/sources/data-source";
+import {
+  CAPABILITY_METHODS,
+  type CapabilityName,
+  type MarketDataSource,
+} from "../../src/domain/ports/source.capabilities";
+import type { InstrumentRow } from "../../src/domain/ports/source.types";
 
 /**
  * The source as one that lacks `dropped`: they are not declared, their

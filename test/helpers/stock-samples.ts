@@ -1,5 +1,5 @@
 import type { Database } from "better-sqlite3";
-import type { DividendRow } from "../../src/sources/data-source";
+import type { DividendRow } from "../../src/domain/ports/source.types";
 import { TEST_ANCHOR } from "./constants";
 
 /**

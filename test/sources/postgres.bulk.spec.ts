@@ -1,7 +1,7 @@
 // @requires-env DATABASE_URL postgres://postgres@127.0.0.1:5432/test
 import Database from "better-sqlite3";
 import { loadConfig } from "../../src/platform/config";
-import { openSources, type Sources } from "../../src/sources/source.factory";
+import { openSources, type Sources } from "../../src/app.sources";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { TEST_STORE_PATH } from "../helpers/constants";
 import { createTestDatabase, type TestDatabase } from "../helpers/postgres";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { loadConfig } from "../../src/platform/config";
-import { openSources } from "../../src/sources/source.factory";
+import { openSources } from "../../src/app.sources";
 import { TEST_ANCHOR, TEST_SCALE, TEST_SEED, TEST_STORE_PATH } from "../helpers/constants";
 import { createTestDatabase, type TestDatabase } from "../helpers/postgres";
 

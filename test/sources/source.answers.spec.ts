@@ -1,5 +1,5 @@
-import { ROW_STORE_ANSWERS, type Answers } from "../../src/context";
-import type { EtfHoldings } from "../../src/domains/etf/etf.types";
+import { ROW_STORE_ANSWERS, type Answers } from "../../src/domain/answers";
+import type { EtfHoldings } from "../../src/domain/etf/etf.types";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { gql } from "../helpers/graphql";
 

@@ -5,10 +5,10 @@ import Database from "better-sqlite3";
 import type { Database as Db } from "better-sqlite3";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { BOOTSTRAP_KEY, TEST_STORE_PATH } from "../helpers/constants";
-import type { InstrumentRow } from "../../src/sources/data-source";
+import type { InstrumentRow } from "../../src/domain/ports/source.types";
 import { cacheInstruments, entryBytes } from "../../src/sources/source.cache";
-import type { CapabilityName, MarketDataSource } from "../../src/sources/source.capabilities";
-import { createLoaders, symbolCandidates } from "../../src/sources/source.loaders";
+import type { CapabilityName, MarketDataSource } from "../../src/domain/ports/source.capabilities";
+import { createLoaders, symbolCandidates } from "../../src/domain/ports/source.loaders";
 import { loadConfig, ConfigError } from "../../src/platform/config";
 import { SqliteSource } from "../../src/sources/sqlite/sqlite.source";
 

@@ -2,7 +2,7 @@
 import { randomBytes } from "node:crypto";
 import type { ApiKeyRow } from "../../src/platform/auth/auth.types";
 import { NotAvailableError } from "../../src/platform/errors";
-import type { SecurityRow, SecurityType } from "../../src/sources/data-source";
+import type { SecurityRow, SecurityType } from "../../src/domain/ports/source.types";
 import {
   CAPABILITY_METHODS,
   CAPABILITY_NAMES,
@@ -11,14 +11,14 @@ import {
   type CapabilityName,
   type Page,
   type SourceWith,
-} from "../../src/sources/source.capabilities";
-import { createLoaders } from "../../src/sources/source.loaders";
+} from "../../src/domain/ports/source.capabilities";
+import { createLoaders } from "../../src/domain/ports/source.loaders";
 import { withoutCapabilities } from "../helpers/sources";
 import { ADAPTERS, type OpenedSources } from "./conformance/adapters";
 
 /**
  * The behaviour every source adapter owes the services, capability by
- * capability (src/sources/source.capabilities.ts), run against each entry of
+ * capability (src/domain/ports/source.capabilities.ts), run against each entry of
  * ADAPTERS. Keys are discovered through the capabilities themselves, so the
  * suite holds no adapter's ids. A capability an adapter does not declare is
  * skipped, and its absence checked.

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { loadConfig } from "../../src/platform/config";
 import { StartupError } from "../../src/platform/errors";
-import { CAPABILITY_NAMES } from "../../src/sources/source.capabilities";
-import { openSources } from "../../src/sources/source.factory";
+import { CAPABILITY_NAMES } from "../../src/domain/ports/source.capabilities";
+import { openSources } from "../../src/app.sources";
 import { TEST_STORE_PATH } from "../helpers/constants";
 import { runKeysCli } from "../helpers/keys-cli";
 

@@ -1,5 +1,5 @@
-import type { SecurityRow } from "../../src/sources/data-source";
-import { createLoaders } from "../../src/sources/source.loaders";
+import type { SecurityRow } from "../../src/domain/ports/source.types";
+import { createLoaders } from "../../src/domain/ports/source.loaders";
 import { openSqliteSource, type SqliteSource } from "../../src/sources/sqlite/sqlite.source";
 import { TEST_STORE_PATH } from "../helpers/constants";
 

@@ -4,14 +4,15 @@ import Fastify from "fastify";
 import { compileQuery, isCompiledQuery, type CompiledQuery } from "graphql-jit";
 import { execute, type DocumentNode, type ExecutionArgs, type ExecutionResult } from "graphql";
 import mercurius from "mercurius";
-import { createContext, type AppDeps, type Context } from "../../../src/context";
-import { SearchIndex } from "../../../src/domains/search/search.index";
+import { createContext, type AppDeps, type Context } from "../../../src/http/http.context";
+import { SearchIndex } from "../../../src/domain/search/search.index";
 import { getSchema } from "../../../src/http/graphql/schema";
 import { ApiKeyService } from "../../../src/platform/auth/auth.service";
 import { systemClock } from "../../../src/platform/clock";
 import { loadConfig } from "../../../src/platform/config";
 import { cacheInstruments } from "../../../src/sources/source.cache";
-import { openSources } from "../../../src/sources/source.factory";
+import { openSources } from "../../../src/app.sources";
+import { ROW_STORE_ANSWERS } from "../../../src/domain/answers";
 
 /**
  * The peers, one per process: `node -r @swc-node/register scripts/bench/peers/peer.server.ts <kind>`
@@ -20,7 +21,8 @@ import { openSources } from "../../../src/sources/source.factory";
  * bench, see peers.install.ts), so the root tsconfig leaves this file out and this folder's tsconfig checks it.
  *
  * Each GraphQL peer runs over what the service runs over: the schema of src/http/graphql/schema.ts, the context of
- * src/context.ts (createContext) with the principal of the same ApiKeyService, and the store opened by the same source
+ * src/http/http.context.ts (createContext) with the principal of the same ApiKeyService, and the store opened by the
+ * same source
  * factory, wrapped in the same instrument cache (src/sources/source.cache.ts) and its default budget. What the peers
  * leave out is what they lack: rate limits and quotas, operation limits, metrics, request ids and the access log.
  *
@@ -48,6 +50,7 @@ async function main(): Promise<void> {
     source: cacheInstruments(sources.market, config.instrumentCacheBytes).source,
     clock: systemClock,
     searchIndex,
+    answers: ROW_STORE_ANSWERS,
   };
   const apiKeys = new ApiKeyService(sources.keys, systemClock, { bootstrapKey: config.bootstrapApiKey });
   let requests = 0;

@@ -359,7 +359,8 @@ function report(results: readonly PeerResult[], options: Options): { lines: stri
   };
   const lines: string[] = [
     "Same run, same store file, schema (src/http/graphql/schema.ts), context factory (`createContext` of " +
-      "src/context.ts, the principal from the same ApiKeyService) and instrument cache; each peer is its own process " +
+      "src/http/http.context.ts, the principal from the same ApiKeyService) and instrument cache; " +
+      "each peer is its own process " +
       "(scripts/bench/peers/peer.server.ts, run with `-r @swc-node/register`; the service runs its `tsc` build). " +
       "The GraphQL servers run the REST entry's own operation (schema/operations) with the symbol as a variable; " +
       "SOFA runs the operation it generates for the root field (every field of the type, one level deep), so it " +

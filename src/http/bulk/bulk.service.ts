@@ -1,9 +1,9 @@
 import type { GraphQLSchema } from "graphql";
 import type { Logger } from "pino";
-import { SECURITY_IDENTIFIERS } from "../../domains/instrument/instrument.identifiers";
-import { requireScope } from "../../platform/auth/auth.scope-of";
+import { SECURITY_IDENTIFIERS } from "../../domain/instrument/instrument.identifiers";
+import { requireScope } from "../../domain/instrument/instrument.access";
 import { EndpointRemovedError, InvalidArgumentError } from "../../platform/errors";
-import type { Context } from "../../context";
+import type { Context } from "../http.context";
 import { RestAdmission } from "../rest/rest.admission";
 import { parseBody } from "../rest/rest.body";
 import { executeRoute } from "../rest/rest.execute";

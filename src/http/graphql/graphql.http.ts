@@ -8,7 +8,7 @@ import { AppError } from "../../platform/errors";
 import { sendBody } from "../http.compress";
 import { releaseHeld } from "../http.held";
 import { sendJson, splitUrl } from "../http.send";
-import { createContext, type AppDeps, type Context } from "../../context";
+import { createContext, type AppDeps, type Context } from "../http.context";
 import { plainSmallBody, readPlainSoon } from "../rest/rest.body-reader";
 import type { DocumentGate } from "./graphql.document-bounds";
 import type { GraphqlFastPath } from "./graphql.fast-path";

@@ -26,12 +26,12 @@ import {
   RANGE_CAP_SECONDS,
   type Resolution,
   RESOLUTIONS,
-} from "../../domains/candle/candle.service";
+} from "../../domain/candle/candle.service";
 import type { GraphqlLimitsConfig } from "../../platform/config";
 import { RetryLaterError } from "../../platform/errors";
 import { fragmentsOf } from "../../platform/quotas/quota.cost";
 import { HEAVY_COST, heavyGate } from "../../platform/quotas/quota.heavy";
-import type { Context } from "../../context";
+import type { Context } from "../http.context";
 import { admissionRefusal } from "./graphql.errors";
 
 /**

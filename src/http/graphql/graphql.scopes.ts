@@ -1,6 +1,6 @@
 import { getNamedType, isObjectType, type GraphQLObjectType, type GraphQLSchema } from "graphql";
 import { getMetadataStorage } from "type-graphql";
-import { BY_SECURITY_TYPE, type FieldGuard } from "../../platform/auth/auth.scope-of";
+import { BY_SECURITY_TYPE, type FieldGuard } from "../../domain/instrument/instrument.access";
 
 /**
  * A field's own guard, as its `@Authorized(...)` names it: scopes any one of which will do (`[]`: any valid key),

@@ -1,5 +1,5 @@
 import type { ApolloServerPlugin } from "@apollo/server";
-import type { Context } from "../../context";
+import type { Context } from "../http.context";
 import { staleHeaders } from "../rest/rest.router";
 
 /**

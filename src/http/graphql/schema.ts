@@ -1,18 +1,18 @@
 import { isObjectType, type GraphQLSchema } from "graphql";
 import { buildSchemaSync, getMetadataStorage, type AuthCheckerFn, type NonEmptyArray } from "type-graphql";
-import { requireFieldGuard, type FieldGuard } from "../../platform/auth/auth.scope-of";
+import { requireFieldGuard, type FieldGuard } from "../../domain/instrument/instrument.access";
 import { rootFieldsDirect } from "./graphql.root-resolvers";
-import type { Context } from "../../context";
-import { CandleResolver } from "../../domains/candle/candle.resolver";
-import { CryptoResolver } from "../../domains/crypto/crypto.resolver";
-import { DividendResolver } from "../../domains/dividend/dividend.resolver";
-import { EtfResolver } from "../../domains/etf/etf.resolver";
-import { FundResolver } from "../../domains/fund/fund.resolver";
-import { IndicesResolver } from "../../domains/indices/indices.resolver";
-import { ListResolver } from "../../domains/list/list.resolver";
-import { QuoteResolver } from "../../domains/quote/quote.resolver";
-import { SearchResolver } from "../../domains/search/search.resolver";
-import { StockResolver } from "../../domains/stock/stock.resolver";
+import type { Context } from "../http.context";
+import { CandleResolver } from "./resolvers/candle.resolver";
+import { CryptoResolver } from "./resolvers/crypto.resolver";
+import { DividendResolver } from "./resolvers/dividend.resolver";
+import { EtfResolver } from "./resolvers/etf.resolver";
+import { FundResolver } from "./resolvers/fund.resolver";
+import { IndicesResolver } from "./resolvers/indices.resolver";
+import { ListResolver } from "./resolvers/list.resolver";
+import { QuoteResolver } from "./resolvers/quote.resolver";
+import { SearchResolver } from "./resolvers/search.resolver";
+import { StockResolver } from "./resolvers/stock.resolver";
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 export const RESOLVERS: NonEmptyArray<Function> = [

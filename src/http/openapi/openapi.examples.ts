@@ -1,5 +1,5 @@
-import type { IndexedSecurity } from "../../domains/search/search.index";
-import type { SearchIndexReader } from "../../domains/search/search.live";
+import type { IndexedSecurity } from "../../domain/search/search.index";
+import type { SearchIndexReader } from "../../domain/search/search.live";
 
 /**
  * The examples of the OpenAPI document: a request body for every operation, which the docs page's "Try it out"

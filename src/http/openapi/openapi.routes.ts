@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { GraphQLSchema } from "graphql";
 import pino from "pino";
-import { SERVICE_ROUTES } from "../../domains/status/status.routes";
+import { SERVICE_ROUTES } from "../rest/routes/status.routes";
 import { bulkRoute } from "../bulk/bulk.routes";
 import type { RouteEntry } from "../rest/rest.route";
 import { queryShapeOf } from "../rest/rest.query";

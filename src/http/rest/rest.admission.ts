@@ -1,6 +1,6 @@
 import { TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type GraphQLSchema } from "graphql";
 import type { ComplexityEstimator } from "graphql-query-complexity";
-import type { Context } from "../../context";
+import type { Context } from "../http.context";
 import { InvalidArgumentError } from "../../platform/errors";
 import { HEAVY_COST, heavyGate } from "../../platform/quotas/quota.heavy";
 import { COST_UNIT, costEstimator, fieldsCost, metricsConversions } from "../graphql/graphql.operation-limits";

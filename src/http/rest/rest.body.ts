@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SECURITY_IDENTIFIERS } from "../../domains/instrument/instrument.identifiers";
+import { SECURITY_IDENTIFIERS } from "../../domain/instrument/instrument.identifiers";
 import { InvalidArgumentError, type ErrorDetail } from "../../platform/errors";
 
 /** The longest symbol or identifier a body may carry, after trimming. */

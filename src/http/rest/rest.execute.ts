@@ -1,5 +1,5 @@
 import { validate, type DocumentNode, type ExecutionResult, type GraphQLSchema } from "graphql";
-import type { Context } from "../../context";
+import type { Context } from "../http.context";
 import { StartupError } from "../../platform/errors";
 import { checkDocumentBounds, type DocumentBounds } from "../graphql/graphql.document-bounds";
 import { compiledOperation, executeCompiled } from "../graphql/graphql.compiled";

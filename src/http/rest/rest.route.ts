@@ -1,7 +1,7 @@
 import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
 import type { z } from "zod";
 import type { Scope } from "../../platform/auth/auth.scopes";
-import type { Context } from "../../context";
+import type { Context } from "../http.context";
 import type { LimitDecision } from "../../platform/quotas/quota.types";
 
 export type ApiVersion = "v0" | "v1";

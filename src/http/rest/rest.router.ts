@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { GraphQLSchema } from "graphql";
 import type { Logger } from "pino";
-import { requireScope } from "../../platform/auth/auth.scope-of";
+import { requireScope } from "../../domain/instrument/instrument.access";
 import { bulkRoute } from "../bulk/bulk.routes";
 import type { ApiKeyService } from "../../platform/auth/auth.service";
 import { EndpointRemovedError, NotFoundError } from "../../platform/errors";
 import { sendJson, sendJsonInTurns, urlPath } from "../http.send";
-import { createContext, type AppDeps } from "../../context";
+import { createContext, type AppDeps } from "../http.context";
 import { BULK_PATH, restCost } from "../../platform/quotas/quota.cost";
 import type { LimitDecision } from "../../platform/quotas/quota.types";
 import type { HeaderSink } from "../../platform/quotas/quota.service";
@@ -18,7 +18,7 @@ import { mapError } from "./rest.errors";
 import { assertOperationsValid, executeRouteNow } from "./rest.execute";
 import { rateLimitHeaders } from "../../platform/quotas/quota.headers";
 import type { ApiVersion, HandlerRoute, HttpMethod, RouteEntry } from "./rest.route";
-import { SERVICE_ROUTES } from "../../domains/status/status.routes";
+import { SERVICE_ROUTES } from "./routes/status.routes";
 import { ROUTES } from "./rest.routes";
 import { getCacheControl, queryShapeOf, queryToBody, type QueryShape } from "./rest.query";
 import { isRemoved, versionHeaders } from "./rest.versions";
@@ -45,7 +45,7 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
   const bulk = bulkRoute(schema, routes, logger);
   const admission = new RestAdmission(schema);
   byPath.set(bulk.path, bulk as HandlerRoute);
-  // Status and quota: about the service and the key, not market data (src/domains/status/status.routes.ts).
+  // Status and quota: about the service and the key, not market data (src/http/rest/routes/status.routes.ts).
   for (const r of SERVICE_ROUTES) byPath.set(r.path, r);
   // Entries whose body is flat also answer GET with the body in the query string (rest.query.ts).
   const queryShapes = new Map<string, QueryShape>();

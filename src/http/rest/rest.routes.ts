@@ -1,13 +1,13 @@
-import { CANDLE_ROUTES } from "../../domains/candle/candle.routes";
-import { CRYPTO_ROUTES } from "../../domains/crypto/crypto.routes";
-import { DIVIDEND_ROUTES } from "../../domains/dividend/dividend.routes";
-import { ETF_ROUTES } from "../../domains/etf/etf.routes";
-import { FUND_ROUTES } from "../../domains/fund/fund.routes";
-import { INDICES_ROUTES } from "../../domains/indices/indices.routes";
-import { LIST_ROUTES } from "../../domains/list/list.routes";
-import { QUOTE_ROUTES } from "../../domains/quote/quote.routes";
-import { SEARCH_ROUTES } from "../../domains/search/search.routes";
-import { STOCK_ROUTES } from "../../domains/stock/stock.routes";
+import { CANDLE_ROUTES } from "./routes/candle.routes";
+import { CRYPTO_ROUTES } from "./routes/crypto.routes";
+import { DIVIDEND_ROUTES } from "./routes/dividend.routes";
+import { ETF_ROUTES } from "./routes/etf.routes";
+import { FUND_ROUTES } from "./routes/fund.routes";
+import { INDICES_ROUTES } from "./routes/indices.routes";
+import { LIST_ROUTES } from "./routes/list.routes";
+import { QUOTE_ROUTES } from "./routes/quote.routes";
+import { SEARCH_ROUTES } from "./routes/search.routes";
+import { STOCK_ROUTES } from "./routes/stock.routes";
 import type { RouteEntry } from "./rest.route";
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { HeldHeaders, holdHeaders } from "../http.held";
-import type { RequestObserver } from "../../platform/metrics/metrics.http";
+import type { RequestObserver } from "./server.metrics";
 import { answerTimeout } from "./server.request-timeout";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;

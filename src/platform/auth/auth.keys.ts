@@ -86,8 +86,8 @@ export function redactKeysDeep<T>(value: T, depth = 4): T {
 }
 
 /**
- * How a reader runs the keys CLI (src/platform/auth/keys.cli.ts), in every hint the service and the CLI print: the npm
- * script works in a checkout with no global install (the package's `mdg-keys` bin is on the PATH only once installed
- * or linked).
+ * How a reader runs the keys CLI (src/application/cli/keys.cli.ts), in every hint the service and the CLI print:
+ * the npm script works in a checkout with no global install (the package's `mdg-keys` bin is on the PATH only once
+ * installed or linked).
  */
 export const KEYS_COMMAND = "npm run keys --";

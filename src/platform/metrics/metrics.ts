@@ -1,14 +1,12 @@
 import type { ApolloServerPlugin } from "@apollo/server";
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
-import type { MarketDataSource } from "../../sources/source.capabilities";
-import type { InstrumentCacheStats } from "../../sources/source.cache";
 import { RequestHistogram } from "./metrics.histogram";
 
 /**
  * Prometheus metrics of one app (`GET /metrics`). Labels are bounded by
  * construction: routes come from the route table (anything else is
  * `unmatched`), GraphQL operation names are capped, store methods are the
- * MarketDataSource's. No label ever holds a key, a key id, a symbol or a raw URL.
+ * data source's. No label ever holds a key, a key id, a symbol or a raw URL.
  *
  * The request path pays one histogram observation per request (and one per
  * store call) through RequestHistogram, which finds its series by a joined
@@ -24,6 +22,20 @@ const BATCH_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
 /** At most this many distinct GraphQL operation names become labels; later ones are `other`. */
 export const MAX_OPERATION_NAMES = 50;
 const OPERATION_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+/** Counters of the instrument cache (src/sources/source.cache.ts), read by /metrics and by tests. */
+export interface InstrumentCacheStats {
+  /** Keys answered from the cache (a DataLoader batch of N keys counts N). */
+  hits: number;
+  /** Keys read from the data source. */
+  misses: number;
+  /** Times the whole cache was dropped because the source's data version changed. */
+  invalidations: number;
+  /** Entries held now (found instruments and unknown keys). */
+  readonly size: number;
+  /** Estimated bytes they hold on the heap (`entryBytes`). */
+  readonly bytes: number;
+}
 
 export interface KeyCacheStats {
   readonly hits: number;
@@ -254,7 +266,7 @@ export class Metrics {
    * each batch call (an array first argument) recorded. Built on the source as
    * its prototype, so `stats`, `kind` and anything else read through.
    */
-  instrumentSource<T extends MarketDataSource>(source: T): T {
+  instrumentSource<T extends object>(source: T): T {
     const wrapped = Object.create(source) as T;
     const seen = new Set<string>();
     // From the source itself: a wrapper's own methods (a source hiding a capability) are what gets timed.

@@ -1,8 +1,8 @@
 import type { Pool } from "pg";
-import type { SearchDocument, SecurityType } from "../data-source";
-import type { MarketDataSource } from "../source.capabilities";
-import type { ChangeFeed, ChangeListener, ChangeNotice } from "../source.changes";
-import type { Migration } from "./postgres.migrations";
+import type { SearchDocument, SecurityType } from "../../domain/ports/source.types";
+import type { MarketDataSource } from "../../domain/ports/source.capabilities";
+import type { ChangeFeed, ChangeListener, ChangeNotice } from "../../domain/ports/source.changes";
+import type { Migration } from "./postgres.migration";
 
 /**
  * Change notices: how every replica learns, within MDG_PG_CHANGE_POLL_MS (250 ms) plus one round trip, that a

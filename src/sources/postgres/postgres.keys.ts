@@ -1,6 +1,6 @@
 import type { Pool } from "pg";
 import type { ApiKeyRow, ApiKeyStore } from "../../platform/auth/auth.types";
-import type { SourceStats } from "../source.capabilities";
+import type { SourceStats } from "../../domain/ports/source.capabilities";
 import { toApiKey, type Raw } from "../source.rows";
 
 /**

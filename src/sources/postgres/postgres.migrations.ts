@@ -16,12 +16,9 @@
  * the calendar by ex-date.
  */
 import { CHANGES_MIGRATION } from "./postgres.changes";
+import type { Migration } from "./postgres.migration";
 
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+export type { Migration };
 
 const T = `text COLLATE "C"`;
 

@@ -6,6 +6,7 @@ import { pipeline } from "node:stream/promises";
 import Database from "better-sqlite3";
 import type { PoolClient } from "pg";
 import { from as copyFrom } from "pg-copy-streams";
+import type { SampleBuilder } from "../source.sample";
 
 /**
  * The generated sample on PostgreSQL: built as SQLite by the generator (src/tools/sample/, untouched), then streamed
@@ -75,11 +76,11 @@ export async function loadSample(
   client: PoolClient,
   file: string,
   spec: SampleSpec,
+  build: SampleBuilder,
   opts: { log?: (msg: string) => void; signal?: AbortSignal } = {},
 ): Promise<LoadTiming> {
   const log = opts.log ?? (() => undefined);
-  const { ensureSampleStore } = await import("../../tools/sample/sample.store");
-  const built = await ensureSampleStore(file, { ...spec, log: opts.log, signal: opts.signal });
+  const built = await build(file, { ...spec, log: opts.log, signal: opts.signal });
   const started = performance.now();
   const rows = await copySqliteStore(client, file, log);
   const copyMs = Math.round(performance.now() - started);

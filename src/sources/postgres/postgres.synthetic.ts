@@ -1,4 +1,4 @@
-import type { BarRow } from "../data-source";
+import type { BarRow } from "../../domain/ports/source.types";
 import { CACHED_PATHS, SERIES_META_KEY, seriesModule, slice, type DailySeries } from "../sqlite/sqlite.synthetic";
 
 type Raw = Record<string, unknown>;

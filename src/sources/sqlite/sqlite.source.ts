@@ -24,14 +24,14 @@ import type {
   SecurityRow,
   SecurityType,
   SplitRow,
-} from "../data-source";
+} from "../../domain/ports/source.types";
 import {
   CAPABILITY_NAMES,
   type CapabilityName,
   type Page,
   type RowStore,
   type SourceStats,
-} from "../source.capabilities";
+} from "../../domain/ports/source.capabilities";
 import {
   ETF_PROFILE_COLUMNS,
   LISTING_COLUMNS,

@@ -1,5 +1,5 @@
 import type { Database as Db, Statement } from "better-sqlite3";
-import type { BarRow } from "../data-source";
+import type { BarRow } from "../../domain/ports/source.types";
 
 /** The daily bars of one computed path, columns as typed arrays (sample.series.ts DailySeries). */
 export interface DailySeries {
@@ -11,7 +11,7 @@ export interface DailySeries {
   v: Float64Array;
 }
 
-/** What this module uses of src/tools/sample/sample.series.ts, loaded only on the generated sample. */
+/** What this module uses of src/sources/sample/sample.series.ts, loaded only on the generated sample. */
 interface SeriesModule {
   SERIES_META_KEY: string;
   SERIES_FORMAT: string;
@@ -27,12 +27,12 @@ export const SERIES_META_KEY = "synthetic_daily_bars";
  */
 export function seriesModule(): SeriesModule {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require("../../tools/sample/sample.series") as SeriesModule;
+  return require("../sample/sample.series") as SeriesModule;
 }
 
 /**
  * The daily bars the generated sample computes instead of storing
- * (src/tools/sample/sample.series.ts), for the readers of daily bars: the
+ * (src/sources/sample/sample.series.ts), for the readers of daily bars: the
  * SQLite source and the ETF metrics worker.
  *
  * Asked only for listings without stored rows in the range. It answers

@@ -1,33 +1,34 @@
-import type { Answers, Context } from "../../context";
-import { requireScope } from "../../platform/auth/auth.scope-of";
+import type { Answers } from "../../domain/answers";
+import type { RequestContext } from "../../domain/request.context";
+import { requireScope } from "../../domain/instrument/instrument.access";
 import { InvalidArgumentError, NotAvailableError, NotFoundError } from "../../platform/errors";
-import type { CandleArgs, CandleRangeArgs, Candles } from "../../domains/candle/candle.types";
-import type { CryptoPrice } from "../../domains/crypto/crypto.types";
+import type { CandleArgs, CandleRangeArgs, Candles } from "../../domain/candle/candle.types";
+import type { CryptoPrice } from "../../domain/crypto/crypto.types";
 import type {
   AnnualDividends,
   Dividend,
   DividendCalendarArgs,
   DividendCalendarPage,
   DividendEstimate,
-} from "../../domains/dividend/dividend.types";
-import type { EtfMetricsArgs } from "../../domains/etf/etf.args";
+} from "../../domain/dividend/dividend.types";
+import type { EtfMetricsArgs } from "../../domain/etf/etf.args";
 import {
   Etf,
   type EtfFundamentals,
   type EtfHoldings,
   type EtfMetrics,
   type EtfProfile,
-} from "../../domains/etf/etf.types";
-import type { AllocationWeight, CountryWeight, SectorWeight } from "../../domains/exposure/exposure.types";
-import type { FundArgs } from "../../domains/fund/fund.args";
-import { Fund, type FundHoldings, type FundProfile } from "../../domains/fund/fund.types";
-import { assignHoldingIds, holdingsId, listingId, securityId } from "../../domains/instrument/instrument.ids";
-import type { SecurityRef } from "../../domains/instrument/instrument.service";
-import type { ListName } from "../../domains/list/list.answers";
-import type { AssetListPage, ListArgs } from "../../domains/list/list.types";
-import { Quote, type QuoteMetrics } from "../../domains/quote/quote.types";
-import type { AggregatedSearchResult, SearchArgs, SearchResult } from "../../domains/search/search.types";
-import { Stock, type FinancialsTtm } from "../../domains/stock/stock.types";
+} from "../../domain/etf/etf.types";
+import type { AllocationWeight, CountryWeight, SectorWeight } from "../../domain/exposure/exposure.types";
+import type { FundArgs } from "../../domain/fund/fund.args";
+import { Fund, type FundHoldings, type FundProfile } from "../../domain/fund/fund.types";
+import { assignHoldingIds, holdingsId, listingId, securityId } from "../../domain/instrument/instrument.ids";
+import type { SecurityRef } from "../../domain/instrument/instrument.service";
+import type { ListName } from "../../domain/list/list.answers";
+import type { AssetListPage, ListArgs } from "../../domain/list/list.types";
+import { Quote, type QuoteMetrics } from "../../domain/quote/quote.types";
+import type { AggregatedSearchResult, SearchArgs, SearchResult } from "../../domain/search/search.types";
+import { Stock, type FinancialsTtm } from "../../domain/stock/stock.types";
 import { bodyOf, UpstreamCalls, type UpstreamBody } from "./upstream.calls";
 import type { UpstreamClient } from "./upstream.types";
 
@@ -89,7 +90,7 @@ const SECURITY_TYPE_SCOPES = ["stock", "etf", "fund", "crypto"] as const;
  * candle answers do not state: a quote with company metrics is a stock's; anything else needs a key that may read
  * every type. Stricter than the row store for narrow keys, never looser.
  */
-function requireTypeScope(ctx: Context, isStock: boolean): void {
+function requireTypeScope(ctx: RequestContext, isStock: boolean): void {
   if (isStock) return requireScope(ctx, "stock");
   for (const scope of SECURITY_TYPE_SCOPES) requireScope(ctx, scope);
 }
@@ -166,8 +167,8 @@ const ownerId = (isin: string | null, symbol: string) => isin ?? symbol;
 
 /** Gateway mode's answers over `client`: one `UpstreamCalls` per request. */
 export function createUpstreamAnswers(client: UpstreamClient): Answers {
-  const perRequest = new WeakMap<Context, UpstreamCalls>();
-  const calls = (ctx: Context): UpstreamCalls => {
+  const perRequest = new WeakMap<RequestContext, UpstreamCalls>();
+  const calls = (ctx: RequestContext): UpstreamCalls => {
     let c = perRequest.get(ctx);
     if (!c) perRequest.set(ctx, (c = new UpstreamCalls(client, ctx)));
     return c;
@@ -204,7 +205,7 @@ export function createUpstreamAnswers(client: UpstreamClient): Answers {
     metrics: (q) => METRICS.get(q) ?? null,
   };
 
-  const candles = async (ctx: Context, ref: SecurityRef, args: CandleRangeArgs): Promise<Candles> => {
+  const candles = async (ctx: RequestContext, ref: SecurityRef, args: CandleRangeArgs): Promise<Candles> => {
     const body = bodyOf({
       ...refBody(ref),
       from: args.from,
@@ -287,7 +288,7 @@ export function createUpstreamAnswers(client: UpstreamClient): Answers {
     },
   };
 
-  const fundPart = async <K extends string, T>(ctx: Context, f: Fund, path: string, key: K): Promise<T> => {
+  const fundPart = async <K extends string, T>(ctx: RequestContext, f: Fund, path: string, key: K): Promise<T> => {
     const d = await calls(ctx).get<Record<K, T>>(path, "reference", askedOf(f).body);
     return d[key];
   };

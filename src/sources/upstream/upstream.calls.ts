@@ -1,5 +1,5 @@
 import DataLoader from "dataloader";
-import type { Context } from "../../context";
+import type { RequestContext } from "../../domain/request.context";
 import {
   InvalidArgumentError,
   NotAvailableError,
@@ -62,7 +62,7 @@ export class UpstreamCalls {
 
   constructor(
     private readonly client: UpstreamClient,
-    private readonly ctx: Context,
+    private readonly ctx: RequestContext,
   ) {}
 
   /** The upstream's 200 body for `path` and `body`; its 404 as our error; anything else as the client threw it. */

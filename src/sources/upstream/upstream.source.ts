@@ -1,4 +1,4 @@
-import type { MarketDataSource } from "../source.capabilities";
+import type { MarketDataSource } from "../../domain/ports/source.capabilities";
 import type { UpstreamClient } from "./upstream.types";
 
 /**

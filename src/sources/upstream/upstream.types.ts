@@ -32,11 +32,9 @@ export interface UpstreamResult {
 }
 
 /** Where the upstream stands, for /readyz and /metrics. */
-export interface UpstreamState {
-  breaker: "closed" | "open" | "half-open";
-  /** The last failure's kind (timeout, 5xx, connection, malformed, unauthorised), never a key or a body. */
-  lastFailure?: string;
-}
+import type { UpstreamState } from "../../domain/ports/source.health";
+
+export type { UpstreamState };
 
 /**
  * The gateway's only way to the upstream. Every other failure than a 200 or

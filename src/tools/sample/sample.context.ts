@@ -1,8 +1,8 @@
-import { addYears, onOrBeforeWeekday, parseDay } from "./sample.calendar";
-import { FxHistory, generateFx } from "./sample.forex";
+import { addYears, onOrBeforeWeekday, parseDay } from "../../sources/sample/sample.calendar";
+import { FxHistory, generateFx } from "../../sources/sample/sample.forex";
 import { IdentifierRegistry } from "./sample.identifiers";
 import { CompanyNamer, SymbolRegistry } from "./sample.names";
-import { Random } from "./sample.random";
+import { Random } from "../../sources/sample/sample.random";
 
 /** Bumped whenever the generated content changes for the same seed and anchor. */
 export const GENERATOR_VERSION = "3";
@@ -10,8 +10,7 @@ export const GENERATOR_VERSION = "3";
 /** Years of daily history before the anchor. */
 export const HISTORY_YEARS = 10;
 
-/** Weekdays of 5-minute bars up to the last closed day (a holiday among them has none). */
-export const INTRADAY_DAYS = 10;
+export { INTRADAY_DAYS } from "../../sources/sample/sample.prices";
 
 /** Full-size counts; a `scale` below 1 shrinks them for tests. */
 const FULL_COUNTS = {

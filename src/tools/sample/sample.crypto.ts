@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { SampleContext } from "./sample.context";
 import type { Crypto } from "./sample.model";
-import { interpolate, priceDecimals, roundTo } from "./sample.numbers";
+import { interpolate, priceDecimals, roundTo } from "../../sources/sample/sample.numbers";
 
 /**
  * Crypto assets with their real symbols and names from the `cryptocurrencies`

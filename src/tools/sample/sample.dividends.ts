@@ -1,8 +1,15 @@
-import { addWeekdays, addYears, makeDay, onOrAfterWeekday, onOrBeforeWeekday, yearOf } from "./sample.calendar";
+import {
+  addWeekdays,
+  addYears,
+  makeDay,
+  onOrAfterWeekday,
+  onOrBeforeWeekday,
+  yearOf,
+} from "../../sources/sample/sample.calendar";
 import type { SampleContext } from "./sample.context";
 import type { DividendRow, Etf, Fund, Security, Split, Stock } from "./sample.model";
-import { roundTo } from "./sample.numbers";
-import type { Random } from "./sample.random";
+import { roundTo } from "../../sources/sample/sample.numbers";
+import type { Random } from "../../sources/sample/sample.random";
 import { sectorByName } from "./sample.sectors";
 
 /**

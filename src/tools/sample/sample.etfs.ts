@@ -1,4 +1,4 @@
-import { formatDay, makeDay, onOrAfterWeekday } from "./sample.calendar";
+import { formatDay, makeDay, onOrAfterWeekday } from "../../sources/sample/sample.calendar";
 import type { SampleContext } from "./sample.context";
 import {
   bondHolding,
@@ -11,11 +11,11 @@ import {
   stockHolding,
   type WeightedHolding,
 } from "./sample.holdings";
-import { currencyDigits, exchange } from "./sample.markets";
+import { currencyDigits, exchange } from "../../sources/sample/sample.markets";
 import type { Etf, Listing, Stock } from "./sample.model";
 import { ETF_ISSUERS } from "./sample.names";
-import { interpolate, roundPrice, roundTo } from "./sample.numbers";
-import type { Random } from "./sample.random";
+import { interpolate, roundPrice, roundTo } from "../../sources/sample/sample.numbers";
+import type { Random } from "../../sources/sample/sample.random";
 
 /** ETFs: profiles, listings and portfolios built from the stock and bond universes. */
 

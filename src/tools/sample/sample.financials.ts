@@ -1,10 +1,10 @@
-import { endOfMonth, formatDay, monthOf, onOrAfterWeekday, yearOf } from "./sample.calendar";
+import { endOfMonth, formatDay, monthOf, onOrAfterWeekday, yearOf } from "../../sources/sample/sample.calendar";
 import type { SampleContext } from "./sample.context";
 import { splitFactorAfter } from "./sample.dividends";
 import type { DividendRow, Split, Stock } from "./sample.model";
-import type { QuarterlyFinancialsRow } from "../../sources/data-source";
-import { roundTo } from "./sample.numbers";
-import type { Random } from "./sample.random";
+import type { QuarterlyFinancialsRow } from "../../domain/ports/source.types";
+import { roundTo } from "../../sources/sample/sample.numbers";
+import type { Random } from "../../sources/sample/sample.random";
 import { sectorByName } from "./sample.sectors";
 
 /**

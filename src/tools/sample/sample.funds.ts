@@ -6,7 +6,7 @@ import {
   onOrAfterWeekday,
   onOrBeforeWeekday,
   yearOf,
-} from "./sample.calendar";
+} from "../../sources/sample/sample.calendar";
 import type { SampleContext } from "./sample.context";
 import {
   type Bond,
@@ -22,8 +22,8 @@ import {
 } from "./sample.holdings";
 import type { Etf, Fund, Stock } from "./sample.model";
 import { FUND_COMPANY_FORMS } from "./sample.names";
-import { interpolate, roundPrice, roundTo } from "./sample.numbers";
-import type { Random } from "./sample.random";
+import { interpolate, roundPrice, roundTo } from "../../sources/sample/sample.numbers";
+import type { Random } from "../../sources/sample/sample.random";
 
 /**
  * Mutual funds. A fund house runs strategies; each strategy is sold in one or

@@ -1,15 +1,15 @@
-import { addYears, formatDay, parseDay, SECONDS_PER_DAY } from "./sample.calendar";
+import { addYears, formatDay, parseDay, SECONDS_PER_DAY } from "../../sources/sample/sample.calendar";
 import { createContext, GENERATOR_VERSION, INTRADAY_DAYS, type SampleContext } from "./sample.context";
 import { generateCrypto } from "./sample.crypto";
 import { type DividendPlan, planDividends, planSplits } from "./sample.dividends";
 import { generateEtfs } from "./sample.etfs";
 import { QUARTERS, quartersOf, type QuarterRow, RECENT_QUARTERS } from "./sample.financials";
-import { forexPairs, type ForexPair } from "./sample.forex";
+import { forexPairs, type ForexPair } from "../../sources/sample/sample.forex";
 import { generateFunds } from "./sample.funds";
 import { generateBonds, HoldingSet, type HoldingTemplate } from "./sample.holdings";
 import { assignWkns } from "./sample.identifiers";
 import { buildIndices } from "./sample.indices";
-import { currencyDigits, EXCHANGES } from "./sample.markets";
+import { currencyDigits, EXCHANGES } from "../../sources/sample/sample.markets";
 import type {
   Crypto,
   DividendRow,
@@ -24,8 +24,14 @@ import type {
   SqlValue,
   Stock,
 } from "./sample.model";
-import { unitsToPercent, roundTo } from "./sample.numbers";
-import { BarSimulator, convertedQuote, type HistorySpec, QuoteTable, type RowWriter } from "./sample.prices";
+import { unitsToPercent, roundTo } from "../../sources/sample/sample.numbers";
+import {
+  BarSimulator,
+  convertedQuote,
+  type HistorySpec,
+  QuoteTable,
+  type RowWriter,
+} from "../../sources/sample/sample.prices";
 import {
   SeriesCalendar,
   SERIES_COLUMNS,
@@ -33,7 +39,7 @@ import {
   SERIES_FORMAT,
   seriesRowValues,
   type SeriesRow,
-} from "./sample.series";
+} from "../../sources/sample/sample.series";
 import { BuildHelper, type StoredPath } from "./sample.helper";
 import { generateStocks, stockDescription, stockWebsite } from "./sample.securities";
 

@@ -2,12 +2,12 @@ import Database from "better-sqlite3";
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
-import { generateFx } from "./sample.forex";
-import { type ExchangeDef, EXCHANGES } from "./sample.markets";
+import { generateFx } from "../../sources/sample/sample.forex";
+import { type ExchangeDef, EXCHANGES } from "../../sources/sample/sample.markets";
 import { BatchInserter, BUILD_THREAD_LIMITS } from "./sample.insert";
-import { BarSimulator, type QuoteStats, type RowWriter } from "./sample.prices";
-import { Random } from "./sample.random";
-import { SeriesCalendar, type SeriesRow } from "./sample.series";
+import { BarSimulator, type QuoteStats, type RowWriter } from "../../sources/sample/sample.prices";
+import { Random } from "../../sources/sample/sample.random";
+import { SeriesCalendar, type SeriesRow } from "../../sources/sample/sample.series";
 
 /**
  * The work of a sample build that runs beside it, in a helper thread: first

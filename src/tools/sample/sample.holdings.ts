@@ -1,9 +1,9 @@
-import { formatDay, makeDay, monthOf, yearOf } from "./sample.calendar";
+import { formatDay, makeDay, monthOf, yearOf } from "../../sources/sample/sample.calendar";
 import type { SampleContext } from "./sample.context";
-import { assertReferenceCodes, countryName } from "./sample.markets";
-import type { HoldingRow, Stock } from "./sample.model";
-import { allocateWeightUnits, roundTo } from "./sample.numbers";
-import type { Random } from "./sample.random";
+import { assertReferenceCodes, countryName } from "../../sources/sample/sample.markets";
+import { HoldingSet, type HoldingRow, type HoldingTemplate, type Stock } from "./sample.model";
+import { allocateWeightUnits, roundTo } from "../../sources/sample/sample.numbers";
+import type { Random } from "../../sources/sample/sample.random";
 import { ADR_COUNTRIES } from "./sample.securities";
 
 /**
@@ -325,51 +325,7 @@ export function futuresHoldings(
   return out;
 }
 
-/** What a holding row says about the position itself; one shared object per distinct position of a build. */
-export type HoldingTemplate = Readonly<Omit<HoldingRow, "unitPrice" | "weightUnits">>;
-
-/**
- * A holder's portfolio, packed: a shared template per position and two typed arrays. With a row object per position
- * the ETFs and funds took ~170 MB of heap in the full sample for the whole build; packed they take ~40 MB, and the
- * writer reads them without building a row.
- */
-export class HoldingSet {
-  static readonly EMPTY = new HoldingSet([], new Float64Array(0), new Int32Array(0));
-
-  constructor(
-    private readonly templates: readonly HoldingTemplate[],
-    private readonly unitPrices: Float64Array,
-    private readonly units: Int32Array,
-  ) {}
-
-  get length(): number {
-    return this.templates.length;
-  }
-
-  /** What position `i` (0-based, in position order) holds. */
-  position(i: number): HoldingTemplate {
-    return this.templates[i] as HoldingTemplate;
-  }
-
-  /** Price of one unit of position `i` in the holder's currency. */
-  unitPrice(i: number): number {
-    return this.unitPrices[i] as number;
-  }
-
-  /** Weight of position `i` in units of 0.0001 %. */
-  weightUnits(i: number): number {
-    return this.units[i] as number;
-  }
-
-  /** The same positions priced in another currency: unit prices times `rate`. */
-  scaled(rate: number): HoldingSet {
-    return new HoldingSet(
-      this.templates,
-      this.unitPrices.map((p) => p * rate),
-      this.units,
-    );
-  }
-}
+export { HoldingSet, type HoldingTemplate };
 
 /** Templates by content, one table per build (a test process runs several builds). */
 const templateTables = new WeakMap<SampleContext, Map<string, HoldingTemplate>>();

@@ -1,4 +1,4 @@
-import type { Random } from "./sample.random";
+import type { Random } from "../../sources/sample/sample.random";
 
 /**
  * Security identifiers with real check digits: CUSIP, SEDOL and ISIN.

@@ -1,5 +1,5 @@
 import type { IndexDef, Stock } from "./sample.model";
-import { allocateWeightUnits } from "./sample.numbers";
+import { allocateWeightUnits } from "../../sources/sample/sample.numbers";
 
 /** Market-cap weighted indices over the generated stocks (weights sum to 100). */
 

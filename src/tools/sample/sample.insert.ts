@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import type { SqlValue } from "./sample.model";
-import type { RowWriter } from "./sample.prices";
+import type { RowWriter } from "../../sources/sample/sample.prices";
 
 /** SQLite page cache during the build, in KiB (the helper thread's too). */
 export const BUILD_CACHE_KIB = 4 * 1024;

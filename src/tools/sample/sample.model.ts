@@ -4,12 +4,11 @@
  * primary-key order in one pass.
  */
 
-import type { EtfProfileRow, FundProfileRow, ListingRow, SecurityRow } from "../../sources/data-source";
-import type { HoldingSet } from "./sample.holdings";
+import type { EtfProfileRow, FundProfileRow, ListingRow, SecurityRow } from "../../domain/ports/source.types";
 
-export type { SecurityType } from "../../sources/data-source";
+export type { SecurityType } from "../../domain/ports/source.types";
 
-export type SqlValue = number | string | null;
+export type { SqlValue } from "../../sources/sample/sample.prices";
 
 /** A listing as the store holds it. */
 export type Listing = ListingRow;
@@ -124,4 +123,50 @@ export interface IndexDef {
   symbol: string;
   name: string;
   members: { securityId: number; weightUnits: number }[];
+}
+
+/** What a holding row says about the position itself; one shared object per distinct position of a build. */
+export type HoldingTemplate = Readonly<Omit<HoldingRow, "unitPrice" | "weightUnits">>;
+
+/**
+ * A holder's portfolio, packed: a shared template per position and two typed arrays. With a row object per position
+ * the ETFs and funds took ~170 MB of heap in the full sample for the whole build; packed they take ~40 MB, and the
+ * writer reads them without building a row.
+ */
+export class HoldingSet {
+  static readonly EMPTY = new HoldingSet([], new Float64Array(0), new Int32Array(0));
+
+  constructor(
+    private readonly templates: readonly HoldingTemplate[],
+    private readonly unitPrices: Float64Array,
+    private readonly units: Int32Array,
+  ) {}
+
+  get length(): number {
+    return this.templates.length;
+  }
+
+  /** What position `i` (0-based, in position order) holds. */
+  position(i: number): HoldingTemplate {
+    return this.templates[i] as HoldingTemplate;
+  }
+
+  /** Price of one unit of position `i` in the holder's currency. */
+  unitPrice(i: number): number {
+    return this.unitPrices[i] as number;
+  }
+
+  /** Weight of position `i` in units of 0.0001 %. */
+  weightUnits(i: number): number {
+    return this.units[i] as number;
+  }
+
+  /** The same positions priced in another currency: unit prices times `rate`. */
+  scaled(rate: number): HoldingSet {
+    return new HoldingSet(
+      this.templates,
+      this.unitPrices.map((p) => p * rate),
+      this.units,
+    );
+  }
 }

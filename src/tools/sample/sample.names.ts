@@ -1,4 +1,4 @@
-import type { Random } from "./sample.random";
+import type { Random } from "../../sources/sample/sample.random";
 import type { IndustryDef } from "./sample.sectors";
 
 /**

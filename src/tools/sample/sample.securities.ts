@@ -1,9 +1,9 @@
-import { formatDay, makeDay, onOrAfterWeekday, onOrBeforeWeekday } from "./sample.calendar";
+import { formatDay, makeDay, onOrAfterWeekday, onOrBeforeWeekday } from "../../sources/sample/sample.calendar";
 import type { SampleContext } from "./sample.context";
-import { assertReferenceCodes, countryName, currencyDigits, exchange } from "./sample.markets";
+import { assertReferenceCodes, countryName, currencyDigits, exchange } from "../../sources/sample/sample.markets";
 import type { Listing, Stock } from "./sample.model";
-import { interpolate, roundPrice } from "./sample.numbers";
-import type { Random } from "./sample.random";
+import { interpolate, roundPrice } from "../../sources/sample/sample.numbers";
+import type { Random } from "../../sources/sample/sample.random";
 import { SECTOR_WEIGHTS, SECTORS, sectorByName } from "./sample.sectors";
 
 /**

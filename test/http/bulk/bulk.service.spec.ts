@@ -1,7 +1,7 @@
 import pino from "pino";
 import { z } from "zod";
 import { BulkService } from "../../../src/http/bulk/bulk.service";
-import { createContext } from "../../../src/context";
+import { createContext } from "../../../src/http/http.context";
 import { getSchema } from "../../../src/http/graphql/schema";
 import { CandleDocument } from "../../../src/http/rest/rest.operations.generated";
 import { route, VERSIONS } from "../../../src/http/rest/rest.route";

@@ -1,7 +1,7 @@
 import "reflect-metadata";
 import { execute, parse, type GraphQLObjectType, type GraphQLSchema } from "graphql";
 import { buildSchemaSync } from "type-graphql";
-import { createContext } from "../../../src/context";
+import { createContext } from "../../../src/http/http.context";
 import { rootFieldsDirect } from "../../../src/http/graphql/graphql.root-resolvers";
 import { authChecker, getSchema, RESOLVERS } from "../../../src/http/graphql/schema";
 import type { Principal } from "../../../src/platform/auth/auth.types";

@@ -1,9 +1,9 @@
 import { getNamedType, isLeafType, isObjectType, type GraphQLObjectType } from "graphql";
 import { getSchema } from "../../../src/http/graphql/schema";
 import { guardedFields, type OwnGuard } from "../../../src/http/graphql/graphql.scopes";
-import { BY_SECURITY_TYPE, SCOPE_OF_TYPE } from "../../../src/platform/auth/auth.scope-of";
+import { BY_SECURITY_TYPE, SCOPE_OF_TYPE } from "../../../src/domain/instrument/instrument.access";
 import type { Scope } from "../../../src/platform/auth/auth.scopes";
-import type { SecurityType } from "../../../src/sources/data-source";
+import type { SecurityType } from "../../../src/domain/ports/source.types";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { gql } from "../../helpers/graphql";
 import { largestEtfSymbol } from "../../helpers/sources";

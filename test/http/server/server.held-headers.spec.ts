@@ -1,10 +1,10 @@
 import type { Server } from "node:http";
 import pino from "pino";
 import { createApp } from "../../../src/app";
-import type { AppDeps } from "../../../src/context";
+import type { AppDeps } from "../../../src/http/http.context";
 import { createHttpServer } from "../../../src/http/server/server.http";
 import { ApiKeyService } from "../../../src/platform/auth/auth.service";
-import type { MarketDataSource } from "../../../src/sources/source.capabilities";
+import type { MarketDataSource } from "../../../src/domain/ports/source.capabilities";
 import { gatedSource, largestEtfSymbol } from "../../helpers/sources";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { BOOTSTRAP_KEY } from "../../helpers/constants";

@@ -192,7 +192,7 @@ describe("first start on an empty store path", () => {
           .sort(),
       ).toEqual(["market.db"]);
 
-      const keysCli = ["-r", "@swc-node/register", "src/platform/auth/keys.cli.ts"];
+      const keysCli = ["-r", "@swc-node/register", "src/application/cli/keys.cli.ts"];
       const cli = spawnSync(process.execPath, [...keysCli, "create", "--name", "startup", "--scopes", "crypto"], {
         cwd: ROOT,
         env: { PATH: process.env.PATH, TZ: "UTC", MDG_SQLITE_PATH: store },

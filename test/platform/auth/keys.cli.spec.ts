@@ -1,6 +1,6 @@
 import { API_KEY_PATTERN, hashApiKey } from "../../../src/platform/auth/auth.keys";
 import { ApiKeyService } from "../../../src/platform/auth/auth.service";
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, main } from "../../../src/platform/auth/keys.cli";
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, main } from "../../../src/application/cli/keys.cli";
 import { FakeKeyStore, ManualClock } from "./fakes";
 
 const NOW = "2026-03-02T10:00:00Z";

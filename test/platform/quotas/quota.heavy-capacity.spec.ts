@@ -1,8 +1,8 @@
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { loadConfig } from "../../../src/platform/config";
 import { heavyGate } from "../../../src/platform/quotas/quota.heavy";
-import type { BarRangeKey } from "../../../src/sources/data-source";
-import type { MarketDataSource } from "../../../src/sources/source.capabilities";
+import type { BarRangeKey } from "../../../src/domain/ports/source.types";
+import type { MarketDataSource } from "../../../src/domain/ports/source.capabilities";
 import { withDailyBars } from "../../helpers/stock-samples";
 
 /**

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { ApiKeyStore } from "../../../src/platform/auth/auth.types";
 import { loadConfig } from "../../../src/platform/config";
-import type { MarketDataSource } from "../../../src/sources/source.capabilities";
-import { openSources } from "../../../src/sources/source.factory";
+import type { MarketDataSource } from "../../../src/domain/ports/source.capabilities";
+import { openSources } from "../../../src/app.sources";
 import { TEST_STORE_PATH } from "../../helpers/constants";
 import { createTestDatabase } from "../../helpers/postgres";
 

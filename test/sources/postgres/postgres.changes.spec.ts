@@ -1,14 +1,14 @@
 // @requires-env DATABASE_URL postgres://postgres@127.0.0.1:5432/test
-import { LiveSearchIndex } from "../../../src/domains/search/search.live";
-import { SearchIndex } from "../../../src/domains/search/search.index";
+import { LiveSearchIndex } from "../../../src/domain/search/search.live";
+import { SearchIndex } from "../../../src/domain/search/search.index";
 import { ApiKeyService } from "../../../src/platform/auth/auth.service";
 import { systemClock } from "../../../src/platform/clock";
 import { loadConfig } from "../../../src/platform/config";
 import { UnauthenticatedError } from "../../../src/platform/errors";
-import type { InstrumentRow } from "../../../src/sources/data-source";
+import type { InstrumentRow } from "../../../src/domain/ports/source.types";
 import { cacheInstruments } from "../../../src/sources/source.cache";
-import type { MarketDataSource } from "../../../src/sources/source.capabilities";
-import { openSources, type Sources } from "../../../src/sources/source.factory";
+import type { MarketDataSource } from "../../../src/domain/ports/source.capabilities";
+import { openSources, type Sources } from "../../../src/app.sources";
 import { createReplicaDatabase, type ReplicaDatabase } from "../../helpers/postgres.replicas";
 
 /**

@@ -1,10 +1,10 @@
 // @requires-env DATABASE_URL postgres://postgres@127.0.0.1:5432/test
 import { loadConfig } from "../../../src/platform/config";
-import type { InstrumentRow } from "../../../src/sources/data-source";
+import type { InstrumentRow } from "../../../src/domain/ports/source.types";
 import { cacheInstruments, type CachedSource } from "../../../src/sources/source.cache";
-import type { MarketDataSource } from "../../../src/sources/source.capabilities";
-import { openSources, type Sources } from "../../../src/sources/source.factory";
-import { createLoaders, symbolCandidates } from "../../../src/sources/source.loaders";
+import type { MarketDataSource } from "../../../src/domain/ports/source.capabilities";
+import { openSources, type Sources } from "../../../src/app.sources";
+import { createLoaders, symbolCandidates } from "../../../src/domain/ports/source.loaders";
 import { createReplicaDatabase, type ReplicaDatabase } from "../../helpers/postgres.replicas";
 
 /**

@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 import type { Response } from "supertest";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { TEST_ANCHOR, TEST_STORE_PATH } from "../../helpers/constants";
-import { Random } from "../../../src/tools/sample/sample.random";
+import { Random } from "../../../src/sources/sample/sample.random";
 
 /**
  * Issue 15, item 1: securities drawn at random from the whole of each list

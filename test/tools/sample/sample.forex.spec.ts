@@ -1,8 +1,8 @@
 import * as currencyCodes from "currency-codes";
-import { makeDay } from "../../../src/tools/sample/sample.calendar";
-import { forexPairs, generateFx } from "../../../src/tools/sample/sample.forex";
-import { isoCurrencies, MAJOR_CURRENCIES } from "../../../src/tools/sample/sample.markets";
-import { Random } from "../../../src/tools/sample/sample.random";
+import { makeDay } from "../../../src/sources/sample/sample.calendar";
+import { forexPairs, generateFx } from "../../../src/sources/sample/sample.forex";
+import { isoCurrencies, MAJOR_CURRENCIES } from "../../../src/sources/sample/sample.markets";
+import { Random } from "../../../src/sources/sample/sample.random";
 
 describe("sample forex", () => {
   const pairs = forexPairs();

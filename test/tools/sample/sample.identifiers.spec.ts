@@ -8,7 +8,7 @@ import {
   makeIsin,
   sedolCheckDigit,
 } from "../../../src/tools/sample/sample.identifiers";
-import { Random } from "../../../src/tools/sample/sample.random";
+import { Random } from "../../../src/sources/sample/sample.random";
 
 describe("sample identifiers", () => {
   it.each([

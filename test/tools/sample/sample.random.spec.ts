@@ -5,9 +5,9 @@ import {
   isWeekday,
   parseDay,
   weekday,
-} from "../../../src/tools/sample/sample.calendar";
-import { allocateWeightUnits, priceDecimals, WEIGHT_UNITS_TOTAL } from "../../../src/tools/sample/sample.numbers";
-import { Random } from "../../../src/tools/sample/sample.random";
+} from "../../../src/sources/sample/sample.calendar";
+import { allocateWeightUnits, priceDecimals, WEIGHT_UNITS_TOTAL } from "../../../src/sources/sample/sample.numbers";
+import { Random } from "../../../src/sources/sample/sample.random";
 
 describe("sample random streams", () => {
   it("repeats a stream for the same seed and label", () => {

@@ -5,13 +5,13 @@ import { join } from "node:path";
 import { createTestApp } from "../../helpers/app";
 import { TEST_ANCHOR, TEST_STORE_PATH } from "../../helpers/constants";
 import { openSqliteSource } from "../../../src/sources/sqlite/sqlite.source";
-import { parseDay } from "../../../src/tools/sample/sample.calendar";
+import { parseDay } from "../../../src/sources/sample/sample.calendar";
 import {
   SERIES_META_KEY,
   SeriesCalendar,
   SeriesSynthesizer,
   toSeriesRow,
-} from "../../../src/tools/sample/sample.series";
+} from "../../../src/sources/sample/sample.series";
 
 /**
  * The sample computes the daily bars it does not store (docs/sample.md "The sample

@@ -1,12 +1,12 @@
 import Database from "better-sqlite3";
 import { TEST_ANCHOR, TEST_STORE_PATH } from "../../helpers/constants";
-import { formatDay, parseDay } from "../../../src/tools/sample/sample.calendar";
-import { exchange } from "../../../src/tools/sample/sample.markets";
-import { BarSimulator, type RowWriter } from "../../../src/tools/sample/sample.prices";
+import { formatDay, parseDay } from "../../../src/sources/sample/sample.calendar";
+import { exchange } from "../../../src/sources/sample/sample.markets";
+import { BarSimulator, type RowWriter } from "../../../src/sources/sample/sample.prices";
 import type { SqlValue } from "../../../src/tools/sample/sample.model";
-import { Random } from "../../../src/tools/sample/sample.random";
-import { SeriesCalendar, toSeriesRow } from "../../../src/tools/sample/sample.series";
-import { easter, holidaysOf, isTradingDay, sessionOn } from "../../../src/tools/sample/sample.sessions";
+import { Random } from "../../../src/sources/sample/sample.random";
+import { SeriesCalendar, toSeriesRow } from "../../../src/sources/sample/sample.series";
+import { easter, holidaysOf, isTradingDay, sessionOn } from "../../../src/sources/sample/sample.sessions";
 
 /** The sample keeps market hours: sessions in each exchange's time zone, holidays, a clock it never passes. */
 

@@ -4,8 +4,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isValidCusip, isValidIsin } from "../../../src/tools/sample/sample.identifiers";
-import { exchange } from "../../../src/tools/sample/sample.markets";
-import { sessionOn } from "../../../src/tools/sample/sample.sessions";
+import { exchange } from "../../../src/sources/sample/sample.markets";
+import { sessionOn } from "../../../src/sources/sample/sample.sessions";
 import { migrate } from "../../../src/sources/sqlite/sqlite.migrate";
 import { ensureSampleStore, fillSampleData, type SampleSummary } from "../../../src/tools/sample/sample.store";
 

@@ -1,0 +1,177 @@
+import { Args, Authorized, Ctx, FieldResolver, Float, ID, Query, Resolver, Root } from "type-graphql";
+import { CandleRangeArgs, Candles } from "../../../domain/candle/candle.types";
+import type { Context } from "../../http.context";
+import { AnnualDividends, Dividend, DividendEstimate } from "../../../domain/dividend/dividend.types";
+import { listingId } from "../../../domain/instrument/instrument.ids";
+import { DividendRangeArgs, MoneyCurrencyArgs } from "../../../domain/stock/stock.args";
+import { served } from "../../../domain/instrument/instrument.served";
+import { FinancialsTtm, Stock, StockArgs } from "../../../domain/stock/stock.types";
+
+/**
+ * `stock(symbol|isin)` needs the `stock` scope, or `search` for what a search
+ * result shows of a stock (id, symbol, name, ISIN, exchange, currency, market
+ * capitalisation); every other field needs its own scope: `stock` for the
+ * company's figures, financials and candles, `dividend` for dividends. A
+ * field refused is null with FORBIDDEN at its path, its siblings answered.
+ */
+@Resolver(() => Stock)
+export class StockResolver {
+  @Authorized("stock", "search")
+  @Query(() => Stock, { description: "A stock by symbol (any of its listings) or ISIN" })
+  stock(@Args(() => StockArgs) args: StockArgs, @Ctx() ctx: Context): Promise<Stock> {
+    return ctx.answers.stock.get(ctx, args);
+  }
+
+  @FieldResolver(() => ID, {
+    description:
+      "Stable id of this listing (exchange:symbol), the same across restarts and replicas; for client caches",
+  })
+  id(@Root() stock: Stock): string {
+    return listingId({ exchange: served(stock.exchange, "Stock.id"), symbol: stock.symbol });
+  }
+
+  @Authorized("stock")
+  @FieldResolver(() => FinancialsTtm, {
+    nullable: true,
+    description:
+      "Trailing-twelve-month financials; with fewer than four reported quarters, those quarters and null figures",
+  })
+  financialsTtm(
+    @Root() stock: Stock,
+    @Args(() => MoneyCurrencyArgs) args: MoneyCurrencyArgs,
+    @Ctx() ctx: Context,
+  ): Promise<FinancialsTtm> {
+    return ctx.answers.stock.financialsTtm(ctx, stock, args.currency);
+  }
+
+  @Authorized("stock")
+  @FieldResolver(() => Candles, { nullable: true, description: "OHLCV candles of this listing" })
+  candles(
+    @Root() stock: Stock,
+    @Args(() => CandleRangeArgs) args: CandleRangeArgs,
+    @Ctx() ctx: Context,
+  ): Promise<Candles> {
+    return ctx.answers.stock.candles(ctx, stock, args);
+  }
+
+  @Authorized("dividend")
+  @FieldResolver(() => [Dividend], {
+    nullable: true,
+    description: "Every dividend known today, oldest first (history and announced)",
+  })
+  dividends(
+    @Root() stock: Stock,
+    @Args(() => DividendRangeArgs) args: DividendRangeArgs,
+    @Ctx() ctx: Context,
+  ): Promise<Dividend[]> {
+    return ctx.answers.stock.dividends(ctx, stock, args.from, args.to);
+  }
+
+  @Authorized("dividend")
+  @FieldResolver(() => AnnualDividends, {
+    nullable: true,
+    description: "Dividends per calendar year with the forward dividend and yield (scope dividend)",
+  })
+  annualDividends(
+    @Root() stock: Stock,
+    @Args(() => MoneyCurrencyArgs) args: MoneyCurrencyArgs,
+    @Ctx() ctx: Context,
+  ): Promise<AnnualDividends> {
+    return ctx.answers.stock.annualDividends(ctx, stock, args.currency);
+  }
+
+  @Authorized("dividend")
+  @FieldResolver(() => DividendEstimate, {
+    nullable: true,
+    description: "Announced and estimated dividends of the next twelve months (scope dividend)",
+  })
+  dividendEstimate(@Root() stock: Stock, @Ctx() ctx: Context): Promise<DividendEstimate> {
+    return ctx.answers.stock.dividendEstimate(ctx, stock);
+  }
+
+  // The stock's identity as its answer carries it: every field from a row store, what an upstream serves of it
+  // otherwise (instrument.served.ts). REST reads none of these. Those a search result also shows need no more than
+  // the root field; the company's own figures need `stock`.
+
+  @FieldResolver(() => String, { description: "Symbol of the listing asked for (by ISIN: the primary listing)" })
+  symbol(@Root() stock: Stock): string {
+    return served(stock.symbol, "Stock.symbol");
+  }
+
+  @FieldResolver(() => String, { description: "Name of the company" })
+  name(@Root() stock: Stock): string {
+    return served(stock.name, "Stock.name");
+  }
+
+  @FieldResolver(() => String, { nullable: true, description: "ISIN of the stock; null where unknown" })
+  isin(@Root() stock: Stock): string | null {
+    return served(stock.isin, "Stock.isin");
+  }
+
+  @FieldResolver(() => String, { description: "MIC-style code of the listing's exchange" })
+  exchange(@Root() stock: Stock): string {
+    return served(stock.exchange, "Stock.exchange");
+  }
+
+  @FieldResolver(() => String, { description: "ISO 4217 currency of the listing's prices" })
+  currency(@Root() stock: Stock): string {
+    return served(stock.currency, "Stock.currency");
+  }
+
+  // Nullable so that a key without `stock` loses this field alone, not the whole stock.
+  @Authorized("stock")
+  @FieldResolver(() => String, {
+    nullable: true,
+    description: "ISO 4217 currency the company reports in (null only where the key lacks the stock scope)",
+  })
+  reportingCurrency(@Root() stock: Stock): string {
+    return served(stock.reportingCurrency, "Stock.reportingCurrency");
+  }
+
+  @Authorized("stock")
+  @FieldResolver(() => String, { nullable: true, description: "ISO 3166 alpha-2 of domicile" })
+  country(@Root() stock: Stock): string | null {
+    return served(stock.country, "Stock.country");
+  }
+
+  @Authorized("stock")
+  @FieldResolver(() => String, {
+    nullable: true,
+    description: "Sector (GICS-like, e.g. Information Technology); null where unknown",
+  })
+  sector(@Root() stock: Stock): string | null {
+    return served(stock.sector, "Stock.sector");
+  }
+
+  @Authorized("stock")
+  @FieldResolver(() => String, {
+    nullable: true,
+    description: "Industry within the sector, e.g. Semiconductors; null where unknown",
+  })
+  industry(@Root() stock: Stock): string | null {
+    return served(stock.industry, "Stock.industry");
+  }
+
+  @FieldResolver(() => Float, {
+    nullable: true,
+    description: "Market capitalisation in the reporting currency; null where unknown",
+  })
+  marketCapitalization(@Root() stock: Stock): number | null {
+    return served(stock.marketCapitalization, "Stock.marketCapitalization");
+  }
+
+  @Authorized("stock")
+  @FieldResolver(() => Float, {
+    nullable: true,
+    description: "Shares outstanding as of the latest reported quarter; null where unknown",
+  })
+  sharesOutstanding(@Root() stock: Stock): number | null {
+    return served(stock.sharesOutstanding, "Stock.sharesOutstanding");
+  }
+
+  @Authorized("stock")
+  @FieldResolver(() => String, { nullable: true, description: "Next earnings date, YYYY-MM-DD" })
+  nextEarningsDate(@Root() stock: Stock): string | null {
+    return served(stock.nextEarningsDate, "Stock.nextEarningsDate");
+  }
+}

@@ -1,0 +1,46 @@
+import type { Registry } from "prom-client";
+import type { Clock } from "../platform/clock";
+import type { Config } from "../platform/config";
+import type { Principal } from "../platform/auth/auth.types";
+import type { RateLimiter } from "../platform/quotas/quota.service";
+import type { Answers } from "../domain/answers";
+import type { MarketDataSource } from "../domain/ports/source.capabilities";
+import type { UpstreamState } from "../domain/ports/source.health";
+import { createLoaders } from "../domain/ports/source.loaders";
+import { Freshness, type RequestContext } from "../domain/request.context";
+import type { SearchIndexReader } from "../domain/search/search.live";
+
+/** What lives as long as the process: pools, clients, indexes. Never per-user state. Built by the composition root. */
+export interface AppDeps {
+  config: Config;
+  source: MarketDataSource;
+  clock: Clock;
+  searchIndex: SearchIndexReader;
+  /** Where answers come from: the row-store services, or the upstream adapter's. */
+  answers: Answers;
+  /** Per-key rate and quota; createApp builds one from the config when absent. */
+  rateLimiter?: RateLimiter;
+  /** Gateway mode: the upstream client's metrics, served on /metrics with the app's. */
+  metricsRegistry?: Registry;
+  /** Gateway mode: the upstream's state, which /readyz reports. */
+  upstreamState?: () => UpstreamState;
+}
+
+/** One per request, for /graphql and REST alike: the domain's request context and the answers the resolvers call. */
+export interface Context extends RequestContext {
+  answers: Answers;
+}
+
+export function createContext(deps: AppDeps, requestId: string, principal: Principal | null): Context {
+  return {
+    requestId,
+    principal,
+    clock: deps.clock,
+    config: deps.config,
+    source: deps.source,
+    searchIndex: deps.searchIndex,
+    answers: deps.answers,
+    loaders: createLoaders(deps.source),
+    freshness: new Freshness(),
+  } satisfies Context;
+}

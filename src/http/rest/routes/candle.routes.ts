@@ -1,0 +1,62 @@
+import { z } from "zod";
+import { InternalError } from "../../../platform/errors";
+import { securityRangeBody } from "../rest.body";
+import { CandleDocument, StockCandleDocument } from "../rest.operations.generated";
+import { route, VERSIONS, type RouteEntry } from "../rest.route";
+import { gqlObject, stringOf, unixSeconds } from "../rest.response";
+
+/** docs/contract.md section 4: parallel arrays, the series' key, plus the currency of the prices. */
+const candlesResponse = gqlObject("Candles", {
+  symbol: z.string(),
+  s: stringOf(["ok", "no_data"]).describe('"no_data" (with empty arrays) when the security has no bars in the range'),
+  t: z.array(unixSeconds),
+  o: z.array(z.number()),
+  h: z.array(z.number()),
+  l: z.array(z.number()),
+  c: z.array(z.number()),
+  v: z.array(z.number()),
+  from: unixSeconds,
+  to: unixSeconds,
+  resolution: stringOf(["1", "5", "15", "30", "60", "D", "W", "M"]),
+  key: z.string().describe("Names the series: SYMBOL:RESOLUTION:CURRENCY"),
+  currency: z.string(),
+});
+
+/** Resolutions arrive as strings ("D", "15") or, from some clients, as numbers (15). */
+const resolutionField = z
+  .union([z.string(), z.number()], { error: "expected one of 1, 5, 15, 30, 60, D, W, M" })
+  .transform((v) => String(v))
+  .describe("Bar size: 1, 5, 15, 30, 60 (minutes), D, W or M (case-insensitive); default D");
+
+export const candleBody = securityRangeBody(resolutionField);
+
+export const CANDLE_ROUTES: readonly RouteEntry[] = [
+  route({
+    path: "candle",
+    summary: "OHLCV candles of a stock, ETF, fund, crypto pair or forex pair (1, 5, 15, 30, 60, D, W, M)",
+    versions: VERSIONS,
+    // The resolver requires the scope of the security's type, as quote does.
+    scope: null,
+    body: candleBody,
+    operation: CandleDocument,
+    shape: (d) => d.candle,
+    response: candlesResponse,
+    singleSecurity: true,
+  }),
+  route({
+    path: "stock/candle",
+    summary: "Candles of a stock (removed 2024-12-31; use /v1/candle)",
+    versions: ["v0"],
+    scope: "stock",
+    body: candleBody,
+    operation: StockCandleDocument,
+    shape: (d) => {
+      if (!d.stock.candles) throw new InternalError("stock candle: no candles and no error");
+      return d.stock.candles;
+    },
+    response: candlesResponse,
+    singleSecurity: true,
+    removedOn: "2024-12-31",
+    replacement: "/v1/candle",
+  }),
+];
