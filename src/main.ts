@@ -9,7 +9,6 @@ import { checkDescriptorHeadroom } from "./http/server/server.connections";
 import { type EarlyServer, listenEarly } from "./http/server/server.startup";
 import type { ChangeNotice } from "./domain/ports/source.changes";
 import { openSources } from "./app.sources";
-import { ROW_STORE_ANSWERS } from "./domain/answers";
 
 /**
  * The service's modules (GraphQL schema, Apollo, the REST routes, the search index), loaded only once the store is
@@ -18,8 +17,9 @@ import { ROW_STORE_ANSWERS } from "./domain/answers";
  */
 async function loadServiceModules() {
   await import("reflect-metadata");
-  const [app, devKey, auth, clock, index, live] = await Promise.all([
+  const [app, answers, devKey, auth, clock, index, live] = await Promise.all([
     import("./app"),
+    import("./domain/answers"),
     import("./platform/auth/auth.dev-key"),
     import("./platform/auth/auth.service"),
     import("./platform/clock"),
@@ -28,6 +28,7 @@ async function loadServiceModules() {
   ]);
   return {
     createApp: app.createApp,
+    ROW_STORE_ANSWERS: answers.ROW_STORE_ANSWERS,
     ensureDevKey: devKey.ensureDevKey,
     ApiKeyService: auth.ApiKeyService,
     systemClock: clock.systemClock,
@@ -67,7 +68,7 @@ async function openService(config: Config, logger: Logger, early: EarlyServer, s
   const source = sources.market;
   try {
     signal.throwIfAborted();
-    const { createApp, ensureDevKey, ApiKeyService, systemClock, SearchIndex, LiveSearchIndex } =
+    const { createApp, ROW_STORE_ANSWERS, ensureDevKey, ApiKeyService, systemClock, SearchIndex, LiveSearchIndex } =
       await loadServiceModules();
     const started = Date.now();
     // A store other processes write: the index follows its change notices (new, renamed, removed securities),

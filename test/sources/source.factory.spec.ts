@@ -149,7 +149,7 @@ describe("the sample generator is off the request path", () => {
       .map((e) => join(e.parentPath, e.name));
   }
 
-  it("nothing under src/ outside src/tools/ reaches src/tools/, except three loads made only when needed", () => {
+  it("only the composition root and the sample CLI reach src/tools/, the root only when a store must be built", () => {
     const reaching: string[] = [];
     for (const file of filesUnder(join(ROOT, "src"))) {
       const from = relative(ROOT, file);
@@ -161,20 +161,15 @@ describe("the sample generator is off the request path", () => {
       }
     }
     expect(reaching.sort()).toEqual([
-      "src/sources/postgres/postgres.sample.ts -> src/tools/sample/sample.store",
-      "src/sources/source.factory.ts -> src/tools/sample/sample.store",
-      "src/sources/sqlite/sqlite.synthetic.ts -> src/tools/sample/sample.series",
+      "src/app.sources.ts -> src/tools/sample/sample.store",
+      "src/application/cli/sample.cli.ts -> src/tools/sample/sample.store",
     ]);
-    // …the first a dynamic import(), loaded only when a store must be built…
-    const factory = readFileSync(join(ROOT, "src/sources/source.factory.ts"), "utf8");
-    expect(factory).toMatch(/await import\("\.\.\/tools\/sample\/sample\.store"\)/);
-    // …and so is PostgreSQL's, which the factory itself imports only to fill an empty database…
-    const pgSample = readFileSync(join(ROOT, "src/sources/postgres/postgres.sample.ts"), "utf8");
-    expect(pgSample).toMatch(/await import\("\.\.\/\.\.\/tools\/sample\/sample\.store"\)/);
-    expect(factory).toMatch(/await import\("\.\/postgres\/postgres\.sample"\)/);
-    // …the third a require() inside the function called once a store's meta row says it is the generated sample.
+    // The root's is a dynamic import(), inside the builder it hands the source factory…
+    const root = readFileSync(join(ROOT, "src/app.sources.ts"), "utf8");
+    expect(root).toMatch(/await import\("\.\/tools\/sample\/sample\.store"\)/);
+    // …and the sample adapter's read-time price paths are required once a store's meta row says it is the sample.
     const synthetic = readFileSync(join(ROOT, "src/sources/sqlite/sqlite.synthetic.ts"), "utf8");
-    expect(synthetic).toMatch(/function seriesModule\(\)[^}]*require\("\.\.\/\.\.\/tools\/sample\/sample\.series"\)/);
+    expect(synthetic).toMatch(/function seriesModule\(\)[^}]*require\("\.\.\/sample\/sample\.series"\)/);
     expect(synthetic).toMatch(/meta\.has\(SERIES_META_KEY\) \? seriesModule\(\) : null/);
   });
 });
