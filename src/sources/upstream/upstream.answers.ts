@@ -64,6 +64,12 @@ function scopedQuote(ctx: RequestContext, q: Quote): Quote | Error {
   return q;
 }
 
+/** A batch item's answer; its own error fails the whole call (the row store's `getMany` for ETFs and funds). */
+function orThrow<T>(x: T | Error): T {
+  if (x instanceof Error) throw x;
+  return x;
+}
+
 function tooMany(field: string, n: number, max: number, what = "symbols"): void {
   if (n > max)
     throw new InvalidArgumentError(`${field}: at most ${max} ${what} per call`, [{ field, issue: "too many" }]);
@@ -114,10 +120,7 @@ export function createUpstreamAnswers(client: UpstreamClient): Answers {
           etfFetcher,
           symbols.map((symbol) => ({ symbol })),
         );
-        return etfs.map((e) => {
-          if (e instanceof Error) throw e;
-          return e;
-        });
+        return etfs.map(orThrow);
       },
       profile: (ctx, e) => one(ctx, etfProfileFetcher, e),
       holdings: (ctx, e) => one(ctx, etfHoldingsFetcher, e),
@@ -135,12 +138,8 @@ export function createUpstreamAnswers(client: UpstreamClient): Answers {
           fundFetcher,
           isins.map((isin) => ({ isin: isin.trim().toUpperCase() })),
         );
-        return funds.map((f) => {
-          // A malformed ISIN in a list names no fund, as an unknown one.
-          if (f instanceof InvalidArgumentError) return null;
-          if (f instanceof Error) throw f;
-          return f;
-        });
+        // A malformed ISIN in a list names no fund, as an unknown one.
+        return funds.map((f) => (f instanceof InvalidArgumentError ? null : orThrow(f)));
       },
       profile: async (_ctx, f) => fundProfileOf(f),
       sectors: (ctx, f) => one(ctx, fundSectorFetcher, f),
