@@ -1,9 +1,60 @@
 import DataLoader from "dataloader";
 import type { RequestContext } from "../request.context";
 import { NotFoundError } from "../../platform/errors";
-import { runInWorker, workerFile } from "../../platform/workers/worker.pool";
-import { dayOfUnix, type SeriesPoint } from "./etf.metrics";
-import type { MetricsJob, MetricsJobItem, MetricsJobResult, MetricsScalars } from "./etf.metrics.worker";
+import { runInWorker } from "../../platform/workers/worker.pool";
+import type { MetricsWorker } from "../ports/source.capabilities";
+import { dayOfUnix, type MetricResolution, type MetricsScalars, type SeriesPoint } from "./etf.metrics";
+
+/**
+ * The messages of the ETF metrics worker: a worker module a source names
+ * (`MarketDataSource.etfMetricsWorker`; SQLite's is
+ * src/sources/sqlite/sqlite.etf-metrics.worker.ts) reads the closes and FX
+ * rates of a job's items from its store itself and computes them with
+ * etf.metrics.ts. What comes back is small: the scalar metrics per item, and
+ * every item's series packed in one Float64Array that is transferred, not
+ * copied; the main thread builds point objects only when a client asks for
+ * the series.
+ */
+export interface MetricsJobItem {
+  listingId: number;
+  from: number;
+  to: number;
+  resolution: MetricResolution;
+  /** The listing's currency. */
+  listingCurrency: string;
+  /** The currency to compute in. */
+  currency: string;
+  /** For messages. */
+  symbol: string;
+}
+
+export interface MetricsJob {
+  /** The store the worker reads (`MetricsWorker.store`). */
+  store: string;
+  riskFreeRatePercent: number;
+  items: MetricsJobItem[];
+}
+
+export type MetricsJobAnswer =
+  | {
+      ok: true;
+      scalars: MetricsScalars;
+      /** Points of the series; they start at `offset` points into `MetricsJobResult.packed`. */
+      points: number;
+      offset: number;
+      bars: number;
+      filledDays: number;
+      firstFilledDay: string | null;
+    }
+  | { ok: false; notFound: string; noCloses?: true };
+
+export interface MetricsJobResult {
+  answers: MetricsJobAnswer[];
+  /** Four numbers a point: t, value, period return (NaN at the start), cumulative return. */
+  packed: Float64Array;
+  /** Statements run against the store, for the source's query counter. */
+  queries: number;
+}
 
 /** One item's metrics as the worker answered them; the series is built on first read. */
 export interface OffloadedMetrics extends MetricsScalars {
@@ -20,8 +71,6 @@ export class NoClosesError extends NotFoundError {
   override name = "NoClosesError";
 }
 
-const WORKER = workerFile(__dirname, "etf.metrics.worker");
-
 const keyOf = (i: MetricsJobItem) => `${i.listingId}:${i.from}:${i.to}:${i.resolution}:${i.currency}`;
 
 /**
@@ -33,13 +82,14 @@ const keyOf = (i: MetricsJobItem) => `${i.listingId}:${i.from}:${i.to}:${i.resol
  */
 const LOADERS = new WeakMap<RequestContext, DataLoader<MetricsJobItem, OffloadedMetrics, string>>();
 
-function loaderOf(ctx: RequestContext, dbPath: string): DataLoader<MetricsJobItem, OffloadedMetrics, string> {
+function loaderOf(ctx: RequestContext, worker: MetricsWorker): DataLoader<MetricsJobItem, OffloadedMetrics, string> {
   let loader = LOADERS.get(ctx);
   if (!loader) {
     loader = new DataLoader<MetricsJobItem, OffloadedMetrics, string>(
       async (items): Promise<(OffloadedMetrics | Error)[]> => {
-        const job: MetricsJob = { dbPath, riskFreeRatePercent: ctx.config.riskFreeRatePercent, items: [...items] };
-        const result = await runInWorker<MetricsJobResult>(WORKER, job, ctx.requestId);
+        const { file, store } = worker;
+        const job: MetricsJob = { store, riskFreeRatePercent: ctx.config.riskFreeRatePercent, items: [...items] };
+        const result = await runInWorker<MetricsJobResult>(file, job, ctx.requestId);
         // The worker's statements are this request's store reads: tests and the bench count them.
         ctx.source.stats.queries += result.queries;
         return result.answers.map((a) =>
@@ -83,18 +133,20 @@ function unpack(view: Float64Array): SeriesPoint[] {
 }
 
 /**
- * Where the worker can read the store itself: the SQLite file the service
- * serves (each worker opens it read-only). Other sources compute in process
- * (etf.service.ts) until their reads move to workers too.
+ * The worker that can read the source's store itself (SQLite: each worker
+ * opens the file read-only), or null: other sources, and a store no other
+ * thread can open, compute in process (etf.service.ts).
  */
-export function offloadPath(ctx: RequestContext): string | null {
-  if (ctx.source.kind !== "sqlite") return null;
-  const path = ctx.config.sqlitePath;
-  return path === ":memory:" || path === "" ? null : path;
+export function offloadTo(ctx: RequestContext): MetricsWorker | null {
+  return ctx.source.etfMetricsWorker?.() ?? null;
 }
 
-export function helperMetrics(ctx: RequestContext, dbPath: string, item: MetricsJobItem): Promise<OffloadedMetrics> {
-  return loaderOf(ctx, dbPath).load(item);
+export function helperMetrics(
+  ctx: RequestContext,
+  worker: MetricsWorker,
+  item: MetricsJobItem,
+): Promise<OffloadedMetrics> {
+  return loaderOf(ctx, worker).load(item);
 }
 
 const TURNS = new WeakMap<RequestContext, Promise<void>>();

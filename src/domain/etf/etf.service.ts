@@ -5,7 +5,7 @@ import type { CountryWeight, SectorWeight } from "../exposure/exposure.types";
 import { resolveInstrument, type SecurityRef } from "../instrument/instrument.service";
 import type { EtfProfileRow, HoldingRow, InstrumentRow } from "../ports/source.types";
 import type { EtfMetricsArgs } from "./etf.args";
-import { NoClosesError, nextTurn, helperMetrics, offloadPath, type OffloadedMetrics } from "./etf.metrics.jobs";
+import { NoClosesError, nextTurn, helperMetrics, offloadTo, type OffloadedMetrics } from "./etf.metrics.jobs";
 import {
   computeMetrics,
   convertCloses,
@@ -260,12 +260,12 @@ export function metricsRequest(ctx: RequestContext, etf: Etf, args: EtfMetricsAr
  */
 export async function etfMetrics(ctx: RequestContext, etf: Etf, args: EtfMetricsArgs): Promise<EtfMetrics> {
   const { resolution, currency, from, to } = metricsRequest(ctx, etf, args);
-  const dbPath = offloadPath(ctx);
-  if (dbPath) {
-    // Off the event loop: a worker reads the closes and does the maths (etf.metrics.worker.ts).
+  const worker = offloadTo(ctx);
+  if (worker) {
+    // Off the event loop: a worker reads the closes and does the same maths (etf.metrics.jobs.ts).
     const listingId = etf.row.listing.id;
     const item = { listingId, from, to, resolution, listingCurrency: etf.currency, currency, symbol: etf.symbol };
-    const m = await helperMetrics(ctx, dbPath, item).catch((e: unknown) => {
+    const m = await helperMetrics(ctx, worker, item).catch((e: unknown) => {
       if (e instanceof NoClosesError) return null;
       throw e;
     });

@@ -222,9 +222,22 @@ export interface SourceBase {
    * change. Cheap and synchronous. A source without it is not cached.
    */
   dataVersion?(): number;
+  /**
+   * A worker module that computes ETF metrics reading this store itself, off
+   * the event loop (src/domain/etf/etf.metrics.jobs.ts has its messages), and
+   * the store it opens. Unset or null: the service computes them in process
+   * from the loaders' rows.
+   */
+  etfMetricsWorker?(): MetricsWorker | null;
   /** Cheap round trip for /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A worker module (a file piscina loads) and the store it reads. */
+export interface MetricsWorker {
+  file: string;
+  store: string;
 }
 
 /** A source of market data: the methods of the capabilities it declares are present, the others absent. */

@@ -28,6 +28,7 @@ import type {
 import {
   CAPABILITY_NAMES,
   type CapabilityName,
+  type MetricsWorker,
   type Page,
   type RowStore,
   type SourceStats,
@@ -52,6 +53,7 @@ import {
 import { SqliteApiKeyStore } from "./sqlite.keys";
 import { SampleSeriesBars } from "./sqlite.synthetic";
 import { migrate } from "./sqlite.migrate";
+import { workerFile } from "../../platform/workers/worker.pool";
 
 const JSON_EACH_KEYS = "json_each(?) k";
 /** Batches up to this many scalar keys bind them one by one (most REST calls name one or two keys). */
@@ -574,6 +576,16 @@ export class SqliteSource implements RowStore {
       this.version++;
     }
     return this.version;
+  }
+
+  /**
+   * ETF metrics run on worker threads that open this file read-only
+   * (sqlite.etf-metrics.worker.ts); an in-memory store is this connection's
+   * alone, so its metrics are computed in process.
+   */
+  etfMetricsWorker(): MetricsWorker | null {
+    if (this.db.memory) return null;
+    return { file: workerFile(__dirname, "sqlite.etf-metrics.worker"), store: this.db.name };
   }
 
   async ping(): Promise<void> {

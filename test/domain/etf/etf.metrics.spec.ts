@@ -1,6 +1,8 @@
 import {
+  computeColumns,
   computeMetrics,
   convertCloses,
+  convertColumns,
   maxDrawdown,
   periodKey,
   samplePeriods,
@@ -268,5 +270,34 @@ describe("convertCloses", () => {
   it("uses days, not instants: a bar at 00:00 UTC takes that day's rate", () => {
     const { points } = convertCloses([{ t: unix("2024-03-04") + DAY - 1, c: 10 }], eur, gbp);
     expect(points[0]!.value).toBeCloseTo((10 * 0.8) / 0.9, 9);
+  });
+});
+
+describe("the column functions the worker calls", () => {
+  const t = Float64Array.from(TWO_WEEKS, ([date]) => unix(date));
+  const v = Float64Array.from(values);
+
+  it("sample the last close of each ISO week as indexes, with returns beside them", () => {
+    const m = computeColumns(t, v, "W", 0);
+    // 2024-01-01 starts; 2024-01-05 and 2024-01-12 end the two weeks.
+    expect(Array.from(m.sampled)).toEqual([0, 4, 9]);
+    expect(Number.isNaN(m.periodReturn[0])).toBe(true);
+    expect(Array.from(m.periodReturn.subarray(1))).toEqual([(103 / 100 - 1) * 100, (110 / 103 - 1) * 100]);
+    expect(Array.from(m.cumulativeReturn)).toEqual([0, (103 / 100 - 1) * 100, (110 / 100 - 1) * 100]);
+    const r = simpleReturns([100, 103, 110]);
+    expect(m.scalars.annualisedVolatility).toBeCloseTo(stdevSample(r) * Math.sqrt(52) * 100, 9);
+    expect(m.scalars.maxDrawdown).toMatchObject({ peakDate: "2024-01-04", troughDate: "2024-01-08" });
+    expect(m.scalars.bestPeriod).toEqual({ date: "2024-01-12", periodReturn: (110 / 103 - 1) * 100 });
+  });
+
+  it("convert with day numbers and name the closes whose rate was borrowed by index", () => {
+    const days = (ds: string[]) => Int32Array.from(ds, (d) => unix(d) / DAY);
+    const from = { days: days(["2024-01-01", "2024-01-03"]), perUsd: Float64Array.from([0.9, 0.8]) };
+    const { values: converted, filled } = convertColumns(t.subarray(0, 3), v.subarray(0, 3), from, "usd", {
+      from: "EUR",
+      to: "USD",
+    });
+    expect(Array.from(converted)).toEqual([100 / 0.9, 102 / 0.9, 101 / 0.8]);
+    expect(filled).toEqual([1]);
   });
 });

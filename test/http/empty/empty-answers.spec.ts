@@ -254,12 +254,13 @@ describe.each(["v0", "v1"])("a known security without data on /%s", (v) => {
 
 describe("etf/metrics computed in process (a source the workers cannot read)", () => {
   it("answers the same empty metrics as the worker path", async () => {
-    // Any source but SQLite computes metrics in process (etf.metrics.jobs.ts `offloadPath`).
+    // A source without a metrics worker (any but SQLite) computes metrics in process (etf.metrics.jobs.ts `offloadTo`).
+    const hidden: Record<PropertyKey, unknown> = { kind: "postgres", etfMetricsWorker: undefined };
     const inProcess = await createTestApp({
       storePath: t.deps.config.sqlitePath,
       market: (source) =>
         new Proxy(source, {
-          get: (target, p) => (p === "kind" ? "postgres" : (Reflect.get(target, p, target) as unknown)),
+          get: (target, p) => (p in hidden ? hidden[p] : (Reflect.get(target, p, target) as unknown)),
         }),
     });
     try {

@@ -1,17 +1,19 @@
-import runMetricsJob, { WORKER_FX_LOOKBACK_DAYS } from "../../../src/domain/etf/etf.metrics.worker";
-import type { MetricsJobItem, MetricsJobResult } from "../../../src/domain/etf/etf.metrics.worker";
-import { computeMetrics, convertCloses, type MetricResolution } from "../../../src/domain/etf/etf.metrics";
-import { FX_LOOKBACK_DAYS, loadFxSeries } from "../../../src/domain/fx/fx.service";
-import { NotFoundError } from "../../../src/platform/errors";
-import { createContext } from "../../../src/http/http.context";
-import { createTestApp, type TestApp } from "../../helpers/app";
-import { TEST_STORE_PATH } from "../../helpers/constants";
+import runMetricsJob from "../../src/sources/sqlite/sqlite.etf-metrics.worker";
+import type { MetricsJobItem, MetricsJobResult } from "../../src/domain/etf/etf.metrics.jobs";
+import { computeMetrics, convertCloses, type MetricResolution } from "../../src/domain/etf/etf.metrics";
+import { loadFxSeries } from "../../src/domain/fx/fx.service";
+import { NotFoundError } from "../../src/platform/errors";
+import { createContext } from "../../src/http/http.context";
+import { createTestApp, type TestApp } from "../helpers/app";
+import { TEST_STORE_PATH } from "../helpers/constants";
 
 /**
- * The worker's metrics (typed arrays, its own connection) against
- * etf.metrics.ts's on objects read through the loaders: every figure and
- * every point must be the same double, for every resolution, in the
- * listing's currency and converted.
+ * The worker's job (its own connection and statements: closes, computed
+ * sample paths, FX ranges with their lookback; the series packed) against
+ * the in-process path (the loaders' rows through etf.metrics.ts's row
+ * functions): the maths is the same module, so every figure and every
+ * point must be the same double, for every resolution, in the listing's
+ * currency and converted, and every refusal the same message.
  */
 let t: TestApp;
 beforeAll(async () => {
@@ -20,19 +22,15 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 function jobResult(items: MetricsJobItem[]): MetricsJobResult {
-  const moved = runMetricsJob({ dbPath: TEST_STORE_PATH, riskFreeRatePercent: 2.5, items }) as Record<symbol, unknown>;
+  const moved = runMetricsJob({ store: TEST_STORE_PATH, riskFreeRatePercent: 2.5, items }) as Record<symbol, unknown>;
   // What piscina posts back: the value of the Transferable the worker returns.
   return moved[Symbol.for("Piscina.valueOf")] as MetricsJobResult;
 }
 
-it("borrows FX rates as far back as fx.service does", () => {
-  expect(WORKER_FX_LOOKBACK_DAYS).toBe(FX_LOOKBACK_DAYS);
-});
-
 const RESOLUTIONS: MetricResolution[] = ["D", "W", "M"];
 
 it.each(RESOLUTIONS)(
-  "answers what the in-process maths answers, resolution %s, in three currencies",
+  "answers what the in-process path answers, resolution %s, in three currencies",
   async (resolution) => {
     const rows = t.source.db
       .prepare(
