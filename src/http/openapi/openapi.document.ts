@@ -1,4 +1,4 @@
-import { isObjectType, type GraphQLSchema } from "graphql";
+import { isObjectType, type DocumentNode, type GraphQLSchema } from "graphql";
 import { z } from "zod";
 import type { Scope } from "../../platform/auth/auth.scopes";
 import { getMaxAgeSeconds } from "../rest/rest.query";
@@ -40,6 +40,8 @@ export interface DocumentedRoute {
   maxAgeSeconds?: number;
   examples?: RequestExamples;
   emptyExample?: NamedExample;
+  /** The GraphQL operation it runs, where it runs one (the docs' tables name its root fields). */
+  operation?: DocumentNode;
 }
 
 export interface OpenApiOptions {
@@ -88,7 +90,7 @@ const TAGS: readonly { name: string; description: string; prefixes: readonly str
   { name: "Indices", description: "Index constituents (removed 2024-05-01)", prefixes: ["index"] },
 ];
 
-function tagOf(route: DocumentedRoute): string {
+export function tagOf(route: DocumentedRoute): string {
   // Dividend endpoints live under etf/ and stock/ too; the scope says where a reader looks for them.
   if (route.scope === "dividend") return "Dividends";
   const first = route.path.split("/")[0]!;
