@@ -1,4 +1,5 @@
 import DataLoader from "dataloader";
+import type { SecurityRef } from "../../domain/instrument/instrument.service";
 import type { RequestContext } from "../../domain/request.context";
 import {
   InvalidArgumentError,
@@ -17,6 +18,16 @@ export function bodyOf(fields: Record<string, unknown>): UpstreamBody {
   const out: UpstreamBody = {};
   for (const [k, v] of Object.entries(fields)) if (v !== null && v !== undefined) out[k] = v;
   return out;
+}
+
+/** The identifiers a client named, as the upstream's body names a security. */
+export function refBody(ref: SecurityRef): UpstreamBody {
+  return bodyOf({ symbol: ref.symbol, isin: ref.isin, cusip: ref.cusip, wkn: ref.wkn });
+}
+
+/** A body with the asked `currency`, when one was asked. */
+export function withCurrency(body: UpstreamBody, currency: string | null | undefined): UpstreamBody {
+  return currency == null ? body : { ...body, currency };
 }
 
 /** The contract's error body (docs/contract.md section 3), as the upstream sends it with a 404. */

@@ -7,6 +7,15 @@ import type { UpstreamDataKind } from "./upstream.types";
  * call (made by `fetchOne`/`fetchMany` through the request's `UpstreamCalls`, so N queries of one request go out as
  * one bulk), and the transform of the upstream's contract JSON into our domain objects. A fetcher holds no state; the
  * answers (upstream.answers.ts) only pick the fetcher and check scopes.
+ *
+ * To answer a field from a new upstream endpoint:
+ *  1. In `fetchers/<area>.fetchers.ts` (a new file for a new area), write one const, typed
+ *     `UpstreamFetcher<Query, ContractJson, DomainObject>`: its `path` and `kind`, `request` building the body from
+ *     the query (`bodyOf`, `refBody`, `withCurrency` in upstream.calls.ts; `askedOf(obj).body` for a field of an
+ *     ETF, fund or stock the upstream made), and `transform` turning the contract's JSON into the domain object.
+ *  2. In upstream.answers.ts, one line for the answers method: `(ctx, q) => one(ctx, theFetcher, q)`, or `many` for
+ *     a list of queries, plus the scope check or `tooMany` limit the row store's answer applies too.
+ * The JSON stays in the fetcher: the answers never read a field of the upstream's body.
  */
 export interface UpstreamFetcher<Q, Doc, Out> {
   /** The upstream's REST path, `/v1/quote`. */

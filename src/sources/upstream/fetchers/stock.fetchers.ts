@@ -1,0 +1,40 @@
+import type { DividendEstimate } from "../../../domain/dividend/dividend.types";
+import type { SecurityRef } from "../../../domain/instrument/instrument.service";
+import { Stock, type FinancialsTtm } from "../../../domain/stock/stock.types";
+import { askedOf, rememberAsked } from "../upstream.asked";
+import { refBody, withCurrency } from "../upstream.calls";
+import type { UpstreamFetcher } from "../upstream.fetcher";
+
+/**
+ * No upstream endpoint answers a stock's identity: the stock carries what the client named, the rest is
+ * NOT_AVAILABLE (instrument.served.ts), and its data fields ask the upstream with the same identifiers.
+ */
+export function toStock(ref: SecurityRef): Stock {
+  const s = Object.assign(new Stock(), {
+    symbol: ref.symbol?.trim().toUpperCase(),
+    isin: ref.isin?.trim().toUpperCase(),
+  });
+  return rememberAsked(s, { body: refBody(ref) });
+}
+
+/** What a stock's identity asks the upstream with, as a ref for the shared candle and dividend fetchers. */
+export const stockRef = (s: Stock): SecurityRef => askedOf(s).body;
+
+export interface FinancialsTtmQuery {
+  stock: Stock;
+  currency?: string | null;
+}
+
+export const financialsTtmFetcher: UpstreamFetcher<FinancialsTtmQuery, FinancialsTtm, FinancialsTtm> = {
+  path: "/v1/stock/financials/ttm",
+  kind: "reference",
+  request: ({ stock, currency }) => withCurrency(askedOf(stock).body, currency),
+  transform: (d) => d,
+};
+
+export const stockDividendEstimateFetcher: UpstreamFetcher<Stock, DividendEstimate, DividendEstimate> = {
+  path: "/v1/stock/dividend-estimate",
+  kind: "reference",
+  request: (s) => askedOf(s).body,
+  transform: (d) => d,
+};
