@@ -97,6 +97,12 @@ export function tagOf(route: DocumentedRoute): string {
   return TAGS.find((t) => t.prefixes.includes(first))?.name ?? first.charAt(0).toUpperCase() + first.slice(1);
 }
 
+/** A path prefix TAGS does not name: a tag of its own, described by what its endpoints answer. */
+function untaggedArea(name: string, routes: readonly DocumentedRoute[]): { name: string; description: string } {
+  const summaries = routes.filter((r) => !r.removedOn && tagOf(r) === name).map((r) => r.summary);
+  return { name, description: summaries.join("; ") };
+}
+
 /** `fund/allocation-exposure` → `FundAllocationExposure`. */
 export function componentName(path: string): string {
   return path
@@ -620,7 +626,7 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], opts: O
     servers: [{ url: "/", description: "This service: the host that served this document" }],
     tags: [
       ...TAGS.filter((t) => usedTags.has(t.name)).map(({ name, description }) => ({ name, description })),
-      ...[...usedTags].filter((t) => !TAGS.some((k) => k.name === t)).map((name) => ({ name })),
+      ...[...usedTags].filter((t) => !TAGS.some((k) => k.name === t)).map((name) => untaggedArea(name, routes)),
     ],
     security: [{ ApiKey: [] }],
     paths,
