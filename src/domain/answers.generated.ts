@@ -6,6 +6,7 @@ import { ROW_STORE_CRYPTO_ANSWERS, type CryptoAnswers } from "./crypto/crypto.an
 import { ROW_STORE_DIVIDEND_ANSWERS, type DividendAnswers } from "./dividend/dividend.answers";
 import { ROW_STORE_ETF_ANSWERS, type EtfAnswers } from "./etf/etf.answers";
 import { ROW_STORE_FUND_ANSWERS, type FundAnswers } from "./fund/fund.answers";
+import { ROW_STORE_FX_ANSWERS, type FxAnswers } from "./fx/fx.answers";
 import { ROW_STORE_INDICES_ANSWERS, type IndicesAnswers } from "./indices/indices.answers";
 import { ROW_STORE_LIST_ANSWERS, type ListAnswers } from "./list/list.answers";
 import { ROW_STORE_QUOTE_ANSWERS, type QuoteAnswers } from "./quote/quote.answers";
@@ -19,6 +20,7 @@ export interface AreaAnswers {
   dividend: DividendAnswers;
   etf: EtfAnswers;
   fund: FundAnswers;
+  fx: FxAnswers;
   indices: IndicesAnswers;
   list: ListAnswers;
   quote: QuoteAnswers;
@@ -32,6 +34,7 @@ export const ROW_STORE_AREA_ANSWERS: AreaAnswers = {
   dividend: ROW_STORE_DIVIDEND_ANSWERS,
   etf: ROW_STORE_ETF_ANSWERS,
   fund: ROW_STORE_FUND_ANSWERS,
+  fx: ROW_STORE_FX_ANSWERS,
   indices: ROW_STORE_INDICES_ANSWERS,
   list: ROW_STORE_LIST_ANSWERS,
   quote: ROW_STORE_QUOTE_ANSWERS,

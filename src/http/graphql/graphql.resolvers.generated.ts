@@ -7,6 +7,7 @@ import { CryptoResolver } from "./resolvers/crypto.resolver";
 import { DividendResolver } from "./resolvers/dividend.resolver";
 import { EtfResolver } from "./resolvers/etf.resolver";
 import { FundResolver } from "./resolvers/fund.resolver";
+import { FxResolver } from "./resolvers/fx.resolver";
 import { IndicesResolver } from "./resolvers/indices.resolver";
 import { ListResolver } from "./resolvers/list.resolver";
 import { QuoteResolver } from "./resolvers/quote.resolver";
@@ -20,6 +21,7 @@ export const GENERATED_RESOLVERS: NonEmptyArray<Function> = [
   DividendResolver,
   EtfResolver,
   FundResolver,
+  FxResolver,
   IndicesResolver,
   ListResolver,
   QuoteResolver,
