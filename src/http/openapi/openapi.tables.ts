@@ -25,7 +25,7 @@ function bodyFields(route: TabledRoute): string {
 function scopeOf(route: TabledRoute): string {
   if (route.scope) return code(route.scope);
   // A declaration without a scope either leaves it to the resolver (the security's type) or needs only a key.
-  return route.operation ? "the security's type (section 7)" : "any valid key";
+  return route.operation ? "the security's type (section 8)" : "any valid key";
 }
 
 function methodsOf(route: TabledRoute): readonly string[] {
