@@ -1,6 +1,7 @@
 import type { GraphQLSchema } from "graphql";
 import type { Logger } from "pino";
 import { z } from "zod";
+import { example } from "../rest/rest.examples";
 import { componentRef, errorBodySchema, responseOf } from "../rest/rest.response";
 import { VERSIONS, type ApiVersion, type HandlerRoute, type RouteEntry } from "../rest/rest.route";
 import { BulkService, type BulkRequest } from "./bulk.service";
@@ -136,6 +137,17 @@ export function bulkRoute(
     body: bulkBody,
     documentedBody: (version) => documentedBulkBody(routes, version),
     response: bulkResponse(routes),
+    examples: (s) => ({
+      quotes: example("Quotes of four securities, one identifier each", {
+        endpoint: "quote",
+        symbols: [{ symbol: s.stock }, { symbol: s.etf }, { isin: s.fundIsin }, { symbol: s.crypto }],
+      }),
+      candles: example("Weekly candles of two", {
+        endpoint: "candle",
+        symbols: [{ symbol: s.stock }, { symbol: s.etf }],
+        params: { resolution: "W", from: "2026-01-01" },
+      }),
+    }),
     run: (body, ctx, version) => (service ??= new BulkService(schema, routes, logger)).run(body, ctx, version),
   };
 }

@@ -3,30 +3,11 @@ import { buildSchemaSync, getMetadataStorage, type AuthCheckerFn, type NonEmptyA
 import { requireFieldGuard, type FieldGuard } from "../../domain/instrument/instrument.access";
 import { rootFieldsDirect } from "./graphql.root-resolvers";
 import type { Context } from "../http.context";
-import { CandleResolver } from "./resolvers/candle.resolver";
-import { CryptoResolver } from "./resolvers/crypto.resolver";
-import { DividendResolver } from "./resolvers/dividend.resolver";
-import { EtfResolver } from "./resolvers/etf.resolver";
-import { FundResolver } from "./resolvers/fund.resolver";
-import { IndicesResolver } from "./resolvers/indices.resolver";
-import { ListResolver } from "./resolvers/list.resolver";
-import { QuoteResolver } from "./resolvers/quote.resolver";
-import { SearchResolver } from "./resolvers/search.resolver";
-import { StockResolver } from "./resolvers/stock.resolver";
+import { GENERATED_RESOLVERS } from "./graphql.resolvers.generated";
 
+/** Every resolver of src/http/graphql/resolvers/*.resolver.ts, gathered by `npm run generate`. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const RESOLVERS: NonEmptyArray<Function> = [
-  QuoteResolver,
-  CryptoResolver,
-  SearchResolver,
-  ListResolver,
-  EtfResolver,
-  FundResolver,
-  StockResolver,
-  CandleResolver,
-  DividendResolver,
-  IndicesResolver,
-];
+export const RESOLVERS: NonEmptyArray<Function> = GENERATED_RESOLVERS;
 
 /**
  * `@Authorized()` means "a valid key"; `@Authorized("etf")` also needs that

@@ -1,17 +1,12 @@
-import { isObjectType, type GraphQLSchema } from "graphql";
+import { isObjectType, type DocumentNode, type GraphQLSchema } from "graphql";
 import { z } from "zod";
 import type { Scope } from "../../platform/auth/auth.scopes";
 import { getMaxAgeSeconds } from "../rest/rest.query";
 import { responseSchemaOf, VERSIONS, type ApiVersion, type ResponseSchema } from "../rest/rest.route";
 import { COMPONENT_REF, errorBodySchema, RESPONSE_OF } from "../rest/rest.response";
 import { V0_DEPRECATION, V0_SUNSET } from "../rest/rest.versions";
-import {
-  answerHints,
-  DEFAULT_SAMPLE_SECURITIES,
-  exampleOf,
-  requestExamples,
-  type ExampleSecurities,
-} from "./openapi.examples";
+import type { NamedExample, RequestExamples } from "../rest/rest.examples";
+import { answerHints, DEFAULT_SAMPLE_SECURITIES, exampleOf, type ExampleSecurities } from "./openapi.examples";
 
 /**
  * The OpenAPI 3.1 document of the REST door, generated from the route table:
@@ -42,6 +37,11 @@ export interface DocumentedRoute {
   description?: string;
   /** POST when absent; a GET beside it is documented alike, without a body. */
   methods?: readonly ("GET" | "POST")[];
+  maxAgeSeconds?: number;
+  examples?: RequestExamples;
+  emptyExample?: NamedExample;
+  /** The GraphQL operation it runs, where it runs one (the docs' tables name its root fields). */
+  operation?: DocumentNode;
 }
 
 export interface OpenApiOptions {
@@ -90,11 +90,17 @@ const TAGS: readonly { name: string; description: string; prefixes: readonly str
   { name: "Indices", description: "Index constituents (removed 2024-05-01)", prefixes: ["index"] },
 ];
 
-function tagOf(route: DocumentedRoute): string {
+export function tagOf(route: DocumentedRoute): string {
   // Dividend endpoints live under etf/ and stock/ too; the scope says where a reader looks for them.
   if (route.scope === "dividend") return "Dividends";
   const first = route.path.split("/")[0]!;
   return TAGS.find((t) => t.prefixes.includes(first))?.name ?? first.charAt(0).toUpperCase() + first.slice(1);
+}
+
+/** A path prefix TAGS does not name: a tag of its own, described by what its endpoints answer. */
+function untaggedArea(name: string, routes: readonly DocumentedRoute[]): { name: string; description: string } {
+  const summaries = routes.filter((r) => !r.removedOn && tagOf(r) === name).map((r) => r.summary);
+  return { name, description: summaries.join("; ") };
 }
 
 /** `fund/allocation-exposure` → `FundAllocationExposure`. */
@@ -246,57 +252,6 @@ const ERROR_TEXT: Record<ErrorStatus, string> = {
 const RATE_LIMIT_HEADERS = { "ratelimit-policy": headerRef("RateLimit-Policy"), ratelimit: headerRef("RateLimit") };
 
 const REQUEST_ID_EXAMPLE = "b7f0c6de-3f0d-44d0-a5bb-7e3e6a7d36d7";
-
-const NO_BARS = { t: [], o: [], h: [], l: [], c: [], v: [] };
-const NO_DATA_CANDLE = {
-  summary: "A known security without bars in the range (docs/contract.md section 4)",
-  value: { symbol: "AAPL", s: "no_data", ...NO_BARS, from: 31_536_000, to: 36_719_999, resolution: "D" },
-};
-
-/** The empty answers of a known security without data (docs/contract.md section 4), by route path. */
-const EMPTY_EXAMPLES: Record<string, { summary: string; value: Json }> = {
-  candle: {
-    ...NO_DATA_CANDLE,
-    value: { ...NO_DATA_CANDLE.value, key: "AAPL:D:USD", currency: "USD" },
-  },
-  "stock/candle": {
-    ...NO_DATA_CANDLE,
-    value: { ...NO_DATA_CANDLE.value, key: "AAPL:D:USD", currency: "USD" },
-  },
-  "dividends/annual": {
-    summary: "A known security that pays no dividends",
-    value: {
-      symbol: "AMZN",
-      isin: "US0231351067",
-      currency: "USD",
-      frequency: null,
-      years: [],
-      latestDividend: null,
-      forwardAnnualDividend: 0,
-      forwardYield: 0,
-      price: 212.5,
-      priceCurrency: "USD",
-    },
-  },
-  "stock/financials/ttm": {
-    summary: "A known stock with fewer than four reported quarters (here none)",
-    value: {
-      symbol: "NEWCO",
-      currency: "USD",
-      asOf: null,
-      quarters: [],
-      ttm: null,
-      balanceSheet: null,
-      ratios: null,
-      price: null,
-    },
-  },
-  "etf/holdings": {
-    summary: "A known ETF that reports no holdings",
-    value: { symbol: "XYZ", atDate: null, holdings: [] },
-  },
-  "etf/profile": { summary: "A known ETF the store holds no profile of", value: { symbol: "XYZ", profile: null } },
-};
 
 /** What each error status looks like, as the service words it (shown by the docs page). */
 const ERROR_EXAMPLES: Record<ErrorStatus, Record<string, Json>> = {
@@ -452,13 +407,13 @@ function queryParameters(request: Json): Json[] {
 }
 
 /** The POST's responses with the GET's Cache-Control on each. */
-function getResponses(responses: Json, routePath: string): Json {
+function getResponses(responses: Json, route: DocumentedRoute): Json {
   const out: Json = {};
   for (const [status, response] of Object.entries(responses)) {
     const cacheControl = {
       description:
         status === "200"
-          ? `\`private, max-age=${getMaxAgeSeconds(routePath)}\`: the calling key's answer, kept by no shared cache`
+          ? `\`private, max-age=${getMaxAgeSeconds(route)}\`: the calling key's answer, kept by no shared cache`
           : "`no-store`",
       schema: { type: "string" },
     };
@@ -566,7 +521,7 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], opts: O
       const { name: requestName, json: request } = versionedName(route, version, `${name}Request`, requestOf)!;
       const responseName = responseNameOf(route, version);
       const response = responseName !== undefined;
-      const examples = requestExamples(route.path, securities);
+      const examples = route.examples?.(securities);
       const firstRequest = examples && Object.values(examples)[0]?.value;
       const answerExample = responseName && {
         summary: "The shape of an answer (values illustrative, not the store's)",
@@ -613,7 +568,7 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], opts: O
                     ? {
                         examples: {
                           answer: answerExample,
-                          ...(EMPTY_EXAMPLES[route.path] ? { empty: EMPTY_EXAMPLES[route.path] } : {}),
+                          ...(route.emptyExample ? { empty: route.emptyExample } : {}),
                         },
                       }
                     : {}),
@@ -644,7 +599,7 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], opts: O
             ? {
                 description: `${post.description as string}\n\n${GET_TEXT}`,
                 parameters,
-                responses: getResponses(post.responses as Json, route.path),
+                responses: getResponses(post.responses as Json, route),
               }
             : {}),
         };
@@ -671,7 +626,7 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], opts: O
     servers: [{ url: "/", description: "This service: the host that served this document" }],
     tags: [
       ...TAGS.filter((t) => usedTags.has(t.name)).map(({ name, description }) => ({ name, description })),
-      ...[...usedTags].filter((t) => !TAGS.some((k) => k.name === t)).map((name) => ({ name })),
+      ...[...usedTags].filter((t) => !TAGS.some((k) => k.name === t)).map((name) => untaggedArea(name, routes)),
     ],
     security: [{ ApiKey: [] }],
     paths,

@@ -1,26 +1,17 @@
 import type { IndexedSecurity } from "../../domain/search/search.index";
 import type { SearchIndexReader } from "../../domain/search/search.live";
+import type { ExampleSecurities } from "../rest/rest.examples";
+
+export type { ExampleSecurities, NamedExample } from "../rest/rest.examples";
 
 /**
  * The examples of the OpenAPI document: a request body for every operation, which the docs page's "Try it out"
- * sends as it is, and an answer for every 200. Requests name the first security of each kind in the store's own
- * lists (`list/stocks`, `list/etfs`, `list/funds`, `list/crypto` with limit 1), so that "Execute" answers 200 on the
- * store the service runs on. Each body names its security by one identifier only: two are refused.
+ * sends as it is, and an answer for every 200. Each endpoint's declaration holds its requests (`examples`), written
+ * over the securities picked here: the first of each kind in the store's own lists (`list/stocks`, `list/etfs`,
+ * `list/funds`, `list/crypto` with limit 1), so that "Execute" answers 200 on the store the service runs on.
  */
 
 type Json = Record<string, unknown>;
-
-/** The securities the examples name, one of each kind. */
-export interface ExampleSecurities {
-  /** The symbol of the first stock (its primary listing). */
-  stock: string;
-  etf: string;
-  /** Funds are named by ISIN (their symbol in the sample is the ISIN too). */
-  fundIsin: string;
-  /** A crypto pair, BASE-QUOTE. */
-  crypto: string;
-  forex: string;
-}
 
 /**
  * The first securities of the sample `npm start` builds by default (`MDG_SAMPLE_SEED` 42, `MDG_SAMPLE_SCALE` 1).
@@ -35,9 +26,6 @@ export const DEFAULT_SAMPLE_SECURITIES: ExampleSecurities = {
   crypto: "BTC-USD",
   forex: "EURUSD",
 };
-
-/** The index the removed `/v0/index/constituents` example names (every sample has it). */
-const EXAMPLE_INDEX = "MDG100";
 
 /**
  * The first security of each kind in the store's lists, taken from the search index the service builds at start
@@ -58,85 +46,6 @@ export function exampleSecurities(
     crypto: symbolOf(index.first("crypto")) ?? fallback.crypto,
     forex: symbolOf(index.first("forex")) ?? fallback.forex,
   };
-}
-
-export interface NamedExample {
-  summary: string;
-  value: Json;
-}
-
-const one = (summary: string, value: Json): NamedExample => ({ summary, value });
-
-/** Request examples by route path, the one "Try it out" fills in first. */
-const REQUESTS: Record<string, (s: ExampleSecurities) => Record<string, NamedExample>> = {
-  "crypto/price": (s) => ({ crypto: one("The first crypto pair", { symbol: s.crypto }) }),
-  quote: (s) => ({
-    stock: one("The first stock, by symbol", { symbol: s.stock }),
-    etf: one("The first ETF", { symbol: s.etf }),
-    fund: one("The first fund, by ISIN", { isin: s.fundIsin }),
-    crypto: one("A crypto pair", { symbol: s.crypto }),
-    forex: one("A forex pair", { symbol: s.forex }),
-    converted: one("The first stock, prices in another currency", { symbol: s.stock, currency: "JPY" }),
-  }),
-  search: (s) => ({
-    symbol: one("A symbol", { query: s.stock, limit: 5 }),
-    words: one("Words of a name, ETFs only", { query: "growth", limit: 5, types: ["etf"] }),
-  }),
-  "search/aggregated": (s) => ({ symbol: one("A symbol", { query: s.stock, limit: 5 }) }),
-  "list/stocks": () => ({ firstPage: one("The first page of ten", { limit: 10 }) }),
-  "list/etfs": () => ({ firstPage: one("The first page of ten", { limit: 10 }) }),
-  "list/funds": () => ({ firstPage: one("The first page of ten", { limit: 10 }) }),
-  "list/crypto": () => ({ firstPage: one("The first page of ten", { limit: 10 }) }),
-  "etf/metrics": (s) => ({
-    monthly: one("The first ETF's monthly returns", { symbol: s.etf, resolution: "M" }),
-    daily: one("Daily returns of 2026 so far", { symbol: s.etf, from: "2026-01-01" }),
-  }),
-  "etf/fundamentals": (s) => ({ etf: one("The first ETF", { symbol: s.etf }) }),
-  "etf/profile": (s) => ({ etf: one("The first ETF", { symbol: s.etf }) }),
-  "etf/holdings": (s) => ({ etf: one("The first ETF", { symbol: s.etf }) }),
-  "etf/sector": (s) => ({ etf: one("The first ETF", { symbol: s.etf }) }),
-  "etf/country": (s) => ({ etf: one("The first ETF", { symbol: s.etf }) }),
-  "etf/dividend-estimate": (s) => ({ etf: one("The first ETF", { symbol: s.etf }) }),
-  "fund/profile": (s) => ({ fund: one("The first fund, by ISIN", { isin: s.fundIsin }) }),
-  "fund/sector": (s) => ({ fund: one("The first fund, by ISIN", { isin: s.fundIsin }) }),
-  "fund/country": (s) => ({ fund: one("The first fund, by ISIN", { isin: s.fundIsin }) }),
-  "fund/holding": (s) => ({ fund: one("The first fund, by ISIN", { isin: s.fundIsin }) }),
-  "fund/allocation-exposure": (s) => ({ fund: one("The first fund, by ISIN", { isin: s.fundIsin }) }),
-  "stock/financials/ttm": (s) => ({ stock: one("The first stock", { symbol: s.stock }) }),
-  "stock/dividend-estimate": (s) => ({ stock: one("The first stock", { symbol: s.stock }) }),
-  "dividends/annual": (s) => ({
-    stock: one("The first stock", { symbol: s.stock }),
-    etf: one("The first ETF", { symbol: s.etf }),
-  }),
-  candle: (s) => ({
-    daily: one("The first stock's daily bars (the default range)", { symbol: s.stock, resolution: "D" }),
-    weekly: one("Weekly bars of 2026", { symbol: s.etf, resolution: "W", from: "2026-01-01" }),
-    crypto: one("A crypto pair's daily bars in euros", { symbol: s.crypto, resolution: "D", currency: "EUR" }),
-  }),
-  "stock/candle": (s) => ({ daily: one("The first stock's daily bars", { symbol: s.stock, resolution: "D" }) }),
-  "calendar/dividends": (s) => ({
-    upcoming: one("The next ten ex-dates", { limit: 10 }),
-    etf: one("The first ETF's dividends of 2026", { symbol: s.etf, from: "2026-01-01", to: "2026-12-31" }),
-  }),
-  "index/constituents": () => ({ index: one("A sample index", { symbol: EXAMPLE_INDEX }) }),
-  bulk: (s) => ({
-    quotes: one("Quotes of four securities, one identifier each", {
-      endpoint: "quote",
-      symbols: [{ symbol: s.stock }, { symbol: s.etf }, { isin: s.fundIsin }, { symbol: s.crypto }],
-    }),
-    candles: one("Weekly candles of two", {
-      endpoint: "candle",
-      symbols: [{ symbol: s.stock }, { symbol: s.etf }],
-      params: { resolution: "W", from: "2026-01-01" },
-    }),
-  }),
-  status: () => ({ empty: one("No fields", {}) }),
-  quota: () => ({ empty: one("No fields", {}) }),
-};
-
-/** The request examples of a route, or undefined for a route without any (a test names it). */
-export function requestExamples(path: string, securities: ExampleSecurities): Record<string, NamedExample> | undefined {
-  return REQUESTS[path]?.(securities);
 }
 
 /** What an answer's example names: the security of the request it answers. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { REFERENCE_MAX_AGE_SECONDS } from "./rest.route";
 
 /**
  * `GET /v0|v1/<path>?…` for a read endpoint whose body is flat (every field a scalar, or a list of scalars): the query
@@ -91,33 +92,16 @@ function scalar(text: string, kind: QueryFieldKind): unknown {
 }
 
 /**
- * How long a browser or an app may keep a GET answer (`Cache-Control: private, max-age=…`): seconds by endpoint,
- * short for prices, longer for reference data that changes daily at most. `private`: an answer is the calling key's
- * (its scopes and quota), so no shared cache may keep it.
+ * How long a browser or an app may keep a GET answer (`Cache-Control: private, max-age=…`): the endpoint's
+ * declaration says (`maxAgeSeconds`), reference data's hour when it does not. `private`: an answer is the calling
+ * key's (its scopes and quota), so no shared cache may keep it.
  */
-const MAX_AGE_SECONDS: Readonly<Record<string, number>> = {
-  quote: 5,
-  "crypto/price": 5,
-  candle: 60,
-  "stock/candle": 60,
-  "etf/metrics": 300,
-  search: 300,
-  "search/aggregated": 300,
-  "list/stocks": 300,
-  "list/etfs": 300,
-  "list/funds": 300,
-  "list/crypto": 300,
-  "calendar/dividends": 3_600,
-};
-
-/** Reference data (profiles, holdings, exposures, financials, dividends): an hour. */
-const REFERENCE_MAX_AGE_SECONDS = 3_600;
-
-export function getMaxAgeSeconds(path: string): number {
-  return MAX_AGE_SECONDS[path] ?? REFERENCE_MAX_AGE_SECONDS;
+export function getMaxAgeSeconds(route: object): number {
+  const declared = "maxAgeSeconds" in route ? route.maxAgeSeconds : undefined;
+  return typeof declared === "number" ? declared : REFERENCE_MAX_AGE_SECONDS;
 }
 
 /** The Cache-Control of a GET answer: kept privately for its endpoint's time when it is a 200, never otherwise. */
-export function getCacheControl(path: string, status: number): string {
-  return status === 200 ? `private, max-age=${getMaxAgeSeconds(path)}` : "no-store";
+export function getCacheControl(route: object, status: number): string {
+  return status === 200 ? `private, max-age=${getMaxAgeSeconds(route)}` : "no-store";
 }

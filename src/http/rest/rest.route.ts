@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { Scope } from "../../platform/auth/auth.scopes";
 import type { Context } from "../http.context";
 import type { LimitDecision } from "../../platform/quotas/quota.types";
+import type { NamedExample, RequestExamples } from "./rest.examples";
 
 export type ApiVersion = "v0" | "v1";
 export const VERSIONS: readonly ApiVersion[] = ["v0", "v1"];
@@ -40,7 +41,20 @@ export interface RouteEntry<
   /** After this day (`YYYY-MM-DD`, UTC, inclusive of the whole day) the endpoint answers ENDPOINT_REMOVED. */
   removedOn?: string;
   replacement?: string;
+  /**
+   * How long a browser or an app may keep a GET answer (`Cache-Control: private, max-age=…`): short for prices,
+   * longer for what changes daily at most. Reference data (profiles, holdings, exposures, financials, dividends) when
+   * absent: REFERENCE_MAX_AGE_SECONDS.
+   */
+  maxAgeSeconds?: number;
+  /** The request bodies the OpenAPI document shows (a test fails naming a route without one). */
+  examples?: RequestExamples;
+  /** The answer of a known security without data (docs/contract.md section 4), shown beside the typical answer. */
+  emptyExample?: NamedExample;
 }
+
+/** An hour: reference data changes daily at most. */
+export const REFERENCE_MAX_AGE_SECONDS = 3_600;
 
 /**
  * An endpoint that runs its own code after the router's checks (path, key,
@@ -49,7 +63,7 @@ export interface RouteEntry<
  */
 export interface HandlerRoute<TBody = unknown> extends Pick<
   RouteEntry,
-  "path" | "summary" | "versions" | "scope" | "removedOn" | "replacement" | "response"
+  "path" | "summary" | "versions" | "scope" | "removedOn" | "replacement" | "response" | "examples"
 > {
   /** Validates the parsed JSON body (a failure is the call's 404). */
   body: z.ZodType<TBody>;

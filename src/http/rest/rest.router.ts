@@ -129,7 +129,7 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
       if (refused > 0) await deps.rateLimiter!.giveBack(charged!.decision, refused, limitFields);
       // Gateway mode: an answer the upstream could not refresh says so, with the age of its oldest part.
       const staleAge = ctx.freshness.staleAgeSeconds;
-      const answered = query ? { ...headers, "cache-control": getCacheControl(path, 200) } : headers;
+      const answered = query ? { ...headers, "cache-control": getCacheControl(entry, 200) } : headers;
       const head = staleAge === null ? answered : { ...answered, ...staleHeaders(staleAge) };
       // A bulk answer may hold megabytes of series: serialised an item a turn, not in one block (http.send.ts).
       if (path === BULK_PATH && Array.isArray((data as { results?: unknown } | null)?.results)) {
@@ -144,7 +144,7 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
       if (mapped.internal)
         logger.error({ err: mapped.internal, requestId, path: `/${version}${subpath}` }, "request failed");
       const refused = { ...headers, ...mapped.headers };
-      if (query) refused["cache-control"] = getCacheControl(path, mapped.status);
+      if (query) refused["cache-control"] = getCacheControl(entry!, mapped.status);
       sendJson(res, mapped.status, mapped.body, refused);
     }
   }

@@ -5,6 +5,7 @@ import type { RequestContext } from "../../domain/request.context";
 import { InvalidArgumentError, NotAvailableError } from "../../platform/errors";
 import { candleFetcher, type CandleQuery } from "./fetchers/candle.fetchers";
 import { cryptoPriceFetcher } from "./fetchers/crypto.fetchers";
+import { fxQuoteFetcher } from "./fetchers/fx.fetchers";
 import {
   annualDividendsFetcher,
   dividendCalendarFetcher,
@@ -162,6 +163,7 @@ export function createUpstreamAnswers(client: UpstreamClient): Answers {
     },
     candle: { get: (ctx, args) => candles(ctx, { ref: args, range: args }) },
     crypto: { price: (ctx, symbol) => one(ctx, cryptoPriceFetcher, symbol) },
+    fx: { quote: (ctx, from, to) => one(ctx, fxQuoteFetcher, { from, to }) },
     dividend: {
       calendar: (ctx, args) => one(ctx, dividendCalendarFetcher, args),
       annual: (ctx, ref) => one(ctx, annualDividendsFetcher, { ref, currency: ref.currency }),

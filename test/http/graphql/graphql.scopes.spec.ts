@@ -51,6 +51,7 @@ function rootCalls(): Record<string, RootCall> {
     quotes: { args: `symbols: [${json(etf)}]`, security: "etf" },
     candle: { args: `symbol: ${json(crypto)}, resolution: "D"`, security: "crypto" },
     cryptoPrice: { args: `symbol: ${json(crypto)}` },
+    fxQuote: { args: `from: "EUR", to: "JPY"` },
     dividendCalendar: { args: "limit: 3" },
     annualDividends: { args: `symbol: ${json(payer)}` },
     dividendEstimate: { args: `symbol: ${json(payer)}` },

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { InternalError } from "../../../platform/errors";
 import { securityRangeBody } from "../rest.body";
 import { CandleDocument, StockCandleDocument } from "../rest.operations.generated";
+import { example } from "../rest.examples";
 import { route, VERSIONS, type RouteEntry } from "../rest.route";
 import { gqlObject, stringOf, unixSeconds } from "../rest.response";
 
@@ -41,6 +42,25 @@ export const CANDLE_ROUTES: readonly RouteEntry[] = [
     operation: CandleDocument,
     shape: (d) => d.candle,
     response: candlesResponse,
+    maxAgeSeconds: 60,
+    examples: (s) => ({
+      daily: example("The first stock's daily bars (the default range)", { symbol: s.stock, resolution: "D" }),
+      weekly: example("Weekly bars of 2026", { symbol: s.etf, resolution: "W", from: "2026-01-01" }),
+      crypto: example("A crypto pair's daily bars in euros", { symbol: s.crypto, resolution: "D", currency: "EUR" }),
+    }),
+    emptyExample: {
+      summary: "A known security without bars in the range (docs/contract.md section 4)",
+      value: {
+        symbol: "AAPL",
+        s: "no_data",
+        ...{ t: [], o: [], h: [], l: [], c: [], v: [] },
+        from: 31_536_000,
+        to: 36_719_999,
+        resolution: "D",
+        key: "AAPL:D:USD",
+        currency: "USD",
+      },
+    },
     singleSecurity: true,
   }),
   route({
@@ -55,6 +75,21 @@ export const CANDLE_ROUTES: readonly RouteEntry[] = [
       return d.stock.candles;
     },
     response: candlesResponse,
+    maxAgeSeconds: 60,
+    examples: (s) => ({ daily: example("The first stock's daily bars", { symbol: s.stock, resolution: "D" }) }),
+    emptyExample: {
+      summary: "A known security without bars in the range (docs/contract.md section 4)",
+      value: {
+        symbol: "AAPL",
+        s: "no_data",
+        ...{ t: [], o: [], h: [], l: [], c: [], v: [] },
+        from: 31_536_000,
+        to: 36_719_999,
+        resolution: "D",
+        key: "AAPL:D:USD",
+        currency: "USD",
+      },
+    },
     singleSecurity: true,
     removedOn: "2024-12-31",
     replacement: "/v1/candle",

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { symbolField } from "../rest.body";
 import { CryptoPriceDocument } from "../rest.operations.generated";
+import { example } from "../rest.examples";
 import { route, VERSIONS, type RouteEntry } from "../rest.route";
 import { gqlObject, unixSeconds } from "../rest.response";
 
@@ -31,6 +32,8 @@ export const CRYPTO_ROUTES: readonly RouteEntry[] = [
     operation: CryptoPriceDocument,
     shape: (d) => d.cryptoPrice,
     response: cryptoPriceResponse,
+    maxAgeSeconds: 5,
+    examples: (s) => ({ crypto: example("The first crypto pair", { symbol: s.crypto }) }),
     singleSecurity: true,
   }),
 ];

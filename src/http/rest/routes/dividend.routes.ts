@@ -17,6 +17,7 @@ import {
   DividendCalendarDocument,
   DividendEstimateDocument,
 } from "../rest.operations.generated";
+import { example } from "../rest.examples";
 import { optionalNullable, route, VERSIONS, type RouteEntry } from "../rest.route";
 import { day, gqlObject } from "../rest.response";
 
@@ -99,6 +100,11 @@ export const DIVIDEND_ROUTES: readonly RouteEntry[] = [
     operation: DividendCalendarDocument,
     shape: (d) => d.dividendCalendar,
     response: calendarResponse,
+    maxAgeSeconds: 3_600,
+    examples: (s) => ({
+      upcoming: example("The next ten ex-dates", { limit: 10 }),
+      etf: example("The first ETF's dividends of 2026", { symbol: s.etf, from: "2026-01-01", to: "2026-12-31" }),
+    }),
     singleSecurity: false,
   }),
   route({
@@ -114,6 +120,25 @@ export const DIVIDEND_ROUTES: readonly RouteEntry[] = [
     operation: AnnualDividendsDocument,
     shape: (d) => d.annualDividends,
     response: annualResponse,
+    examples: (s) => ({
+      stock: example("The first stock", { symbol: s.stock }),
+      etf: example("The first ETF", { symbol: s.etf }),
+    }),
+    emptyExample: {
+      summary: "A known security that pays no dividends",
+      value: {
+        symbol: "AMZN",
+        isin: "US0231351067",
+        currency: "USD",
+        frequency: null,
+        years: [],
+        latestDividend: null,
+        forwardAnnualDividend: 0,
+        forwardYield: 0,
+        price: 212.5,
+        priceCurrency: "USD",
+      },
+    },
     singleSecurity: true,
   }),
   route({
@@ -125,6 +150,7 @@ export const DIVIDEND_ROUTES: readonly RouteEntry[] = [
     operation: DividendEstimateDocument,
     shape: (d) => d.dividendEstimate,
     response: dividendEstimateResponse,
+    examples: (s) => ({ etf: example("The first ETF", { symbol: s.etf }) }),
     singleSecurity: true,
   }),
 ];

@@ -9,6 +9,7 @@ import {
   EtfSectorDocument,
   type EtfHoldingsQuery,
 } from "../rest.operations.generated";
+import { example } from "../rest.examples";
 import { route, VERSIONS, type ApiVersion, type RouteEntry } from "../rest.route";
 import { day, gqlObject, stringOf, unixSeconds } from "../rest.response";
 
@@ -185,6 +186,11 @@ export const ETF_ROUTES: readonly RouteEntry[] = [
     operation: EtfMetricsDocument,
     shape: (d) => ({ symbol: d.etf.symbol, ...d.etf.metrics }),
     response: metricsResponse,
+    maxAgeSeconds: 300,
+    examples: (s) => ({
+      monthly: example("The first ETF's monthly returns", { symbol: s.etf, resolution: "M" }),
+      daily: example("Daily returns of 2026 so far", { symbol: s.etf, from: "2026-01-01" }),
+    }),
     singleSecurity: true,
   }),
   route({
@@ -196,6 +202,7 @@ export const ETF_ROUTES: readonly RouteEntry[] = [
     operation: EtfFundamentalsDocument,
     shape: (d) => d.etf,
     response: fundamentalsResponse,
+    examples: (s) => ({ etf: example("The first ETF", { symbol: s.etf }) }),
     singleSecurity: true,
   }),
   route({
@@ -207,6 +214,8 @@ export const ETF_ROUTES: readonly RouteEntry[] = [
     operation: EtfProfileDocument,
     shape: (d) => ({ symbol: d.etf.symbol, profile: d.etf.profile }),
     response: profileResponse,
+    examples: (s) => ({ etf: example("The first ETF", { symbol: s.etf }) }),
+    emptyExample: { summary: "A known ETF the store holds no profile of", value: { symbol: "XYZ", profile: null } },
     singleSecurity: true,
   }),
   route({
@@ -218,6 +227,11 @@ export const ETF_ROUTES: readonly RouteEntry[] = [
     operation: EtfHoldingsDocument,
     shape: holdingsShape,
     response: holdingsResponse,
+    examples: (s) => ({ etf: example("The first ETF", { symbol: s.etf }) }),
+    emptyExample: {
+      summary: "A known ETF that reports no holdings",
+      value: { symbol: "XYZ", atDate: null, holdings: [] },
+    },
     singleSecurity: true,
   }),
   route({
@@ -229,6 +243,7 @@ export const ETF_ROUTES: readonly RouteEntry[] = [
     operation: EtfSectorDocument,
     shape: (d) => ({ symbol: d.etf.symbol, sectorExposure: d.etf.sectorExposure }),
     response: sectorResponse,
+    examples: (s) => ({ etf: example("The first ETF", { symbol: s.etf }) }),
     singleSecurity: true,
   }),
   route({
@@ -240,6 +255,7 @@ export const ETF_ROUTES: readonly RouteEntry[] = [
     operation: EtfCountryDocument,
     shape: (d) => ({ symbol: d.etf.symbol, countryExposure: d.etf.countryExposure }),
     response: countryResponse,
+    examples: (s) => ({ etf: example("The first ETF", { symbol: s.etf }) }),
     singleSecurity: true,
   }),
 ];

@@ -7,6 +7,7 @@ import {
   FundProfileDocument,
   FundSectorDocument,
 } from "../rest.operations.generated";
+import { example } from "../rest.examples";
 import { route, VERSIONS, type RouteEntry } from "../rest.route";
 import { day, gqlObject } from "../rest.response";
 
@@ -91,6 +92,7 @@ export const FUND_ROUTES: readonly RouteEntry[] = [
     operation: FundProfileDocument,
     shape: (d) => d.fund,
     response: profileResponse,
+    examples: (s) => ({ fund: example("The first fund, by ISIN", { isin: s.fundIsin }) }),
     singleSecurity: true,
   }),
   route({
@@ -102,6 +104,7 @@ export const FUND_ROUTES: readonly RouteEntry[] = [
     operation: FundSectorDocument,
     shape: (d) => ({ isin: d.fund.isin, symbol: d.fund.symbol, sectorExposure: d.fund.sectors }),
     response: sectorResponse,
+    examples: (s) => ({ fund: example("The first fund, by ISIN", { isin: s.fundIsin }) }),
     singleSecurity: true,
   }),
   route({
@@ -113,6 +116,7 @@ export const FUND_ROUTES: readonly RouteEntry[] = [
     operation: FundCountryDocument,
     shape: (d) => ({ isin: d.fund.isin, symbol: d.fund.symbol, countryExposure: d.fund.countries }),
     response: countryResponse,
+    examples: (s) => ({ fund: example("The first fund, by ISIN", { isin: s.fundIsin }) }),
     singleSecurity: true,
   }),
   route({
@@ -124,6 +128,7 @@ export const FUND_ROUTES: readonly RouteEntry[] = [
     operation: FundHoldingDocument,
     shape: (d) => ({ isin: d.fund.isin, symbol: d.fund.symbol, ...d.fund.holdings }),
     response: holdingResponse,
+    examples: (s) => ({ fund: example("The first fund, by ISIN", { isin: s.fundIsin }) }),
     singleSecurity: true,
   }),
   route({
@@ -135,6 +140,7 @@ export const FUND_ROUTES: readonly RouteEntry[] = [
     operation: FundAllocationExposureDocument,
     shape: (d) => d.fund,
     response: allocationResponse,
+    examples: (s) => ({ fund: example("The first fund, by ISIN", { isin: s.fundIsin }) }),
     singleSecurity: true,
   }),
 ];

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { symbolField } from "../rest.body";
 import { IndexConstituentsDocument } from "../rest.operations.generated";
+import { example } from "../rest.examples";
 import { route, type RouteEntry } from "../rest.route";
 import { gqlObject } from "../rest.response";
 
@@ -27,6 +28,7 @@ export const INDICES_ROUTES: readonly RouteEntry[] = [
     operation: IndexConstituentsDocument,
     shape: (d) => d.indexConstituents,
     response: constituentsResponse,
+    examples: () => ({ index: example("A sample index", { symbol: "MDG100" }) }),
     singleSecurity: false,
     removedOn: "2024-05-01",
   }),

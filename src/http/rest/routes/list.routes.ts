@@ -6,6 +6,7 @@ import {
   ListFundsDocument,
   ListStocksDocument,
 } from "../rest.operations.generated";
+import { example } from "../rest.examples";
 import { optionalNullable, route, VERSIONS, type RouteEntry } from "../rest.route";
 import { gqlObject } from "../rest.response";
 
@@ -47,6 +48,8 @@ export const LIST_ROUTES: readonly RouteEntry[] = [
     operation: ListStocksDocument,
     shape: (d) => d.listStocks,
     response: listPageResponse,
+    maxAgeSeconds: 300,
+    examples: () => ({ firstPage: example("The first page of ten", { limit: 10 }) }),
     singleSecurity: false,
   }),
   route({
@@ -58,6 +61,8 @@ export const LIST_ROUTES: readonly RouteEntry[] = [
     operation: ListEtfsDocument,
     shape: (d) => d.listEtfs,
     response: listPageResponse,
+    maxAgeSeconds: 300,
+    examples: () => ({ firstPage: example("The first page of ten", { limit: 10 }) }),
     singleSecurity: false,
   }),
   route({
@@ -69,6 +74,8 @@ export const LIST_ROUTES: readonly RouteEntry[] = [
     operation: ListFundsDocument,
     shape: (d) => d.listFunds,
     response: listPageResponse,
+    maxAgeSeconds: 300,
+    examples: () => ({ firstPage: example("The first page of ten", { limit: 10 }) }),
     singleSecurity: false,
   }),
   route({
@@ -80,6 +87,8 @@ export const LIST_ROUTES: readonly RouteEntry[] = [
     operation: ListCryptoDocument,
     shape: (d) => d.listCrypto,
     response: listPageResponse,
+    maxAgeSeconds: 300,
+    examples: () => ({ firstPage: example("The first page of ten", { limit: 10 }) }),
     singleSecurity: false,
   }),
 ];

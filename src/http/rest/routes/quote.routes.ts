@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { currencyField, securityRefWith, securityVariables } from "../rest.body";
 import { QuoteDocument, type QuoteQuery } from "../rest.operations.generated";
+import { example } from "../rest.examples";
 import { route, VERSIONS, type RouteEntry } from "../rest.route";
 import { day, gqlObject, unixSeconds } from "../rest.response";
 
@@ -90,6 +91,15 @@ export const QUOTE_ROUTES: readonly RouteEntry[] = [
     operation: QuoteDocument,
     shape: quoteShape,
     response: quoteResponse,
+    maxAgeSeconds: 5,
+    examples: (s) => ({
+      stock: example("The first stock, by symbol", { symbol: s.stock }),
+      etf: example("The first ETF", { symbol: s.etf }),
+      fund: example("The first fund, by ISIN", { isin: s.fundIsin }),
+      crypto: example("A crypto pair", { symbol: s.crypto }),
+      forex: example("A forex pair", { symbol: s.forex }),
+      converted: example("The first stock, prices in another currency", { symbol: s.stock, currency: "JPY" }),
+    }),
     singleSecurity: true,
   }),
 ];

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { limitField } from "../rest.body";
 import { SearchAggregatedDocument, SearchDocument } from "../rest.operations.generated";
+import { example } from "../rest.examples";
 import { optionalNullable, route, VERSIONS, type RouteEntry } from "../rest.route";
 import { gqlObject, intOf } from "../rest.response";
 
@@ -74,6 +75,11 @@ export const SEARCH_ROUTES: readonly RouteEntry[] = [
     operation: SearchDocument,
     shape: (d) => d.search,
     response: searchResponse,
+    maxAgeSeconds: 300,
+    examples: (s) => ({
+      symbol: example("A symbol", { query: s.stock, limit: 5 }),
+      words: example("Words of a name, ETFs only", { query: "growth", limit: 5, types: ["etf"] }),
+    }),
     singleSecurity: false,
   }),
   route({
@@ -85,6 +91,8 @@ export const SEARCH_ROUTES: readonly RouteEntry[] = [
     operation: SearchAggregatedDocument,
     shape: (d) => d.searchAggregated,
     response: searchAggregatedResponse,
+    maxAgeSeconds: 300,
+    examples: (s) => ({ symbol: example("A symbol", { query: s.stock, limit: 5 }) }),
     singleSecurity: false,
   }),
 ];

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { day, stringOf, unixSeconds } from "../rest.response";
+import { example } from "../rest.examples";
 import { VERSIONS, type HandlerRoute } from "../rest.route";
 import type { LimitDecision } from "../../../platform/quotas/quota.types";
 import { serviceStatus } from "../../../domain/status/status.service";
@@ -35,6 +36,7 @@ export const statusRoute: HandlerRoute<Record<string, never>> = {
   methods: ["GET", "POST"],
   body: noBody as z.ZodType<Record<string, never>>,
   response: statusResponse,
+  examples: () => ({ empty: example("No fields", {}) }),
   run: (_body, ctx) => serviceStatus(ctx),
 };
 
@@ -93,6 +95,7 @@ export const quotaRoute: HandlerRoute<Record<string, never>> = {
   counted: false,
   body: noBody as z.ZodType<Record<string, never>>,
   response: quotaResponse,
+  examples: () => ({ empty: example("No fields", {}) }),
   run: async (_body, ctx, _version, call) => {
     if (!call.limits || !ctx.principal) throw new Error("quota: the router gives every call a key and its limits");
     return quotaAnswer(ctx.principal.keyId, call.limits, ctx.clock.now().getTime());

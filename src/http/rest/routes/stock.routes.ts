@@ -2,6 +2,7 @@ import { z } from "zod";
 import { InternalError } from "../../../platform/errors";
 import { currencyField, securityRefBody, securityRefWith, securityVariables } from "../rest.body";
 import { FinancialsTtmDocument, StockDividendEstimateDocument } from "../rest.operations.generated";
+import { example } from "../rest.examples";
 import { route, VERSIONS, type RouteEntry } from "../rest.route";
 import { day, gqlObject, unixSeconds } from "../rest.response";
 import { dividendEstimateResponse } from "./dividend.routes";
@@ -96,6 +97,20 @@ export const STOCK_ROUTES: readonly RouteEntry[] = [
     operation: FinancialsTtmDocument,
     shape: (d) => present(d.stock.financialsTtm, "financials TTM"),
     response: financialsTtmResponse,
+    examples: (s) => ({ stock: example("The first stock", { symbol: s.stock }) }),
+    emptyExample: {
+      summary: "A known stock with fewer than four reported quarters (here none)",
+      value: {
+        symbol: "NEWCO",
+        currency: "USD",
+        asOf: null,
+        quarters: [],
+        ttm: null,
+        balanceSheet: null,
+        ratios: null,
+        price: null,
+      },
+    },
     singleSecurity: true,
   }),
   route({
@@ -107,6 +122,7 @@ export const STOCK_ROUTES: readonly RouteEntry[] = [
     operation: StockDividendEstimateDocument,
     shape: (d) => present(d.stock.dividendEstimate, "dividend estimate"),
     response: dividendEstimateResponse,
+    examples: (s) => ({ stock: example("The first stock", { symbol: s.stock }) }),
     singleSecurity: true,
   }),
 ];
