@@ -1429,10 +1429,14 @@ async function postgresBench(opts: { inputs: Inputs | null; started: number; onl
       peakMbOf: (pid) => memoryOf(pid).peakMb,
       log,
     });
-    // The SQLite build the first start left: the inputs (when the SQLite rows did not run) and the baseline's LIKE
-    // table come from it.
-    const sample = builtSample(dir, SEED, ANCHOR, scale);
-    if (!sample) throw new Error(`the first start left no SQLite sample in ${dir}`);
+    // The inputs (when the SQLite rows did not run) and the baseline's store come from the SQLite build of the same
+    // sample: the first start's, or, since it removes the build it made once the copy commits, the SQLite bench's
+    // store (same seed, anchor and scale), built when missing.
+    let sample = builtSample(dir, SEED, ANCHOR, scale);
+    if (!sample) {
+      sample = storePath();
+      await ensureStore(sample);
+    }
     const inputs = opts.inputs ?? readInputs(sample);
     // Measured on a second start (the database now filled, as every later start and every replica finds it), at
     // LOG_LEVEL=warn like the SQLite service: the first start logs at info to report its timings.
