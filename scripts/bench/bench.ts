@@ -681,7 +681,7 @@ async function baseSection(opts: {
       const ok = ratio <= BASE_CPU_RATIO && bad === 0;
       if (ratio > BASE_CPU_RATIO) {
         misses.push(
-          `${op.name}: ${fmt(ratio, 2)}× the base's CPU per request (${fmt(n.cpuUs)} against ${fmt(b.cpuUs)} µs; ` +
+          `${op.name}: ${fmt(ratio, 3)}× the base's CPU per request (${fmt(n.cpuUs)} against ${fmt(b.cpuUs)} µs; ` +
             `target ≤ ${fmt(BASE_CPU_RATIO, 2)})`,
         );
       }
