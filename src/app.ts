@@ -179,7 +179,7 @@ export async function createApp(
   };
   const apollo = new ApolloServer<Context>(apolloOptions);
   await apollo.start();
-  // Operation types and the bounds of each document, checked before anything validates it (the fast path parses
+  // Operation types and the bounds of each document, checked before anything validates it (the pipeline parses
   // through it; src/http/graphql/graphql.document-bounds.ts).
   const gate = new DocumentGate(apolloOptions.parseOptions!, deps.config.graphql);
   const pipeline =

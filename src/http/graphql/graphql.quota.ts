@@ -49,7 +49,7 @@ export function chargeGraphql(
   for (const root of roots.values()) units += root.units;
   let decision: LimitDecision | Promise<LimitDecision>;
   try {
-    // Without a promise when the count needs none (no Redis): the fast path's direct form saves it.
+    // Without a promise when the count needs none (no Redis): the pipeline then awaits nothing for it.
     decision = limiter.chargeNow(principal, Math.max(1, units), headers);
   } catch (e) {
     throw refusal(e);
