@@ -297,7 +297,15 @@ export class GraphqlPipeline {
       } catch (e) {
         single = this.refused(ensureGraphQLError(e), head);
       }
-      single ??= await this.execute(prepared, context, head);
+      if (!single) {
+        // The compiled form's answer where it has no errors, awaited here: the common answer takes no more turns.
+        const compiled = this.opts.operations.get(prepared.document, prepared.operation.name?.value || null);
+        if (compiled) {
+          const result = await compiled.query(undefined, context, prepared.variables ?? {});
+          if (!result.errors?.length) single = { data: result.data };
+        }
+        single ??= await this.execute(prepared, context, head);
+      }
       const end: OperationEnd = {
         context,
         operationName: prepared.operation.name?.value || prepared.operationName,
@@ -319,17 +327,12 @@ export class GraphqlPipeline {
   }
 
   /**
-   * The operation's result: the compiled form's where it answers without errors; otherwise graphql-js runs it (an
-   * answer with errors then reads what the compiled run loaded into the request's DataLoaders; resolvers only read),
-   * and its errors are formatted, 400 when there is no data.
+   * The operation's result from graphql-js: before it is compiled, where it cannot be, and where the compiled form
+   * answered errors (graphql-js then reads what the compiled run loaded into the request's DataLoaders; resolvers
+   * only read). Its errors are formatted, 400 when there is no data.
    */
   private async execute(prepared: PreparedRequest, context: Context, head: Head): Promise<Single> {
-    const { document, operation, variables } = prepared;
-    const compiled = this.opts.operations.get(document, operation.name?.value || null);
-    if (compiled) {
-      const result = await compiled.query(undefined, context, variables ?? {});
-      if (!result.errors?.length) return { data: result.data };
-    }
+    const { document, variables } = prepared;
     let result: ExecutionResult;
     try {
       result = await execute({
