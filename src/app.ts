@@ -20,22 +20,11 @@ import { graphiqlHandler } from "./http/graphql/graphiql";
 import { expressContext, graphqlContext, graphqlDoor, graphqlExpressChecks } from "./http/graphql/graphql.http";
 import { DocumentGate } from "./http/graphql/graphql.document-bounds";
 import { formatGraphqlError } from "./http/graphql/graphql.errors";
-import { CompiledOperations, jitExecutionPlugin } from "./http/graphql/graphql.executor";
-import { GraphqlFastPath, type DirectHooks } from "./http/graphql/graphql.fast-path";
+import { compiledOperations } from "./http/graphql/graphql.compiled";
+import { apolloStages, GraphqlPipeline, observingStage, type GraphqlStage } from "./http/graphql/graphql.pipeline";
 import { persistedQueries } from "./http/graphql/graphql.persisted";
-import {
-  graphqlLimitsCheck,
-  graphqlLimitsPlugin,
-  graphqlParseOptions,
-  holdsHeavySlot,
-} from "./http/graphql/graphql.operation-limits";
-import {
-  chargeGraphql,
-  chargeGraphqlOperation,
-  refundGraphqlCharge,
-  refundRefusedGraphqlFields,
-  type GraphqlCharge,
-} from "./http/graphql/graphql.quota";
+import { graphqlParseOptions, limitsStage } from "./http/graphql/graphql.operation-limits";
+import { quotaStage } from "./http/graphql/graphql.quota";
 import { createRateLimiter, type RateLimiter } from "./platform/quotas/quota.service";
 import { corsHandler } from "./http/server/server.cors";
 import { requestEssentials } from "./http/server/server.essentials";
@@ -47,7 +36,7 @@ import { createOpenApiDocument } from "./http/openapi/openapi.routes";
 import { exampleSecurities } from "./http/openapi/openapi.examples";
 import { mapError } from "./http/rest/rest.errors";
 import { restRouter } from "./http/rest/rest.router";
-import { markStale, staleExtensionsPlugin } from "./http/graphql/graphql.stale";
+import { staleStage } from "./http/graphql/graphql.stale";
 import type { MarketDataSource } from "./domain/ports/source.capabilities";
 import { cacheInstruments, type CachedSource } from "./sources/source.cache";
 
@@ -63,15 +52,10 @@ export interface AppParts {
 
 export interface AppOptions {
   /**
-   * POST /graphql's fast path for single queries already validated (src/http/graphql/graphql.fast-path.ts); on by
+   * POST /graphql's own pipeline for single queries already validated (src/http/graphql/graphql.pipeline.ts); on by
    * default. Off, Apollo answers every operation: the differential test compares the two.
    */
   graphqlFastPath?: boolean;
-  /**
-   * The fast path's direct form of this app's plugins for operations graphql-jit compiled (graphql.fast-path.ts); on
-   * by default. Off, the fast path replays Apollo's plugin protocol for every operation.
-   */
-  graphqlDirect?: boolean;
 }
 
 /** Builds the whole HTTP surface: health, GraphiQL, /graphql, REST. Call `apollo.stop()` on shutdown. */
@@ -148,41 +132,35 @@ export async function createApp(
   // The OpenAPI document and the API reference page, generated from the route table (no key).
   app.use(openApiRouter(openApi));
 
-  // The plugins with a per-request part, kept by name: the fast path's direct forms below stand for exactly these.
-  const limitsOptions = {
-    schema,
-    limits: deps.config.graphql,
-    searchDefault: deps.config.sizes.searchResults,
-  };
-  const metricsPlugin = metrics?.graphqlPlugin();
-  // Depth, aliases, root fields and cost before execution, then the key's rate and quota (docs/operations.md
-  // "Limits and hardening").
-  const limitsPlugin = graphqlLimitsPlugin({ ...limitsOptions, afterLimits: chargeGraphqlOperation(rateLimiter) });
-  // A field refused for its scope gives its units back (docs/operations.md "Limits and hardening").
-  const refundPlugin = refundRefusedGraphqlFields(rateLimiter);
-  // Gateway mode: a response with an answer served stale says so (docs/contract.md section 9).
-  const stalePlugin = staleExtensionsPlugin();
-  // Operations clients repeat run compiled by graphql-jit (src/http/graphql/graphql.executor.ts).
-  const jitOperations = new CompiledOperations(schema);
-  const jitPlugin = jitExecutionPlugin<Context>(schema, jitOperations);
+  // The concerns of every /graphql request, written once (src/http/graphql/graphql.pipeline.ts, GraphqlStage): the
+  // pipeline runs them for the requests it answers, and Apollo as one plugin for the ones it answers. In this order:
+  // the operation metrics; depth, aliases, root fields and cost before execution, then the key's rate and quota
+  // (docs/operations.md "Limits and hardening"); gateway mode's stale mark (docs/contract.md section 9); and, once
+  // the answer is known, the units of fields refused for their scope given back.
+  const stages: GraphqlStage[] = [
+    ...(metrics
+      ? [observingStage((name, failed, seconds) => metrics.observeGraphqlOperation(name, failed, seconds))]
+      : []),
+    limitsStage({ schema, limits: deps.config.graphql, searchDefault: deps.config.sizes.searchResults }),
+    staleStage(),
+    quotaStage(rateLimiter),
+  ];
+  // The schema's one cache of graphql-jit compiled operations, shared with REST and bulk (graphql.compiled.ts).
+  const operations = compiledOperations(schema);
+  const formatError = formatGraphqlError((err) => logger.error({ err }, "graphql resolver failed"));
   const apolloOptions: ApolloServerOptions<Context> = {
     schema,
-    formatError: formatGraphqlError((err) => logger.error({ err }, "graphql resolver failed")),
-    // The service serves its own offline GraphiQL on GET; Apollo's landing page would load from the internet.
+    formatError,
+    // The service serves its own offline GraphiQL on GET; Apollo's landing page would load from the internet. The
+    // stages are the one plugin with a per-request part: the pipeline answers as Apollo does by running the same.
     plugins: [
       ApolloServerPluginLandingPageDisabled(),
       // No cache hints are used; the default cache-control plugin would wrap every field resolver to collect them.
       ApolloServerPluginCacheControlDisabled(),
-      // Apollo's default federated-trace plugin acts only on a subgraph schema, which this is not: disabled, it is no
-      // per-request hook the fast path would have to replay (graphql.fast-path.ts, DirectHooks).
+      // Apollo's default federated-trace plugin acts only on a subgraph schema, which this is not.
       ApolloServerPluginInlineTraceDisabled(),
-      ...(metricsPlugin ? [metricsPlugin] : []),
-      limitsPlugin,
-      refundPlugin,
+      apolloStages(stages, operations),
       { serverWillStart: async () => ({ serverWillStop: () => rateLimiter.close() }) },
-      stalePlugin,
-      // Last: it answers the operation, after every other plugin's hooks before execution.
-      jitPlugin,
     ],
     parseOptions: graphqlParseOptions(deps.config.graphql),
     // Introspection and "did you mean" suggestions: off under NODE_ENV=production unless MDG_GRAPHQL_INTROSPECTION.
@@ -201,34 +179,17 @@ export async function createApp(
   };
   const apollo = new ApolloServer<Context>(apolloOptions);
   await apollo.start();
-  // After start: the plugin list then holds the plugins Apollo adds itself, which the fast path calls too.
-  // The same plugins' work in direct form (the functions they are built on), for operations graphql-jit compiled.
-  const checkLimits = graphqlLimitsCheck(limitsOptions);
-  const directHooks: DirectHooks<Context, GraphqlCharge> = {
-    plugins: [...(metricsPlugin ? [metricsPlugin] : []), limitsPlugin, refundPlugin, stalePlugin, jitPlugin],
-    compiled: (document, operationName) => jitOperations.peek(document, operationName),
-    admits: (document, operation, variables, ctx) =>
-      !holdsHeavySlot(ctx, checkLimits(document, operation, variables, ctx).cost),
-    charge: (ctx, document, operation, variables, head) =>
-      ctx.principal ? chargeGraphql(rateLimiter, ctx.principal, document, operation, variables, head) : undefined,
-    refund: (charge, errors, head) => refundGraphqlCharge(rateLimiter, charge, errors, head),
-    ...(metrics && {
-      observe: (name: string | null | undefined, failed: boolean, seconds: number) =>
-        metrics.observeGraphqlOperation(name, failed, seconds),
-    }),
-    stale: markStale,
-  };
-  // Operation types and the bounds of each document, checked before anything validates it (the fast path parses
+  // Operation types and the bounds of each document, checked before anything validates it (the pipeline parses
   // through it; src/http/graphql/graphql.document-bounds.ts).
   const gate = new DocumentGate(apolloOptions.parseOptions!, deps.config.graphql);
-  const fastPath =
+  const pipeline =
     options.graphqlFastPath === false
       ? null
-      : GraphqlFastPath.create(apollo, apolloOptions, options.graphqlDirect === false ? null : directHooks, gate);
+      : new GraphqlPipeline({ schema, stages, operations, formatError, gate, logger });
   const context = graphqlContext(deps, apiKeys);
-  // POST /graphql with a plain JSON body skips Express, as REST does (src/http/graphql/graphql.http.ts); Apollo runs it
-  // all the same, or for a single query already validated, the fast path does with Apollo's plugins.
-  const gqlDoor = graphqlDoor({ apollo, context, bodyBytes: deps.config.sizes.bodyBytes, logger, gate, fastPath });
+  // POST /graphql with a plain JSON body skips Express, as REST does (src/http/graphql/graphql.http.ts): a single query
+  // already validated runs on the pipeline, anything else on Apollo, both with the same stages.
+  const gqlDoor = graphqlDoor({ apollo, context, bodyBytes: deps.config.sizes.bodyBytes, logger, gate, pipeline });
 
   // What reaches /graphql through Express (GET operations, the GraphiQL page, POSTs the door above leaves to
   // body-parser) is written by Apollo's integration and Express's res.send, not by sendBody: the `compression`

@@ -1,14 +1,15 @@
 import { NotFoundError } from "../../platform/errors";
 import type { RequestContext } from "../request.context";
 import { resolveInstrument } from "../instrument/instrument.service";
-import type { CryptoPrice } from "./crypto.types";
+import { CryptoPrice } from "./crypto.types";
 
 export async function getCryptoPrice(ctx: RequestContext, symbol: string): Promise<CryptoPrice> {
   const row = await resolveInstrument(ctx, { symbol }, ["crypto"]);
   const q = row.quote;
   if (!q) throw new NotFoundError(`no price for ${row.listing.symbol}`);
   const [base] = row.listing.symbol.split("-");
-  return {
+  // An instance of the GraphQL type, as the other services build theirs: its field resolvers take it as it is.
+  return Object.assign(new CryptoPrice(), {
     symbol: row.listing.symbol,
     base: base!,
     name: row.security.name,
@@ -24,5 +25,5 @@ export async function getCryptoPrice(ctx: RequestContext, symbol: string): Promi
     volume: q.v,
     marketCapitalization: row.security.marketCap,
     t: q.t,
-  };
+  });
 }

@@ -213,12 +213,12 @@ export function checkDocumentBounds(document: DocumentNode, bounds: DocumentBoun
   return measure;
 }
 
-/** Characters of query text whose verdicts the gate keeps; the texts the fast path or Apollo's cache hold are few. */
+/** Characters of query text whose verdicts the gate keeps; the texts the pipeline or Apollo's cache hold are few. */
 export const GATE_QUERY_CHARS = 2 ** 19;
 
 /**
  * The documents of one /graphql request, checked after its key and before
- * anything validates them (the fast path's `validate()`, Apollo's pipeline):
+ * anything validates them (the pipeline's `validate()`, Apollo's):
  * each query text is parsed once with the token limit, its operation types
  * checked (queries only: the schema has no mutation, and subscriptions are
  * not served over HTTP), then its bounds. Verdicts are kept by text, bounded
@@ -274,7 +274,8 @@ export class DocumentGate {
 
   /**
    * Parses `query`, checks it and keeps the verdict: its refusal, or null with the parsed document (none when it does
-   * not parse). The fast path takes its documents from here, so a text is parsed once before either validates it.
+   * not parse). The pipeline (graphql.pipeline.ts) takes its documents from here, so a text is parsed once before
+   * either validates it.
    */
   inspect(query: string): { refusal: GraphQLError | null; document?: DocumentNode } {
     let document: DocumentNode | undefined;

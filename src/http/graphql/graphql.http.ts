@@ -11,7 +11,7 @@ import { sendJson, splitUrl } from "../http.send";
 import { createContext, type AppDeps, type Context } from "../http.context";
 import { plainSmallBody, readPlainSoon } from "../rest/rest.body-reader";
 import type { DocumentGate } from "./graphql.document-bounds";
-import type { GraphqlFastPath } from "./graphql.fast-path";
+import type { GraphqlPipeline } from "./graphql.pipeline";
 
 /**
  * The context of one /graphql request, from its key: a key that is missing or does not authenticate throws
@@ -68,8 +68,8 @@ export interface GraphqlDoorOptions {
   logger: Logger;
   /** Operation types and bounds of the documents, checked before anything validates them. */
   gate: DocumentGate;
-  /** The common case answered without Apollo's generic set-up (graphql.fast-path.ts); null: Apollo answers all. */
-  fastPath?: GraphqlFastPath<Context> | null;
+  /** The common case answered without Apollo's generic set-up (graphql.pipeline.ts); null: Apollo answers all. */
+  pipeline?: GraphqlPipeline | null;
 }
 
 /**
@@ -79,18 +79,18 @@ export interface GraphqlDoorOptions {
  * answer) done directly, because Express's router, body-parser and
  * `res.send` cost more than the operation itself (BENCHMARKS.md). The key
  * is checked first, before the body is read: without a valid one the answer
- * is 401. A single query whose text was seen valid before runs on the fast
- * path (graphql.fast-path.ts: Apollo's pipeline for that case, same plugins,
- * errors and bytes); any other text passes the gate (operation types and
- * bounds, graphql.document-bounds.ts) and Apollo runs it exactly as before:
- * same parsing, validation, plugins, limits, errors and status codes.
+ * is 401. A single valid query runs on the service's own pipeline
+ * (graphql.pipeline.ts: the same stages, errors and bytes as Apollo's
+ * answer); any other text passes the gate (operation types and bounds,
+ * graphql.document-bounds.ts) and Apollo runs it: same parsing, validation,
+ * stages, limits, errors and status codes.
  *
  * Returns false, touching nothing, for any other request, and for the rare
  * POST that is not plain JSON (another or no content type, a charset other
  * than UTF-8, compressed, chunked, over the size limit): those go through
  * Express and body-parser as they always did, so their answers stay the same.
  */
-export function graphqlDoor({ apollo, context, bodyBytes, logger, gate, fastPath = null }: GraphqlDoorOptions) {
+export function graphqlDoor({ apollo, context, bodyBytes, logger, gate, pipeline = null }: GraphqlDoorOptions) {
   return function door(req: IncomingMessage, res: ServerResponse, requestId: string): boolean {
     if (req.method !== "POST") return false;
     const { path, search } = splitUrl(req);
@@ -126,10 +126,10 @@ export function graphqlDoor({ apollo, context, bodyBytes, logger, gate, fastPath
       sendJson(res, 400, { errors: [{ message, extensions: { code: "BAD_REQUEST" } }] });
       return;
     }
-    // A single query whose text is known valid (and within the gate's bounds) runs on the fast path.
-    const prepared = fastPath?.prepare(body, req.headers) ?? null;
+    // A single valid query (within the gate's bounds) runs on the pipeline.
+    const prepared = pipeline?.prepare(body, req.headers) ?? null;
     if (prepared) {
-      const answer = await fastPath!.answer(prepared, ready);
+      const answer = await pipeline!.answer(prepared, ready);
       sendBody(res, answer.status ?? 200, answer.body, headObject(answer.headers));
       return;
     }

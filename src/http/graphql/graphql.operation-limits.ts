@@ -1,4 +1,4 @@
-import type { ApolloServerPlugin, GraphQLRequestContext } from "@apollo/server";
+import type { GraphqlStage } from "./graphql.pipeline";
 import {
   GraphQLError,
   getNamedType,
@@ -485,59 +485,34 @@ function hasVariable(value: ValueNode): boolean {
   return false;
 }
 
-export interface GraphqlLimitsPluginOptions {
+export interface GraphqlLimitsOptions {
   schema: GraphQLSchema;
   limits: GraphqlLimitsConfig;
   /** Default search page, for the cost of search fields. */
   searchDefault: number;
-  /**
-   * Runs after the limits pass and before execution, in the same hook (Apollo
-   * runs the hooks of different plugins concurrently): the per-key quota.
-   */
-  afterLimits?: (requestContext: GraphQLRequestContext<Context>, checked: CheckedOperation) => Promise<void>;
 }
 
-/** Checks one operation against the limits: throws the refusal, or answers its shape and cost. No side effect. */
-export type GraphqlLimitsCheck = (
-  document: DocumentNode,
-  operation: OperationDefinitionNode,
-  variables: Record<string, unknown> | undefined,
-  context: Context,
-) => CheckedOperation;
-
-/** The plugin's check alone, for the fast path's direct form of the plugin (graphql.fast-path.ts). */
-export function graphqlLimitsCheck(
-  opts: Pick<GraphqlLimitsPluginOptions, "schema" | "limits" | "searchDefault">,
-): GraphqlLimitsCheck {
+/**
+ * The limits on every operation of /graphql, as a stage of every request: depth, aliases, root fields and cost
+ * checked before execution (the refusal thrown, no side effect), then a heavy operation holds one of the key's heavy
+ * slots until its answer is known. A promise only for a heavy operation.
+ */
+export function limitsStage(opts: GraphqlLimitsOptions): GraphqlStage<(() => void) | undefined> {
   const estimator = costEstimator(opts.schema, opts.searchDefault);
-  return (document, operation, variables, context) =>
-    checkOperation(opts.schema, opts.limits, estimator, document, operation, variables, context);
-}
-
-/** Whether the operation takes one of the key's heavy slots (which only the plugin's own hooks take and release). */
-export function holdsHeavySlot(ctx: Context, cost: number): boolean {
-  return cost >= HEAVY_COST && !!ctx.principal;
-}
-
-/** The Apollo plugin that enforces the limits on every operation of /graphql. */
-export function graphqlLimitsPlugin(opts: GraphqlLimitsPluginOptions): ApolloServerPlugin<Context> {
-  const check = graphqlLimitsCheck(opts);
   return {
-    async requestDidStart() {
-      let release: (() => void) | undefined;
-      return {
-        async didResolveOperation(rc) {
-          if (!rc.operation) return; // no such operation: execution answers that, running nothing
-          const checked = check(rc.document, rc.operation, rc.request.variables, rc.contextValue);
-          release = await holdHeavySlot(rc.contextValue, checked.cost);
-          await opts.afterLimits?.(rc, checked);
-        },
-        async willSendResponse() {
-          release?.();
-        },
-      };
+    willExecute({ document, operation, variables, context }) {
+      const checked = checkOperation(opts.schema, opts.limits, estimator, document, operation, variables, context);
+      return holdsHeavySlot(context, checked.cost) ? holdHeavySlot(context, checked.cost) : undefined;
+    },
+    didAnswer(release) {
+      release?.();
     },
   };
+}
+
+/** Whether the operation takes one of the key's heavy slots. */
+function holdsHeavySlot(ctx: Context, cost: number): boolean {
+  return cost >= HEAVY_COST && !!ctx.principal;
 }
 
 /**

@@ -1,26 +1,17 @@
-import { HeaderMap, type ApolloServerPlugin, type GraphQLRequest, type GraphQLRequestContext } from "@apollo/server";
-import {
-  GraphQLError,
-  Kind,
-  type DocumentNode,
-  type GraphQLFormattedError,
-  type OperationDefinitionNode,
-} from "graphql";
+import { HeaderMap } from "@apollo/server";
+import { GraphQLError, type DocumentNode, type GraphQLFormattedError, type OperationDefinitionNode } from "graphql";
 import type { Principal } from "../../platform/auth/auth.types";
 import { QuotaExceededError } from "../../platform/errors";
-import type { Context } from "../http.context";
 import { fragmentsOf, graphqlRootCosts, rootCostsVary, type RootFieldCost } from "../../platform/quotas/quota.cost";
 import type { HeaderSink, RateLimiter } from "../../platform/quotas/quota.service";
 import type { LimitDecision } from "../../platform/quotas/quota.types";
+import type { GraphqlStage } from "./graphql.pipeline";
 
 /** What an operation was charged, kept until its answer is known (see `refundGraphqlCharge`). */
 export interface GraphqlCharge {
   decision: LimitDecision;
   roots: ReadonlyMap<string, RootFieldCost>;
 }
-
-/** What the operations Apollo runs were charged, by request, until their answer is known. */
-const charges = new WeakMap<GraphQLRequest, GraphqlCharge>();
 
 /**
  * The root fields' units of operations that no variable changes, walked once per parsed operation (the same parsed
@@ -58,7 +49,7 @@ export function chargeGraphql(
   for (const root of roots.values()) units += root.units;
   let decision: LimitDecision | Promise<LimitDecision>;
   try {
-    // Without a promise when the count needs none (no Redis): the fast path's direct form saves it.
+    // Without a promise when the count needs none (no Redis): the pipeline then awaits nothing for it.
     decision = limiter.chargeNow(principal, Math.max(1, units), headers);
   } catch (e) {
     throw refusal(e);
@@ -85,28 +76,6 @@ function refusal(e: unknown): unknown {
 }
 
 /**
- * The per-key rate and quota on /graphql: after the operation passed the
- * GraphQL limits and before it runs (a request without a valid key never
- * gets this far: it is answered 401 before its document is read). A spent
- * key gets HTTP 403 with `extensions.code` FORBIDDEN, `reason`
- * QUOTA_EXCEEDED, `Retry-After` and the RateLimit headers; the headers also
- * ride on every counted answer.
- */
-export function chargeGraphqlOperation(limiter: RateLimiter) {
-  return async (rc: GraphQLRequestContext<Context>): Promise<void> => {
-    const principal = rc.contextValue.principal;
-    if (!principal || !rc.operation) return;
-    const headers = rc.response.http.headers;
-    const sink = { setHeader: (name: string, value: string) => headers.set(name, value) };
-    const document = rc.document ?? { kind: Kind.DOCUMENT, definitions: [] };
-    charges.set(
-      rc.request,
-      await chargeGraphql(limiter, principal, document, rc.operation, rc.request.variables, sink),
-    );
-  };
-}
-
-/**
  * A refused call counts nothing, on /graphql too: a root field refused for a missing scope (also one known only
  * once the security was looked up, as `quote`'s) gives its units back, and an item of `quotes(symbols)`,
  * `etfs(symbols)` or `funds(isins)` refused alone gives back its one. The RateLimit fields of the answer then say
@@ -124,22 +93,22 @@ export function refundGraphqlCharge(
   return limiter.giveBack(charge.decision, units, headers);
 }
 
-/** `refundGraphqlCharge` as an Apollo plugin, for the operations Apollo runs. */
-export function refundRefusedGraphqlFields(limiter: RateLimiter): ApolloServerPlugin<Context> {
+/**
+ * The per-key rate and quota on /graphql, as a stage of every request: after the operation passed the GraphQL
+ * limits and before it runs (a request without a valid key never gets this far: it is answered 401 before its
+ * document is read). A spent key gets HTTP 403 with `extensions.code` FORBIDDEN, `reason` QUOTA_EXCEEDED,
+ * `Retry-After` and the RateLimit headers; the headers also ride on every counted answer. Once the answer is known,
+ * the units of fields refused for their scope are given back (`refundGraphqlCharge`).
+ */
+export function quotaStage(limiter: RateLimiter): GraphqlStage<GraphqlCharge> {
   return {
-    async requestDidStart() {
-      return {
-        async willSendResponse(rc) {
-          const charge = charges.get(rc.request);
-          if (!charge || rc.response.body.kind !== "single") return;
-          charges.delete(rc.request);
-          const headers = rc.response.http.headers;
-          await refundGraphqlCharge(limiter, charge, rc.response.body.singleResult.errors, {
-            setHeader: (name, value) => headers.set(name, value),
-            removeHeader: (name) => headers.delete(name),
-          });
-        },
-      };
+    willExecute({ document, operation, variables, context }, head) {
+      const principal = context.principal;
+      return principal ? chargeGraphql(limiter, principal, document, operation, variables, head) : undefined;
+    },
+    didAnswer(charge, { result }, head) {
+      if (!charge || !result) return undefined;
+      return refundGraphqlCharge(limiter, charge, result.errors, head);
     },
   };
 }

@@ -20,7 +20,8 @@ type ResolverMetadata = Storage["queries"][number] | Storage["fieldResolvers"][n
  * rejected promise, as the chain gives it), the args class filled as type-graphql fills it, the method called. A call
  * whose arguments are not all scalars or null still goes through type-graphql's own handler. The `@FieldResolver`s of
  * resolver classes (`Quote.metrics`, `Etf.profile`, ...) go through the same handler, so they get the same direct
- * resolver, `@Root()` converted as type-graphql converts it. Returns how many fields were replaced.
+ * resolver where their `@Root()` is already an instance of its class (the services build them with `new`); any other
+ * parent goes through type-graphql's handler, which converts it. Returns how many fields were replaced.
  */
 export function rootFieldsDirect<Ctx extends object, Role>(
   schema: GraphQLSchema,
@@ -66,7 +67,8 @@ export function rootFieldsDirect<Ctx extends object, Role>(
         if (step.kind === "ctx") values.push(step.prop === undefined ? context : context[step.prop as keyof Ctx]);
         else if (step.kind === "root") {
           const value = step.prop === undefined ? root : (root as Record<string, unknown>)[step.prop];
-          values.push(step.getType ? convertToType(step.getType(), value) : value);
+          if (!takenAsIs(step.getType, value)) return original(root, args, context, info);
+          values.push(value);
         } else {
           const built = step.build(args);
           if (built === undefined) return original(root, args, context, info);
@@ -101,20 +103,16 @@ type Step =
   | { kind: "root"; prop: string | undefined; getType: (() => unknown) | undefined }
   | { kind: "args"; build: ArgsBuilder };
 
-const SIMPLE_TYPES: unknown[] = [String, Boolean, Number, Date, Array, Promise];
-
-/** type-graphql's convertToType (helpers/types.js, not exported), which its handler applies to `@Root()`. */
-function convertToType(Target: unknown, data: unknown): unknown {
-  if (data === null || data === undefined) return data;
-  if (Target instanceof GraphQLScalarType) return data;
-  if (SIMPLE_TYPES.includes((data as object).constructor)) return data;
-  const Cls = Target as new () => Record<string, unknown>;
-  if (data instanceof Cls) return data;
-  if (Array.isArray(data)) return data.map((item) => convertToType(Target, item));
-  const instance = new Cls();
-  for (const key of Object.keys(instance))
-    if (instance[key] === undefined && !(key in (data as object))) delete instance[key];
-  return Object.assign(instance, data);
+/**
+ * Whether a `@Root()` value reaches the method unchanged through type-graphql's handler: null or undefined, a value
+ * of a scalar type, or an instance of the declared class. The handler builds an instance from anything else; the
+ * direct resolver leaves that value to the handler rather than rebuild it.
+ */
+function takenAsIs(getType: (() => unknown) | undefined, value: unknown): boolean {
+  if (value === null || value === undefined || !getType) return true;
+  const Target = getType();
+  if (Target instanceof GraphQLScalarType) return true;
+  return typeof Target === "function" && value instanceof Target;
 }
 
 /** The args instance, or undefined where a value is not a plain scalar (type-graphql converts those). */
@@ -134,13 +132,18 @@ function scalarArgsBuilder(ArgsClass: unknown): ArgsBuilder | undefined {
   }
   const Cls = ArgsClass as new () => Record<string, unknown>;
   return (args) => {
-    const data: Record<string, unknown> = {};
+    // The class's own instance, as a resolver method is given it: its field initialisers give the defaults, a field
+    // the client left out that has no default is not there at all (a spread over defaults keeps them), and the
+    // client's values go over the defaults.
+    const instance = new Cls();
+    for (const key of Object.keys(instance))
+      if (instance[key] === undefined && args[key] === undefined) delete instance[key];
     for (const name of names) {
       const v = args[name];
       if (v === undefined) continue;
       if (v !== null && typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") return undefined;
-      data[name] = v;
+      instance[name] = v;
     }
-    return convertToType(Cls, data) as object;
+    return instance;
   };
 }

@@ -1,4 +1,3 @@
-import type { ApolloServerPlugin } from "@apollo/server";
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import { RequestHistogram } from "./metrics.histogram";
 
@@ -230,8 +229,8 @@ export class Metrics {
   }
 
   /**
-   * Records one GraphQL operation by its name and outcome: what `graphqlPlugin` records, also called directly by the
-   * fast path's direct form (graphql.fast-path.ts). The series' observers are kept by label (a bounded set).
+   * Records one GraphQL operation by its name, outcome and time from its request's start to its answer. The series'
+   * observers are kept by label (a bounded set).
    */
   observeGraphqlOperation(name: string | null | undefined, failed: boolean, seconds: number): void {
     const operation = this.operationLabel(name);
@@ -239,26 +238,6 @@ export class Metrics {
     if (!observers) this.graphqlObservers.set(operation, (observers = {}));
     const outcome = failed ? "error" : "ok";
     (observers[outcome] ??= this.graphqlDuration.child({ operation, outcome }))(seconds);
-  }
-
-  /** Apollo plugin timing each operation from the request's start to its response. */
-  graphqlPlugin(): ApolloServerPlugin {
-    // Arrow functions, so `this` stays this Metrics rather than the hook objects Apollo calls them on.
-    return {
-      requestDidStart: async () => {
-        const started = performance.now();
-        let failed = false;
-        return {
-          async didEncounterErrors() {
-            failed = true;
-          },
-          willSendResponse: async (rc) => {
-            const seconds = (performance.now() - started) / 1000;
-            this.observeGraphqlOperation(rc.operationName ?? rc.request.operationName, failed, seconds);
-          },
-        };
-      },
-    };
   }
 
   /**

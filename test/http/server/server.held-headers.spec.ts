@@ -110,7 +110,7 @@ describe("REST answers", () => {
 
 describe("other writers", () => {
   it("POST /graphql carries the request id and its RateLimit fields, from Apollo and from the fast path", async () => {
-    // The first sending of a text is validated by Apollo; the second runs on the fast path (graphql.fast-path.ts).
+    // Both sendings run on the pipeline (graphql.pipeline.ts).
     for (let i = 0; i < 2; i++) {
       const res = await post("/graphql", JSON.stringify({ query: '{ cryptoPrice(symbol: "BTC-USD") { price } }' }), {
         "x-api-key": BOOTSTRAP_KEY,

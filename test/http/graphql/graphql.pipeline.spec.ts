@@ -2,9 +2,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Kind, parse, print } from "graphql";
 import pino from "pino";
-import type { ApolloServerPlugin } from "@apollo/server";
-import { ApolloServerPluginDisableSuggestions } from "@apollo/server/plugin/disableSuggestions";
-import { GraphqlFastPath, VALIDATION_ONLY_PLUGINS } from "../../../src/http/graphql/graphql.fast-path";
+import { CompiledOperations } from "../../../src/http/graphql/graphql.compiled";
+import { GraphqlPipeline } from "../../../src/http/graphql/graphql.pipeline";
 import { createHttpServer } from "../../../src/http/server/server.http";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { BOOTSTRAP_KEY } from "../../helpers/constants";
@@ -12,14 +11,14 @@ import { listen, send, type RawResponse } from "../../helpers/http";
 import { primarySymbols } from "../../helpers/stock-samples";
 
 /**
- * POST /graphql's fast path (src/http/graphql/graphql.fast-path.ts) must answer exactly as Apollo does: two apps
- * over the same store, one with the fast path and one without, get the same list of requests in the same order,
- * and every answer must be byte-identical (status, headers but the date and request id, body). Each app has its
- * own rate limiter, so the RateLimit headers (and the 403s of a spent key) show its counters moving the same way;
- * the metrics of GraphQL operations must count the same. Once graphql-jit compiled an operation (its third run),
- * the fast app answers it with the plugins' direct forms (`directAnswer`): the cases below say which must.
+ * POST /graphql's own pipeline (src/http/graphql/graphql.pipeline.ts) must answer exactly as Apollo does with the
+ * same stages: two apps over the same store, one with the pipeline and one without, get the same list of requests
+ * in the same order, and every answer must be byte-identical (status, headers but the date and request id, body).
+ * Each app has its own rate limiter, so the RateLimit headers (and the 403s of a spent key) show its counters moving
+ * the same way; the metrics of GraphQL operations must count the same. From an operation's third run on, both run
+ * it compiled by graphql-jit where that answers without errors: the cases say which must.
  */
-// Introspection off, as in production: Apollo then adds its DisableSuggestions plugin (the direct form leaves it out).
+// Introspection off, as in production (Apollo then hides suggestions in validation errors).
 const ENV = {
   MDG_METRICS_ENABLED: "true",
   MDG_GRAPHQL_MAX_ALIASES: "3",
@@ -59,7 +58,7 @@ interface Case {
   title: string;
   /** Whether the fast path answers it (else it is left to Apollo on both apps). */
   fast?: boolean;
-  /** Whether the fast path's direct form answers it once compiled (else the fast path replays Apollo's plugins). */
+  /** Whether the operation runs compiled from its third run on (an answer with errors is then run by graphql-js). */
   direct?: boolean;
   body: unknown;
   key?: string | null;
@@ -99,17 +98,16 @@ async function same(c: Case, times = 4): Promise<RawResponse> {
   return last!;
 }
 
-/** Counts the fast path's answers and which of them the direct form gave, until `done`. */
+/** Counts the pipeline's answers, and the compiled operations the schema's cache gave either app, until `done`. */
 function tally() {
-  const answer = jest.spyOn(GraphqlFastPath.prototype, "answer");
-  const direct = jest.spyOn(GraphqlFastPath.prototype, "directAnswer");
-  const directs = () => direct.mock.results.map((r) => r.value !== null);
+  const answer = jest.spyOn(GraphqlPipeline.prototype, "answer");
+  const get = jest.spyOn(CompiledOperations.prototype, "get");
   return {
     answers: () => answer.mock.calls.length,
-    directs,
+    compiled: () => get.mock.results.filter((r) => !!r.value).length,
     done: () => {
       answer.mockRestore();
-      direct.mockRestore();
+      get.mockRestore();
     },
   };
 }
@@ -159,8 +157,8 @@ describe("POST /graphql, fast path against Apollo's", () => {
     }
     // Every run of those on the fast app took the fast path (the first run of a text too); none of the slow app's did.
     expect(counted.answers()).toBe(cases);
-    // The fourth run of each alone (compiled on its third) took the direct form, answer or error.
-    expect(counted.directs().filter(Boolean).length).toBeGreaterThanOrEqual(cases / 7 - 2);
+    // The third and fourth run of each alone, on both apps, ran compiled.
+    expect(counted.compiled()).toBeGreaterThanOrEqual((cases / 7 - 2) * 2 * 2);
     counted.done();
     // Most operations answer data with these variables (some need variables of their own, and answer errors).
     expect(answered).toBeGreaterThan(cases / 7 / 2);
@@ -321,15 +319,14 @@ describe("POST /graphql, fast path against Apollo's", () => {
     try {
       await same({ ...c, key: c.key === "etfOnly" ? keys.etfOnly : c.key }, 6);
       expect(counted.answers()).toBe(c.fast ? 6 : 0);
-      // Compiled by its third run at the latest: the last three runs take the direct form, or none does.
-      const directs = counted.directs();
-      expect(directs.slice(3)).toEqual(c.direct ? [true, true, true] : c.fast ? [false, false, false] : []);
+      // Compiled on its third run, on both apps: runs three to six of each ran compiled.
+      if (c.direct) expect(counted.compiled()).toBeGreaterThanOrEqual(8);
     } finally {
       counted.done();
     }
   });
 
-  it("spends a key's rate alike, then refuses it alike (403, Retry-After), in the direct form too", async () => {
+  it("spends a key's rate alike, then refuses it alike (403, Retry-After), compiled too", async () => {
     const counted = tally();
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) {
@@ -339,44 +336,34 @@ describe("POST /graphql, fast path against Apollo's", () => {
       );
       statuses.push(last.status);
     }
-    // The operation ran compiled before: all six take the direct form; the key's four calls a minute, then 403.
-    expect(counted.directs()).toEqual([true, true, true, true, true, true]);
+    // The key's four calls a minute run (compiled: the operation ran before), then 403 before anything runs.
+    expect(counted.answers()).toBe(6);
+    expect(counted.compiled()).toBe(8);
     counted.done();
     expect(statuses).toEqual([200, 200, 200, 200, 403, 403]);
   });
 
-  it("leaves a compiled operation the limits refuse for its variables to the replayed plugins (400)", async () => {
+  it("refuses a compiled operation the limits refuse for its variables alike (400)", async () => {
     const counted = tally();
     try {
       const query = "query L($n: Int) { listStocks(limit: $n) { results { symbol } } }";
       await same({ title: "cheap", body: { query, variables: { n: 1 } } }, 4);
       const refused = await same({ title: "too costly", body: { query, variables: { n: 1_000_000 } } }, 2);
       expect(refused.status).toBe(400);
-      expect(counted.directs()).toEqual([false, false, false, true, false, false]);
+      expect(counted.answers()).toBe(6);
     } finally {
       counted.done();
     }
   });
 
-  it("leaves an operation that holds a heavy slot to the replayed plugins", async () => {
+  it("answers an operation that holds a heavy slot alike", async () => {
     const counted = tally();
     try {
       await same({ title: "heavy", body: { query: "{ listStocks(limit: 1500) { results { symbol } } }" } }, 5);
       expect(counted.answers()).toBe(5);
-      expect(counted.directs()).toEqual([false, false, false, false, false]);
     } finally {
       counted.done();
     }
-  });
-
-  it("leaves out only Apollo plugins whose one per-request hook is validationDidStart", async () => {
-    // The direct form stands for every plugin with a per-request part but these (graphql.fast-path.ts).
-    expect([...VALIDATION_ONLY_PLUGINS]).toEqual(["DisableSuggestions"]);
-    const plugin = ApolloServerPluginDisableSuggestions() as ApolloServerPlugin & { __internal_plugin_id__: string };
-    expect(plugin.__internal_plugin_id__).toBe("DisableSuggestions");
-    const listener = await plugin.requestDidStart!({} as never);
-    expect(Object.keys(listener ?? {})).toEqual(["validationDidStart"]);
-    expect(Object.keys(plugin).filter((k) => typeof (plugin as never)[k] === "function")).toEqual(["requestDidStart"]);
   });
 
   it("counts the operations in the metrics alike", async () => {

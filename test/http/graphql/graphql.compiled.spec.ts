@@ -1,6 +1,7 @@
 import { ApolloServer } from "@apollo/server";
 import { buildSchema, getIntrospectionQuery, parse, print } from "graphql";
-import { CompiledOperations, jitExecutionPlugin } from "../../../src/http/graphql/graphql.executor";
+import { CompiledOperations } from "../../../src/http/graphql/graphql.compiled";
+import { apolloStages } from "../../../src/http/graphql/graphql.pipeline";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { BOOTSTRAP_KEY } from "../../helpers/constants";
 import { primarySymbols } from "../../helpers/stock-samples";
@@ -29,7 +30,7 @@ async function answer(query: string, variables: Record<string, unknown>, key?: s
 /**
  * Apollo executes an operation with graphql-js until it has run a few times,
  * then with its graphql-jit compiled form where that answers without errors
- * (src/http/graphql/graphql.executor.ts): every call of the same operation must
+ * (src/http/graphql/graphql.compiled.ts, graphql.pipeline.ts): every call of the same operation must
  * answer the same, errors included.
  */
 describe("POST /graphql answers the same before and after an operation is compiled", () => {
@@ -137,7 +138,7 @@ describe("compiled operations", () => {
   // 600 documents are more than are kept compiled: the first ones are compiled, dropped and compiled again. Even
   // documents answer data (the compiled answer is used), odd ones an error (Apollo runs graphql-js instead).
   it("answer every run of 600 documents, 3 and then 6 times each, as Apollo's first graphql-js run did", async () => {
-    const apollo = new ApolloServer({ schema, plugins: [jitExecutionPlugin(schema)] });
+    const apollo = new ApolloServer({ schema, plugins: [apolloStages([], new CompiledOperations(schema))] });
     await apollo.start();
     const run = async (i: number) => {
       const res = await apollo.executeOperation({ query: print(documents[i]!), variables: { n: i } });
