@@ -1,0 +1,96 @@
+import type { SecurityType } from "./source.types";
+
+/** What one batch did: rows new to the store, rows whose stored values differed, rows already as given. */
+export interface ImportCounts {
+  inserted: number;
+  changed: number;
+  unchanged: number;
+}
+
+/**
+ * A security with one of its listings, keyed by the listing's symbol. Optional fields left undefined keep what
+ * the store holds; a new security takes its ISIN (when given) as its identity, so a second listing of a known
+ * ISIN joins that security.
+ */
+export interface SecurityImportRow {
+  symbol: string;
+  exchange: string;
+  /** ISO 4217 of the listing's prices (a minor unit already turned into its major currency). */
+  currency: string;
+  type: SecurityType;
+  name: string;
+  isin?: string;
+  cusip?: string;
+  wkn?: string;
+  country?: string;
+  sector?: string;
+  industry?: string;
+}
+
+/** A row of a batch the store refused as it stands (an ISIN already held by another security). */
+export interface ImportConflict {
+  /** The row's position in the batch. */
+  index: number;
+  column: string;
+  reason: string;
+}
+
+/** A batch's counts, and the rows it left out (each counted nowhere else). */
+export interface ImportResult extends ImportCounts {
+  conflicts: ImportConflict[];
+}
+
+/** One daily bar in the store's convention: adjusted for every split the store knows. */
+export interface DailyBarImportRow {
+  listingId: number;
+  /** Unix second of the day's 00:00 UTC. */
+  t: number;
+  o: number;
+  h: number;
+  l: number;
+  c: number;
+  v: number;
+}
+
+/** Units of `currency` per 1 USD on `day` (YYYY-MM-DD). */
+export interface FxImportRow {
+  currency: string;
+  day: string;
+  perUsd: number;
+}
+
+export interface ImportListing {
+  listingId: number;
+  securityId: number;
+  symbol: string;
+  exchange: string;
+  currency: string;
+}
+
+/** A split of a security: `numerator` new shares for `denominator` old ones, from `day` on. */
+export interface ImportSplit {
+  day: string;
+  numerator: number;
+  denominator: number;
+}
+
+/**
+ * The write side of a row store, for the import pipeline. Every upsert is one transaction: a batch is wholly in
+ * the store or wholly out. Rows are matched on their natural keys, so writing the same rows again changes nothing.
+ * A service reading the same store sees the rows on its next request.
+ */
+export interface ImportSink {
+  /**
+   * The listing of `symbol`, or null. With `exchange`, the listing of the same security on that exchange (null
+   * when it has none there).
+   */
+  findListing(symbol: string, exchange?: string): Promise<ImportListing | null>;
+  /** The exchange codes the store knows, with the currency of their listings. */
+  exchanges(): Promise<ReadonlyMap<string, string>>;
+  /** The splits the store knows for a security, oldest first. */
+  splits(securityId: number): Promise<ImportSplit[]>;
+  upsertSecurities(rows: readonly SecurityImportRow[]): Promise<ImportResult>;
+  upsertDailyBars(rows: readonly DailyBarImportRow[]): Promise<ImportCounts>;
+  upsertFx(rows: readonly FxImportRow[]): Promise<ImportCounts>;
+  close(): Promise<void>;
+}
