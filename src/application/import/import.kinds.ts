@@ -5,6 +5,7 @@ import type {
   ImportResult,
   ImportSink,
   ImportSplit,
+  QuoteImportRow,
   SecurityImportRow,
 } from "../../domain/ports/source.import";
 import type { SecurityType } from "../../domain/ports/source.types";
@@ -16,8 +17,11 @@ import {
   cusip,
   day,
   dayStart,
+  instant,
   isin,
   isIsoCurrency,
+  nonNegative,
+  optionalNonNegative,
   required,
   RowError,
   securityType,
@@ -25,7 +29,7 @@ import {
   wkn,
 } from "./import.validate";
 
-export const KINDS = ["securities", "daily-bars", "fx"] as const;
+export const KINDS = ["securities", "daily-bars", "fx", "quotes"] as const;
 export type ImportKind = (typeof KINDS)[number];
 
 /** What the command line says beyond the kind and files (the price-download options). */
@@ -69,6 +73,7 @@ export const SECURITY_COLUMNS = [
 ] as const;
 export const DAILY_BAR_COLUMNS = ["symbol", "day", "o", "h", "l", "c", "v"] as const;
 export const FX_COLUMNS = ["currency", "day", "per_usd"] as const;
+export const QUOTE_COLUMNS = ["symbol", "t", "c", "o", "h", "l", "pc", "v"] as const;
 export const YAHOO_COLUMNS = ["Date", "Open", "High", "Low", "Close", "Adj Close", "Volume"] as const;
 export const STOOQ_COLUMNS = ["Date", "Open", "High", "Low", "Close", "Volume"] as const;
 
@@ -96,6 +101,8 @@ export async function planFile(
       return (await dailyBarsPlan(columns, opts, sink)) as FilePlan<unknown>;
     case "fx":
       return fxPlan(columns, sink) as FilePlan<unknown>;
+    case "quotes":
+      return quotesPlan(columns, sink) as FilePlan<unknown>;
   }
 }
 
@@ -286,5 +293,39 @@ function fxPlan(columns: readonly string[], sink: ImportSink): FilePlan<FxImport
       return [{ currency: c, day: d, perUsd: n }];
     },
     write,
+  };
+}
+
+function quotesPlan(columns: readonly string[], sink: ImportSink): FilePlan<QuoteImportRow> {
+  if (!hasAll(columns, QUOTE_COLUMNS)) {
+    throw new ImportSetupError(
+      `quotes: expected the columns ${QUOTE_COLUMNS.join(",")} (missing ${missing(columns, QUOTE_COLUMNS)})`,
+    );
+  }
+  const listings = new Map<string, ImportListing | null>();
+  return {
+    format: "quotes (store columns)",
+    async parse(v) {
+      const symbol = required(v, "symbol");
+      const exchange = text(v, "exchange").toUpperCase() || undefined;
+      const key = `${symbol}\u0000${exchange ?? ""}`;
+      if (!listings.has(key)) listings.set(key, await sink.findListing(symbol, exchange));
+      const listing = listings.get(key);
+      if (!listing) throw new RowError("symbol", symbol, "no such listing in the store (import it with securities)");
+      const t = instant(v, "t");
+      const b = bar(v, { o: "o", h: "h", l: "l", c: "c", v: "v" });
+      return [
+        {
+          listingId: listing.listingId,
+          t,
+          ...b,
+          pc: nonNegative(v, "pc"),
+          ma50: optionalNonNegative(v, "ma50"),
+          ma200: optionalNonNegative(v, "ma200"),
+          avgVolume: optionalNonNegative(v, "avg_volume"),
+        },
+      ];
+    },
+    write: (rows) => sink.upsertQuotes(rows).then(noConflicts),
   };
 }

@@ -71,6 +71,31 @@ export function day(values: Record<string, unknown>, column: string): string {
   throw new RowError(column, raw, "expected an ISO date (YYYY-MM-DD) or Unix seconds");
 }
 
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/**
+ * An instant: an ISO 8601 date-time with its offset (`Z` or `+01:00`; one without is ambiguous and refused), or Unix
+ * seconds. Answers Unix seconds.
+ */
+export function instant(values: Record<string, unknown>, column: string): number {
+  const raw = values[column];
+  const v = text(values, column);
+  if (v === "") throw new RowError(column, raw ?? "", "required");
+  if (UNIX_SECONDS.test(v)) return Number(v);
+  const m = DATE_TIME.exec(v);
+  const ms = m ? Date.parse(v) : Number.NaN;
+  const at = new Date(`${m?.[1] ?? ""}T00:00:00Z`);
+  if (!m || Number.isNaN(ms) || Number.isNaN(at.getTime()) || !at.toISOString().startsWith(m[1]!)) {
+    throw new RowError(column, raw, "expected an ISO 8601 date-time with an offset (…Z, …+01:00) or Unix seconds");
+  }
+  return Math.floor(ms / 1000);
+}
+
+/** An optional finite number of 0 or more: null when the cell is empty. */
+export function optionalNonNegative(values: Record<string, unknown>, column: string): number | null {
+  return text(values, column) === "" ? null : nonNegative(values, column);
+}
+
 /** Unix second of a day's 00:00 UTC. */
 export function dayStart(isoDay: string): number {
   return Date.parse(`${isoDay}T00:00:00Z`) / 1000;

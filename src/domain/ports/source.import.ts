@@ -52,6 +52,23 @@ export interface DailyBarImportRow {
   v: number;
 }
 
+/** The latest quote of a listing; a second quote of the listing replaces it. */
+export interface QuoteImportRow {
+  listingId: number;
+  /** Unix seconds of the quote. */
+  t: number;
+  c: number;
+  o: number;
+  h: number;
+  l: number;
+  /** Previous close. */
+  pc: number;
+  v: number;
+  ma50: number | null;
+  ma200: number | null;
+  avgVolume: number | null;
+}
+
 /** Units of `currency` per 1 USD on `day` (YYYY-MM-DD). */
 export interface FxImportRow {
   currency: string;
@@ -92,5 +109,6 @@ export interface ImportSink {
   upsertSecurities(rows: readonly SecurityImportRow[]): Promise<ImportResult>;
   upsertDailyBars(rows: readonly DailyBarImportRow[]): Promise<ImportCounts>;
   upsertFx(rows: readonly FxImportRow[]): Promise<ImportCounts>;
+  upsertQuotes(rows: readonly QuoteImportRow[]): Promise<ImportCounts>;
   close(): Promise<void>;
 }

@@ -8,6 +8,7 @@ import type {
   ImportResult,
   ImportSink,
   ImportSplit,
+  QuoteImportRow,
   SecurityImportRow,
 } from "../../domain/ports/source.import";
 import { SampleSeriesBars } from "./sqlite.synthetic";
@@ -227,6 +228,36 @@ export class SqliteImportSink implements ImportSink {
           upsert.run(r.currency, r.day, r.perUsd);
           if (s === undefined) out.inserted++;
           else out.changed++;
+        }
+      })
+      .immediate();
+    return out;
+  }
+
+  async upsertQuotes(rows: readonly QuoteImportRow[]): Promise<ImportCounts> {
+    const out: ImportCounts = { inserted: 0, changed: 0, unchanged: 0 };
+    const existing = this.stmt(
+      `SELECT t, c, o, h, l, pc, v, ma50, ma200, avg_volume AS avgVolume FROM quotes WHERE listing_id = ?`,
+    );
+    const upsert = this.stmt(
+      `INSERT INTO quotes (listing_id, t, c, o, h, l, pc, v, ma50, ma200, avg_volume)
+       VALUES (@listingId, @t, @c, @o, @h, @l, @pc, @v, @ma50, @ma200, @avgVolume)
+       ON CONFLICT (listing_id) DO UPDATE SET t = excluded.t, c = excluded.c, o = excluded.o, h = excluded.h,
+         l = excluded.l, pc = excluded.pc, v = excluded.v, ma50 = excluded.ma50, ma200 = excluded.ma200,
+         avg_volume = excluded.avg_volume`,
+    );
+    const fields = ["t", "c", "o", "h", "l", "pc", "v", "ma50", "ma200", "avgVolume"] as const;
+    this.db
+      .transaction(() => {
+        for (const r of rows) {
+          const s = existing.get(r.listingId) as Record<(typeof fields)[number], number | null> | undefined;
+          if (s && fields.every((f) => s[f] === r[f])) {
+            out.unchanged++;
+            continue;
+          }
+          upsert.run(r);
+          if (s) out.changed++;
+          else out.inserted++;
         }
       })
       .immediate();

@@ -326,6 +326,37 @@ describe("fx", () => {
   });
 });
 
+describe("quotes", () => {
+  it("rejects a bad instant or price, loads the rest, and reports 0 changed on a second run", async () => {
+    await run(["securities", file("s5.csv", "symbol,exchange,currency,type,name\nIMPQ,XNAS,USD,stock,Import Q\n")]);
+    const path = file(
+      "quotes.csv",
+      [
+        "symbol,t,c,o,h,l,pc,v,ma50",
+        "IMPQ,2026-11-20T16:00:00-05:00,10,9,11,8,9.5,100,",
+        "IMPQ,2026-11-20T16:00:00,10,9,11,8,9.5,100,",
+        "IMPQ,1795208400,10,9,9.5,8,9.5,100,",
+        "IMPQ,1795208400,10,9,11,8,-1,100,",
+        "IMPQ,1795208400,10,9,11,8,9,100,abc",
+      ].join("\n"),
+    );
+    const r = await run(["quotes", path]);
+    expect(r.code).toBe(2);
+    expect(r.report.slice(1)).toEqual([
+      "quotes.csv,3,t,2026-11-20T16:00:00," +
+        '"expected an ISO 8601 date-time with an offset (…Z, …+01:00) or Unix seconds"',
+      "quotes.csv,4,h,9.5,high is below the open or the close",
+      "quotes.csv,5,pc,-1,must not be negative",
+      "quotes.csv,6,ma50,abc,not a finite number",
+    ]);
+    expect(r.err).toContain("quotes: 1 inserted, 0 changed, 0 unchanged, 4 rejected");
+    expect(
+      query(`SELECT t, c, ma50 FROM quotes WHERE listing_id = (SELECT id FROM listings WHERE symbol = 'IMPQ')`),
+    ).toEqual([{ t: Date.parse("2026-11-20T21:00:00Z") / 1000, c: 10, ma50: null }]);
+    expect((await run(["quotes", path])).err).toContain("quotes: 0 inserted, 0 changed, 1 unchanged, 4 rejected");
+  });
+});
+
 describe("the running service", () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -338,7 +369,7 @@ describe("the running service", () => {
   it("answers the example files' security, bars and rate after an import, without a restart", async () => {
     const body = { symbol: "ACME", resolution: "D", from: "2026-11-16", to: "2026-11-20" };
     expect((await t.post("/v1/candle", body)).status).toBe(404);
-    for (const kind of ["securities", "daily-bars", "fx"]) {
+    for (const kind of ["securities", "daily-bars", "fx", "quotes"]) {
       const r = await run([kind, join(EXAMPLES, `${kind}.csv`)]);
       expect({ kind, code: r.code, report: r.report }).toEqual({ kind, code: 0, report: [] });
     }
@@ -347,6 +378,10 @@ describe("the running service", () => {
     expect(candle.body.s).toBe("ok");
     expect(candle.body.c).toEqual([103.1, 102.6, 100.4, 101.5, 104.8]);
     expect(candle.body.v).toEqual([1250000, 980000, 1430000, 1110000, 1820000]);
+    const quote = await t.post("/v1/quote", { symbol: "ACME" });
+    expect(quote.status).toBe(200);
+    expect(quote.body).toMatchObject({ c: 104.8, o: 101.5, h: 105.2, l: 101.1, pc: 101.5, v: 1820000 });
+    expect(quote.body.historical_price).toMatchObject({ "50days": 98.4, "200days": 91.2 });
     const fx = await t.post("/v1/fx/quote", { from: "USD", to: "CHF" });
     expect(fx.status).toBe(200);
     expect(fx.body.result).toBeCloseTo(0.8811, 6);
