@@ -1,5 +1,4 @@
 import { SingleBar } from "cli-progress";
-import { etaText } from "../../tools/sample/sample.store";
 
 /** What the import shows while it runs. */
 export interface ImportProgress {
@@ -17,6 +16,17 @@ export interface ProgressState {
 
 /** Without a terminal, one line at most this often. */
 export const PLAIN_EVERY_MS = 5_000;
+
+/**
+ * The time left from the average rate since the start (the sample build's rule, src/tools/sample/sample.store.ts,
+ * which this module must not load: it is the generator). Nothing is promised before 5 % and 3 s.
+ */
+export function timeLeft(elapsedMs: number, done: number, total: number): string {
+  if (total <= 0 || done <= 0 || done / total < 0.05 || elapsedMs < 3_000) return "estimating the time left";
+  const seconds = Math.max(0, Math.round(((elapsedMs / done) * (total - done)) / 1000));
+  if (seconds < 60) return `about ${seconds} s left`;
+  return `about ${Math.floor(seconds / 60)} min ${String(seconds % 60).padStart(2, "0")} s left`;
+}
 
 function rate(rows: number, elapsedMs: number): number {
   return elapsedMs > 0 ? Math.round((rows / elapsedMs) * 1000) : 0;
@@ -49,7 +59,7 @@ export function importProgress(
           rows: s.rows,
           rate: rate(s.rows, elapsed),
           rejected: s.rejected,
-          remaining: etaText(elapsed, s.bytes, s.totalBytes),
+          remaining: timeLeft(elapsed, s.bytes, s.totalBytes),
         };
         if (!started) {
           bar.start(s.totalBytes, s.bytes, payload);
@@ -71,7 +81,7 @@ export function importProgress(
       const pct = s.totalBytes > 0 ? Math.floor((s.bytes / s.totalBytes) * 100) : 0;
       log(
         `import ${kind}: ${pct}% | ${s.rows} rows | ${rate(s.rows, t - since)} rows/s | ${s.rejected} rejected | ` +
-          etaText(t - since, s.bytes, s.totalBytes),
+          timeLeft(t - since, s.bytes, s.totalBytes),
       );
     },
     stop() {},
