@@ -54,7 +54,8 @@ export class ImportSetupError extends Error {
  */
 export interface FilePlan<R> {
   format: string;
-  parse(values: Record<string, unknown>): Promise<R[]>;
+  /** Throws a RowError (or rejects with one) for a bad record; async only when it must ask the store. */
+  parse(values: Record<string, unknown>): R[] | Promise<R[]>;
   write(rows: readonly R[]): Promise<ImportResult>;
 }
 
@@ -171,15 +172,23 @@ async function dailyBarsPlan(
   const listings = new Map<string, ImportListing | null>();
   return {
     format: "daily-bars (store columns)",
-    async parse(v) {
+    parse(v) {
       const symbol = required(v, "symbol");
       const exchange = text(v, "exchange").toUpperCase() || undefined;
       const key = `${symbol}\u0000${exchange ?? ""}`;
-      if (!listings.has(key)) listings.set(key, await sink.findListing(symbol, exchange));
-      const listing = listings.get(key);
-      if (!listing) throw new RowError("symbol", symbol, "no such listing in the store (import it with securities)");
-      const d = day(v, "day");
-      return [{ listingId: listing.listingId, t: dayStart(d), ...bar(v, { o: "o", h: "h", l: "l", c: "c", v: "v" }) }];
+      const toRow = (listing: ImportListing | null): DailyBarImportRow[] => {
+        if (!listing) throw new RowError("symbol", symbol, "no such listing in the store (import it with securities)");
+        const d = day(v, "day");
+        return [
+          { listingId: listing.listingId, t: dayStart(d), ...bar(v, { o: "o", h: "h", l: "l", c: "c", v: "v" }) },
+        ];
+      };
+      const known = listings.get(key);
+      if (known !== undefined) return toRow(known);
+      return sink.findListing(symbol, exchange).then((listing) => {
+        listings.set(key, listing);
+        return toRow(listing);
+      });
     },
     write,
   };
@@ -233,7 +242,7 @@ async function priceDownload(
   const listingId = listing?.listingId ?? -1;
   return {
     format: `${vendor} price download of ${opts.symbol} (${opts.prices} prices)`,
-    async parse(v) {
+    parse(v) {
       const d = day(v, "Date");
       const b = bar(v, { o: "Open", h: "High", l: "Low", c: "Close", v: "Volume" });
       const split = splitFactor(splits, d);
@@ -252,7 +261,7 @@ function fxPlan(columns: readonly string[], sink: ImportSink): FilePlan<FxImport
       throw new ImportSetupError(`an ECB rates file has currency columns only; got ${odd.join(", ")}`);
     return {
       format: "ECB euro reference rates",
-      async parse(v) {
+      parse(v) {
         const d = day(v, "Date");
         const rate = (c: string): number | null => {
           const t = text(v, c);
@@ -281,7 +290,7 @@ function fxPlan(columns: readonly string[], sink: ImportSink): FilePlan<FxImport
   }
   return {
     format: "fx (store columns)",
-    async parse(v) {
+    parse(v) {
       const c = required(v, "currency");
       if (!isIsoCurrency(c)) throw new RowError("currency", v.currency, "not an ISO 4217 currency");
       if (c === "USD") throw new RowError("currency", c, "USD is 1 per USD by definition");

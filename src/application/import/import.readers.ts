@@ -13,7 +13,8 @@ export interface InputRecord {
 export interface InputFile {
   format: "csv" | "jsonl";
   columns: string[];
-  records: AsyncGenerator<InputRecord>;
+  /** Records in runs (a CSV chunk's records together), so a file costs few promises. */
+  records: AsyncGenerator<InputRecord[]>;
   /** Bytes of the file read so far (compressed bytes for a gzip file), for progress. */
   bytesRead(): number;
   size: number;
@@ -44,63 +45,94 @@ function textStream(path: string, counter: { bytes: () => number }): Readable {
   return text;
 }
 
-/**
- * CSV records (RFC 4180: quoted cells may hold commas, quotes doubled, and line breaks), each with the line it
- * starts on. A byte-order mark is dropped; `\r\n` and `\n` both end a record.
- */
-export async function* csvRecords(chunks: AsyncIterable<string>): AsyncGenerator<{ line: number; cells: string[] }> {
-  let cells: string[] = [];
+/** The cells of one complete CSV record that holds quotes (RFC 4180: commas, doubled quotes, line breaks inside). */
+function quotedCells(record: string): string[] {
+  const cells: string[] = [];
   let cell = "";
   let quoted = false;
   let afterQuote = false;
-  let line = 1;
-  let start = 1;
+  for (let i = 0; i < record.length; i++) {
+    const ch = record[i] as string;
+    if (quoted) {
+      if (ch === '"') {
+        quoted = false;
+        afterQuote = true;
+      } else cell += ch;
+    } else if (ch === '"') {
+      // A doubled quote inside a quoted cell, or the opening quote of one.
+      if (afterQuote) cell += '"';
+      quoted = true;
+      afterQuote = false;
+    } else if (ch === ",") {
+      cells.push(cell);
+      cell = "";
+      afterQuote = false;
+    } else {
+      cell += ch;
+    }
+  }
+  cells.push(cell);
+  return cells;
+}
+
+function quoteCount(s: string): number {
+  let n = 0;
+  for (let at = s.indexOf('"'); at >= 0; at = s.indexOf('"', at + 1)) n++;
+  return n;
+}
+
+/**
+ * CSV records (RFC 4180), each with the line it starts on. A line without quotes is split on its commas (most
+ * files, and the fast path); a record with quotes is read cell by cell and may span lines while a quote is open.
+ * A byte-order mark is dropped; `\r\n` and `\n` both end a record; empty lines are skipped.
+ */
+export async function* csvRecords(chunks: AsyncIterable<string>): AsyncGenerator<{ line: number; cells: string[] }[]> {
+  let carry = "";
+  let line = 0;
   let first = true;
+  let record: string | null = null;
+  let recordLine = 0;
+  let quotes = 0;
+  /** Takes one physical line; answers the record it completes, if any. */
+  const take = (raw: string): { line: number; cells: string[] } | null => {
+    line++;
+    const piece = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (record === null) {
+      if (piece === "") return null;
+      if (piece.indexOf('"') < 0) return { line, cells: piece.split(",") };
+      record = piece;
+      recordLine = line;
+      quotes = quoteCount(piece);
+    } else {
+      record += "\n" + piece;
+      quotes += quoteCount(piece);
+    }
+    if (quotes % 2 === 1) return null;
+    const done = { line: recordLine, cells: quotedCells(record) };
+    record = null;
+    return done;
+  };
   for await (let chunk of chunks) {
     if (first) {
       if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
       first = false;
     }
-    for (let i = 0; i < chunk.length; i++) {
-      const ch = chunk[i] as string;
-      if (quoted) {
-        if (ch === '"') {
-          quoted = false;
-          afterQuote = true;
-        } else {
-          if (ch === "\n") line++;
-          cell += ch;
-        }
-        continue;
-      }
-      if (ch === '"') {
-        // A doubled quote inside a quoted cell, or the opening quote of one.
-        if (afterQuote) cell += '"';
-        quoted = true;
-        afterQuote = false;
-      } else if (ch === ",") {
-        cells.push(cell);
-        cell = "";
-        afterQuote = false;
-      } else if (ch === "\n") {
-        if (cell.endsWith("\r") && !afterQuote) cell = cell.slice(0, -1);
-        cells.push(cell);
-        if (!(cells.length === 1 && cells[0] === "")) yield { line: start, cells };
-        cells = [];
-        cell = "";
-        afterQuote = false;
-        line++;
-        start = line;
-      } else if (!(ch === "\r" && afterQuote)) {
-        cell += ch;
-      }
+    const text = carry + chunk;
+    const out: { line: number; cells: string[] }[] = [];
+    let from = 0;
+    for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", from)) {
+      const r = take(text.slice(from, at));
+      from = at + 1;
+      if (r) out.push(r);
     }
+    carry = text.slice(from);
+    if (out.length > 0) yield out;
   }
-  if (quoted) throw new InputError(`line ${start}: a quoted cell is never closed`);
-  if (cell !== "" || cells.length > 0) {
-    cells.push(cell.endsWith("\r") ? cell.slice(0, -1) : cell);
-    yield { line: start, cells };
+  if (carry !== "") {
+    const r = take(carry);
+    if (r) yield [r];
   }
+  if (record !== null) throw new InputError(`line ${recordLine}: a quoted cell is never closed`);
 }
 
 /** Lines of the text, each with its number; the last one may lack its line break. */
@@ -137,20 +169,30 @@ export async function openInput(path: string): Promise<InputFile> {
   const format = formatOf(path);
   if (format === "csv") {
     const records = csvRecords(textStream(path, counter));
-    const head = await records.next();
-    if (head.done) throw new InputError("the file is empty: a header row is expected");
-    const columns = head.value.cells.map((c) => c.trim());
+    // The header is the first record; the rest of its run are the first rows.
+    let head: { line: number; cells: string[] }[] = [];
+    for (;;) {
+      const n = await records.next();
+      if (n.done) throw new InputError("the file is empty: a header row is expected");
+      if (n.value.length > 0) {
+        head = n.value;
+        break;
+      }
+    }
+    const columns = head[0]!.cells.map((c) => c.trim());
     while (columns.length > 0 && columns[columns.length - 1] === "") columns.pop();
     if (columns.some((c) => c === "")) throw new InputError("the header row has an empty column name");
-    async function* gen(): AsyncGenerator<InputRecord> {
-      for await (const r of records) {
-        const values: Record<string, unknown> = {};
-        columns.forEach((c, i) => (values[c] = r.cells[i] ?? ""));
-        if (r.cells.length > columns.length && r.cells.slice(columns.length).some((c) => c !== "")) {
-          values.__error = `${r.cells.length} cells, but the header has ${columns.length}`;
-        }
-        yield { row: r.line, values };
+    const toRecord = (r: { line: number; cells: string[] }): InputRecord => {
+      const values: Record<string, unknown> = {};
+      for (let i = 0; i < columns.length; i++) values[columns[i]!] = r.cells[i] ?? "";
+      if (r.cells.length > columns.length && r.cells.slice(columns.length).some((c) => c !== "")) {
+        values.__error = `${r.cells.length} cells, but the header has ${columns.length}`;
       }
+      return { row: r.line, values };
+    };
+    async function* gen(): AsyncGenerator<InputRecord[]> {
+      if (head.length > 1) yield head.slice(1).map(toRecord);
+      for await (const run of records) yield run.map(toRecord);
     }
     return { format, columns, records: gen(), bytesRead: () => counter.bytes(), size };
   }
@@ -170,7 +212,7 @@ export async function openInput(path: string): Promise<InputFile> {
     }
     break;
   }
-  async function* gen(): AsyncGenerator<InputRecord> {
+  async function* gen(): AsyncGenerator<InputRecord[]> {
     const all = async function* () {
       yield* pending;
       yield* it;
@@ -181,14 +223,14 @@ export async function openInput(path: string): Promise<InputFile> {
       try {
         parsed = JSON.parse(l.text);
       } catch {
-        yield { row: l.line, values: { __error: "not valid JSON" } };
+        yield [{ row: l.line, values: { __error: "not valid JSON" } }];
         continue;
       }
       if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
-        yield { row: l.line, values: { __error: "not a JSON object" } };
+        yield [{ row: l.line, values: { __error: "not a JSON object" } }];
         continue;
       }
-      yield { row: l.line, values: parsed as Record<string, unknown> };
+      yield [{ row: l.line, values: parsed as Record<string, unknown> }];
     }
   }
   return { format, columns, records: gen(), bytesRead: () => counter.bytes(), size };

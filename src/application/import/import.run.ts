@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { basename } from "node:path";
 import type { ImportSink } from "../../domain/ports/source.import";
 import { type ImportKind, type KindOptions, planFile } from "./import.kinds";
-import { type InputFile, openInput } from "./import.readers";
+import { type InputFile, type InputRecord, openInput } from "./import.readers";
 import type { ImportProgress } from "./import.progress";
 import { RowError } from "./import.validate";
 
@@ -118,27 +118,37 @@ export async function runImport(
         rows = [];
         origins = [];
       };
-      for await (const rec of input.records) {
-        summary.rows++;
-        if (typeof rec.values.__error === "string") {
-          await reject(rec.row, "", "", rec.values.__error);
-        } else {
-          try {
-            const parsed = await plan.parse(rec.values);
-            for (const p of parsed) {
-              rows.push(p);
-              origins.push(rec);
-            }
-          } catch (e) {
-            if (!(e instanceof RowError)) throw e;
-            await reject(rec.row, e.column, e.value, e.message);
+      const take = async (rec: InputRecord, parsed: unknown[] | Promise<unknown[]>) => {
+        try {
+          for (const p of parsed instanceof Promise ? await parsed : parsed) {
+            rows.push(p);
+            origins.push(rec);
           }
+        } catch (e) {
+          if (!(e instanceof RowError)) throw e;
+          await reject(rec.row, e.column, e.value, e.message);
         }
-        if (summary.stopped) break;
-        if (rows.length >= batchRows) await flush();
-        if ((summary.rows & 1023) === 0) {
-          progress.update({ ...state(summary), bytes: doneBytes + (input as InputFile).bytesRead(), totalBytes });
+      };
+      read: for await (const run of input.records) {
+        for (const rec of run) {
+          summary.rows++;
+          if (typeof rec.values.__error === "string") {
+            await reject(rec.row, "", "", rec.values.__error);
+          } else {
+            let parsed: unknown[] | Promise<unknown[]>;
+            try {
+              parsed = plan.parse(rec.values);
+            } catch (e) {
+              if (!(e instanceof RowError)) throw e;
+              await reject(rec.row, e.column, e.value, e.message);
+              parsed = [];
+            }
+            await take(rec, parsed);
+          }
+          if (summary.stopped) break read;
+          if (rows.length >= batchRows) await flush();
         }
+        progress.update({ ...state(summary), bytes: doneBytes + (input as InputFile).bytesRead(), totalBytes });
       }
       // The rows validated before the limit was reached go in too: a rerun after fixing the file resumes from them.
       await flush();

@@ -37,14 +37,6 @@ interface StoredSecurity {
   industry: string | null;
 }
 
-interface StoredBar {
-  o: number;
-  h: number;
-  l: number;
-  c: number;
-  v: number;
-}
-
 /**
  * The import pipeline's writer into a SQLite store, on its own connection. Each upsert runs in one transaction
  * (better-sqlite3's `transaction`, BEGIN IMMEDIATE … COMMIT), so after a crash a batch is wholly in or wholly out.
@@ -171,21 +163,21 @@ export class SqliteImportSink implements ImportSink {
 
   async upsertDailyBars(rows: readonly DailyBarImportRow[]): Promise<ImportCounts> {
     const out: ImportCounts = { inserted: 0, changed: 0, unchanged: 0 };
-    const existing = this.stmt(`SELECT o, h, l, c, v FROM daily_bars WHERE listing_id = ? AND t = ?`);
-    const insert = this.stmt(`INSERT INTO daily_bars (listing_id, t, o, h, l, c, v) VALUES (?, ?, ?, ?, ?, ?, ?)`);
-    const update = this.stmt(`UPDATE daily_bars SET o = ?, h = ?, l = ?, c = ?, v = ? WHERE listing_id = ? AND t = ?`);
+    // A new row costs one statement; a stored one a second, which writes only when a value differs.
+    const insert = this.stmt(
+      `INSERT OR IGNORE INTO daily_bars (listing_id, t, o, h, l, c, v) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const update = this.stmt(
+      `UPDATE daily_bars SET o = @o, h = @h, l = @l, c = @c, v = @v WHERE listing_id = @listingId AND t = @t
+       AND (o IS NOT @o OR h IS NOT @h OR l IS NOT @l OR c IS NOT @c OR v IS NOT @v)`,
+    );
     this.db
       .transaction(() => {
         for (const r of rows) {
           if (!this.checked.has(r.listingId)) this.materialize(r.listingId);
-          const s = existing.get(r.listingId, r.t) as StoredBar | undefined;
-          if (!s) {
-            insert.run(r.listingId, r.t, r.o, r.h, r.l, r.c, r.v);
-            out.inserted++;
-          } else if (s.o !== r.o || s.h !== r.h || s.l !== r.l || s.c !== r.c || s.v !== r.v) {
-            update.run(r.o, r.h, r.l, r.c, r.v, r.listingId, r.t);
-            out.changed++;
-          } else out.unchanged++;
+          if (insert.run(r.listingId, r.t, r.o, r.h, r.l, r.c, r.v).changes === 1) out.inserted++;
+          else if (update.run(r).changes === 1) out.changed++;
+          else out.unchanged++;
         }
       })
       .immediate();
