@@ -1,5 +1,6 @@
 import type {
   DailyBarImportRow,
+  ExchangeImportRow,
   FxImportRow,
   ImportListing,
   ImportResult,
@@ -29,7 +30,7 @@ import {
   wkn,
 } from "./import.validate";
 
-export const KINDS = ["securities", "daily-bars", "fx", "quotes"] as const;
+export const KINDS = ["exchanges", "securities", "daily-bars", "fx", "quotes"] as const;
 export type ImportKind = (typeof KINDS)[number];
 
 /** What the command line says beyond the kind and files (the price-download options). */
@@ -59,6 +60,7 @@ export interface FilePlan<R> {
   write(rows: readonly R[]): Promise<ImportResult>;
 }
 
+export const EXCHANGE_COLUMNS = ["code", "name", "currency", "timezone"] as const;
 export const SECURITY_COLUMNS = [
   "symbol",
   "exchange",
@@ -96,6 +98,8 @@ export async function planFile(
   sink: ImportSink,
 ): Promise<FilePlan<unknown>> {
   switch (kind) {
+    case "exchanges":
+      return exchangesPlan(columns, sink) as FilePlan<unknown>;
     case "securities":
       return (await securitiesPlan(columns, sink)) as FilePlan<unknown>;
     case "daily-bars":
@@ -105,6 +109,37 @@ export async function planFile(
     case "quotes":
       return quotesPlan(columns, sink) as FilePlan<unknown>;
   }
+}
+
+/** True for a time zone of the IANA database that this runtime knows. */
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: zone });
+    return zone.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+function exchangesPlan(columns: readonly string[], sink: ImportSink): FilePlan<ExchangeImportRow> {
+  if (!hasAll(columns, EXCHANGE_COLUMNS)) {
+    throw new ImportSetupError(`exchanges: missing columns ${missing(columns, EXCHANGE_COLUMNS)}`);
+  }
+  return {
+    format: "exchanges (store columns)",
+    parse(v) {
+      const code = required(v, "code").toUpperCase();
+      if (!/^[A-Z0-9]{2,10}$/.test(code)) throw new RowError("code", v.code, "expected 2 to 10 letters or digits");
+      const unit = currency(v, "currency");
+      if (unit.per !== 1) throw new RowError("currency", v.currency, "an exchange's currency is a major unit");
+      const timezone = required(v, "timezone");
+      if (!isTimeZone(timezone)) throw new RowError("timezone", v.timezone, "not an IANA time zone");
+      return [
+        { code, name: required(v, "name"), country: country(v, "country") ?? null, currency: unit.currency, timezone },
+      ];
+    },
+    write: (rows) => sink.upsertExchanges(rows).then(noConflicts),
+  };
 }
 
 async function securitiesPlan(columns: readonly string[], sink: ImportSink): Promise<FilePlan<SecurityImportRow>> {

@@ -7,6 +7,18 @@ export interface ImportCounts {
   unchanged: number;
 }
 
+/** A market its listings trade on, keyed by its code (a MIC such as XNAS, or CRYPTO, FOREX, FUND). */
+export interface ExchangeImportRow {
+  code: string;
+  name: string;
+  /** ISO 3166 alpha-2, or null (CRYPTO, FOREX). */
+  country: string | null;
+  /** ISO 4217 of its listings. */
+  currency: string;
+  /** IANA time zone of its sessions. */
+  timezone: string;
+}
+
 /**
  * A security with one of its listings, keyed by the listing's symbol. Optional fields left undefined keep what
  * the store holds; a new security takes its ISIN (when given) as its identity, so a second listing of a known
@@ -106,6 +118,7 @@ export interface ImportSink {
   exchanges(): Promise<ReadonlyMap<string, string>>;
   /** The splits the store knows for a security, oldest first. */
   splits(securityId: number): Promise<ImportSplit[]>;
+  upsertExchanges(rows: readonly ExchangeImportRow[]): Promise<ImportCounts>;
   upsertSecurities(rows: readonly SecurityImportRow[]): Promise<ImportResult>;
   upsertDailyBars(rows: readonly DailyBarImportRow[]): Promise<ImportCounts>;
   upsertFx(rows: readonly FxImportRow[]): Promise<ImportCounts>;

@@ -2,6 +2,7 @@ import type { Database as Db, Statement } from "better-sqlite3";
 import type { BarRow } from "../../domain/ports/source.types";
 import type {
   DailyBarImportRow,
+  ExchangeImportRow,
   FxImportRow,
   ImportCounts,
   ImportListing,
@@ -85,6 +86,29 @@ export class SqliteImportSink implements ImportSink {
     return this.stmt(`SELECT day, numerator, denominator FROM splits WHERE security_id = ? ORDER BY day`).all(
       securityId,
     ) as ImportSplit[];
+  }
+
+  async upsertExchanges(rows: readonly ExchangeImportRow[]): Promise<ImportCounts> {
+    const out: ImportCounts = { inserted: 0, changed: 0, unchanged: 0 };
+    const insert = this.stmt(
+      `INSERT OR IGNORE INTO exchanges (code, name, country, currency, timezone)
+       VALUES (@code, @name, @country, @currency, @timezone)`,
+    );
+    const update = this.stmt(
+      `UPDATE exchanges SET name = @name, country = @country, currency = @currency, timezone = @timezone
+       WHERE code = @code AND (name IS NOT @name OR country IS NOT @country OR currency IS NOT @currency
+         OR timezone IS NOT @timezone)`,
+    );
+    this.db
+      .transaction(() => {
+        for (const r of rows) {
+          if (insert.run(r).changes === 1) out.inserted++;
+          else if (update.run(r).changes === 1) out.changed++;
+          else out.unchanged++;
+        }
+      })
+      .immediate();
+    return out;
   }
 
   async upsertSecurities(rows: readonly SecurityImportRow[]): Promise<ImportResult> {

@@ -6,6 +6,7 @@ import { gzipSync } from "node:zlib";
 import { main, openConfiguredSink } from "../../../src/application/cli/import.cli";
 import { loadConfig } from "../../../src/platform/config";
 import { SqliteImportSink } from "../../../src/sources/sqlite/sqlite.import";
+import { openSqliteSource } from "../../../src/sources/sqlite/sqlite.source";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { TEST_STORE_PATH } from "../../helpers/constants";
 
@@ -407,6 +408,57 @@ describe("the running service", () => {
     expected[3] = 2;
     expect(after.body.c).toEqual(expected);
     expect(after.body.v[3]).toBe(77);
+  });
+});
+
+describe("an empty store", () => {
+  let empty: string;
+  let t: TestApp | undefined;
+  beforeAll(() => {
+    empty = join(dir, "empty.db");
+    openSqliteSource(empty).db.close();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("takes the example files from its exchanges on, and the service answers them", async () => {
+    const saved = store;
+    store = empty;
+    try {
+      const bad = await run([
+        "exchanges",
+        file("x.csv", "code,name,country,currency,timezone\nXBAD,Bad,US,USD,Mars/Olympus\nXBAD2,Bad,US,GBp,UTC\n"),
+      ]);
+      expect(bad.report.slice(1)).toEqual([
+        "x.csv,2,timezone,Mars/Olympus,not an IANA time zone",
+        "x.csv,3,currency,GBp,an exchange's currency is a major unit",
+      ]);
+      for (const kind of ["exchanges", "securities", "daily-bars", "fx", "quotes"]) {
+        const r = await run([kind, join(EXAMPLES, `${kind}.csv`)]);
+        expect({ kind, code: r.code, report: r.report }).toEqual({ kind, code: 0, report: [] });
+      }
+      expect((await run(["exchanges", join(EXAMPLES, "exchanges.csv")])).err).toContain(
+        "exchanges: 0 inserted, 0 changed, 3 unchanged, 0 rejected",
+      );
+    } finally {
+      store = saved;
+    }
+    t = await createTestApp({ storePath: empty, ownIndex: true });
+    const candle = await t.post("/v1/candle", {
+      symbol: "ACME",
+      resolution: "D",
+      from: "2026-11-16",
+      to: "2026-11-20",
+    });
+    expect(candle.status).toBe(200);
+    expect(candle.body.c).toEqual([103.1, 102.6, 100.4, 101.5, 104.8]);
+    const quote = await t.post("/v1/quote", { symbol: "ACME" });
+    expect(quote.status).toBe(200);
+    expect(quote.body).toMatchObject({ c: 104.8, exchange: "XNAS" });
+    const search = await t.post("/v1/search", { query: "Nordlicht" });
+    expect(search.status).toBe(200);
+    expect(JSON.stringify(search.body)).toContain("NORD");
   });
 });
 
