@@ -462,6 +462,42 @@ describe("an empty store", () => {
   });
 });
 
+describe("the command line", () => {
+  it("refuses a bad command line with exit 1 before opening the store", async () => {
+    const cases: [string[], RegExp][] = [
+      [[], /a kind is required/],
+      [["bonds", "x.csv"], /unknown kind "bonds"/],
+      [["fx"], /at least one file is required/],
+      [["fx", join(dir, "missing.csv")], /missing\.csv: no such file/],
+      [["fx", join(EXAMPLES, "fx.csv"), "--max-errors", "0"], /--max-errors: expected a positive whole number/],
+      [["daily-bars", join(EXAMPLES, "daily-bars.csv"), "--prices", "raw"], /--prices goes with --symbol/],
+      [["fx", join(EXAMPLES, "fx.csv"), "--symbol", "X"], /--symbol is for daily-bars/],
+    ];
+    for (const [args, message] of cases) {
+      let opened = false;
+      const err: string[] = [];
+      const code = await main(args, {
+        openSink: async () => {
+          opened = true;
+          throw new Error("not expected");
+        },
+        out: { log: (l) => err.push(l), error: (l) => err.push(l) },
+        tty: false,
+      });
+      expect({ args, code, opened }).toEqual({ args, code: 1, opened: false });
+      expect(err.join("\n")).toMatch(message);
+    }
+  });
+
+  it("fails a file whose columns fit no format of its kind, writing nothing", async () => {
+    const r = await run(["fx", file("odd.csv", "when,rate\n2026-11-20,1\n")]);
+    expect(r.code).toBe(1);
+    expect(r.err.join("\n")).toMatch(
+      /fx: expected the columns currency,day,per_usd \(missing currency, day, per_usd\)/,
+    );
+  });
+});
+
 describe("gateway mode", () => {
   it("is refused with a clear message", async () => {
     const config = loadConfig({
