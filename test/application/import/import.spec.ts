@@ -277,6 +277,25 @@ describe("price downloads", () => {
     });
   });
 
+  it("recognises a real Stooq download by its header and loads it on an existing listing", async () => {
+    await run(["securities", file("s6.csv", "symbol,exchange,currency,type,name\nIMPS,XNAS,USD,stock,Stooq Apple\n")]);
+    const stooq = join(FIXTURES, "stooq", "aapl_us_d.csv");
+    const r = await run(["daily-bars", stooq, "--symbol", "IMPS", "--currency", "USD", "--prices", "adjusted"]);
+    expect(r.code).toBe(0);
+    expect(r.err).toContain("daily-bars: 20 inserted, 0 changed, 0 unchanged, 0 rejected");
+    const [first] = query<{ t: number; o: number; h: number; l: number; c: number; v: number }>(
+      `SELECT t, o, h, l, c, v FROM daily_bars WHERE listing_id = (SELECT id FROM listings WHERE symbol = 'IMPS')
+       ORDER BY t LIMIT 1`,
+    );
+    expect(first).toEqual({
+      t: Date.parse("2020-03-12T00:00:00Z") / 1000,
+      ...{ o: 62.8334, h: 66.2858, l: 60.8833, c: 60.9411, v: 426143545.32526 },
+    });
+    const eur = await run(["daily-bars", stooq, "--symbol", "IMPS", "--currency", "EUR", "--prices", "adjusted"]);
+    expect(eur.code).toBe(1);
+    expect(eur.err.join("\n")).toMatch(/--currency EUR: the listing IMPS is in USD/);
+  });
+
   it("reports a null row of a vendor file and never stores it; GBp prices go in as pounds", async () => {
     await run(["securities", file("s4.csv", "symbol,exchange,currency,type,name\nIMPP.L,XLON,GBP,stock,Pence plc\n")]);
     const path = file(
