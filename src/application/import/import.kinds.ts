@@ -8,6 +8,7 @@ import type {
   ImportSplit,
   QuoteImportRow,
   SecurityImportRow,
+  SplitImportRow,
 } from "../../domain/ports/source.import";
 import type { SecurityType } from "../../domain/ports/source.types";
 import {
@@ -18,6 +19,7 @@ import {
   cusip,
   day,
   dayStart,
+  finite,
   instant,
   isin,
   isIsoCurrency,
@@ -30,7 +32,7 @@ import {
   wkn,
 } from "./import.validate";
 
-export const KINDS = ["exchanges", "securities", "daily-bars", "fx", "quotes"] as const;
+export const KINDS = ["exchanges", "securities", "daily-bars", "splits", "fx", "quotes"] as const;
 export type ImportKind = (typeof KINDS)[number];
 
 /** What the command line says beyond the kind and files (the price-download options). */
@@ -76,6 +78,7 @@ export const SECURITY_COLUMNS = [
 ] as const;
 export const DAILY_BAR_COLUMNS = ["symbol", "day", "o", "h", "l", "c", "v"] as const;
 export const FX_COLUMNS = ["currency", "day", "per_usd"] as const;
+export const SPLIT_COLUMNS = ["symbol", "day", "numerator", "denominator"] as const;
 export const QUOTE_COLUMNS = ["symbol", "t", "c", "o", "h", "l", "pc", "v"] as const;
 export const YAHOO_COLUMNS = ["Date", "Open", "High", "Low", "Close", "Adj Close", "Volume"] as const;
 export const STOOQ_COLUMNS = ["Date", "Open", "High", "Low", "Close", "Volume"] as const;
@@ -108,6 +111,8 @@ export async function planFile(
       return fxPlan(columns, sink) as FilePlan<unknown>;
     case "quotes":
       return quotesPlan(columns, sink) as FilePlan<unknown>;
+    case "splits":
+      return splitsPlan(columns, sink) as FilePlan<unknown>;
   }
 }
 
@@ -371,5 +376,37 @@ function quotesPlan(columns: readonly string[], sink: ImportSink): FilePlan<Quot
       ];
     },
     write: (rows) => sink.upsertQuotes(rows).then(noConflicts),
+  };
+}
+
+function splitsPlan(columns: readonly string[], sink: ImportSink): FilePlan<SplitImportRow> {
+  if (!hasAll(columns, SPLIT_COLUMNS)) {
+    throw new ImportSetupError(
+      `splits: expected the columns ${SPLIT_COLUMNS.join(",")} (missing ${missing(columns, SPLIT_COLUMNS)})`,
+    );
+  }
+  const listings = new Map<string, ImportListing | null>();
+  const positive = (v: Record<string, unknown>, c: string): number => {
+    const n = finite(v, c);
+    if (n <= 0) throw new RowError(c, v[c], "must be more than 0");
+    return n;
+  };
+  return {
+    format: "splits (store columns)",
+    async parse(v) {
+      const symbol = required(v, "symbol");
+      if (!listings.has(symbol)) listings.set(symbol, await sink.findListing(symbol));
+      const listing = listings.get(symbol);
+      if (!listing) throw new RowError("symbol", symbol, "no such listing in the store (import it with securities)");
+      return [
+        {
+          securityId: listing.securityId,
+          day: day(v, "day"),
+          numerator: positive(v, "numerator"),
+          denominator: positive(v, "denominator"),
+        },
+      ];
+    },
+    write: (rows) => sink.upsertSplits(rows).then(noConflicts),
   };
 }

@@ -81,6 +81,14 @@ export interface QuoteImportRow {
   avgVolume: number | null;
 }
 
+/** A split of a security: `numerator` new shares for `denominator` old ones, from `day` (YYYY-MM-DD) on. */
+export interface SplitImportRow {
+  securityId: number;
+  day: string;
+  numerator: number;
+  denominator: number;
+}
+
 /** Units of `currency` per 1 USD on `day` (YYYY-MM-DD). */
 export interface FxImportRow {
   currency: string;
@@ -123,5 +131,11 @@ export interface ImportSink {
   upsertDailyBars(rows: readonly DailyBarImportRow[]): Promise<ImportCounts>;
   upsertFx(rows: readonly FxImportRow[]): Promise<ImportCounts>;
   upsertQuotes(rows: readonly QuoteImportRow[]): Promise<ImportCounts>;
+  /**
+   * Stores splits and keeps the bars' convention (adjusted for every split the store knows): a new split divides
+   * the prices of the security's earlier daily bars by its ratio and multiplies their volumes, a changed one by the
+   * change, in the same transaction.
+   */
+  upsertSplits(rows: readonly SplitImportRow[]): Promise<ImportCounts>;
   close(): Promise<void>;
 }

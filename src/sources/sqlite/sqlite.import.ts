@@ -11,6 +11,7 @@ import type {
   ImportSplit,
   QuoteImportRow,
   SecurityImportRow,
+  SplitImportRow,
 } from "../../domain/ports/source.import";
 import { SampleSeriesBars } from "./sqlite.synthetic";
 
@@ -272,6 +273,42 @@ export class SqliteImportSink implements ImportSink {
             continue;
           }
           upsert.run(r);
+          if (s) out.changed++;
+          else out.inserted++;
+        }
+      })
+      .immediate();
+    return out;
+  }
+
+  async upsertSplits(rows: readonly SplitImportRow[]): Promise<ImportCounts> {
+    const out: ImportCounts = { inserted: 0, changed: 0, unchanged: 0 };
+    const existing = this.stmt(`SELECT numerator, denominator FROM splits WHERE security_id = ? AND day = ?`);
+    const upsert = this.stmt(
+      `INSERT INTO splits (security_id, day, numerator, denominator) VALUES (?, ?, ?, ?)
+       ON CONFLICT (security_id, day) DO UPDATE SET numerator = excluded.numerator, denominator = excluded.denominator`,
+    );
+    const listings = this.stmt(`SELECT id FROM listings WHERE security_id = ?`).pluck();
+    const rescale = this.stmt(
+      `UPDATE daily_bars SET o = o / @f, h = h / @f, l = l / @f, c = c / @f, v = v * @f
+       WHERE listing_id IN (SELECT id FROM listings WHERE security_id = @securityId) AND t < @before`,
+    );
+    this.db
+      .transaction(() => {
+        for (const r of rows) {
+          const s = existing.get(r.securityId, r.day) as { numerator: number; denominator: number } | undefined;
+          if (s && s.numerator === r.numerator && s.denominator === r.denominator) {
+            out.unchanged++;
+            continue;
+          }
+          const ratio = r.numerator / r.denominator;
+          const was = s ? s.numerator / s.denominator : 1;
+          upsert.run(r.securityId, r.day, r.numerator, r.denominator);
+          if (ratio !== was) {
+            // Computed sample paths become rows first, so that they are rescaled with the rest.
+            for (const id of listings.all(r.securityId) as number[]) if (!this.checked.has(id)) this.materialize(id);
+            rescale.run({ f: ratio / was, securityId: r.securityId, before: Date.parse(`${r.day}T00:00:00Z`) / 1000 });
+          }
           if (s) out.changed++;
           else out.inserted++;
         }

@@ -407,6 +407,45 @@ describe("the running service", () => {
     expect(fx.body.result).toBeCloseTo(0.8811, 6);
   });
 
+  it("keeps one split convention whatever the order of a raw price file and its split", async () => {
+    await run([
+      "securities",
+      file(
+        "s7.csv",
+        "symbol,exchange,currency,type,name\nIMPZ,XNAS,USD,stock,Split first\nIMPZ2,XNAS,USD,stock,Split last\n",
+      ),
+    ]);
+    const raw = file(
+      "raw-split.csv",
+      "Date,Open,High,Low,Close,Volume\n2026-11-02,200,210,190,204,100\n2026-11-03,204,206,198,200,120\n" +
+        "2026-11-04,100,104,99,102,260\n2026-11-05,102,103,100,101,250\n",
+    );
+    const split = (symbol: string) =>
+      file(
+        `split-${symbol}.csv`,
+        `symbol,day,numerator,denominator\n${symbol},2026-11-04,2,1\n${symbol},2026-11-05,0,1\n`,
+      );
+    // The split first, then the raw prices: the file is converted as it goes in.
+    const first = await run(["splits", split("IMPZ")]);
+    expect(first.report.slice(1)).toEqual(["split-IMPZ.csv,3,numerator,0,must be more than 0"]);
+    expect((await run(["daily-bars", raw, "--symbol", "IMPZ", "--prices", "raw"])).code).toBe(0);
+    // The raw prices first, then the split: the earlier bars are rescaled in the split's transaction.
+    expect((await run(["daily-bars", raw, "--symbol", "IMPZ2", "--prices", "raw"])).code).toBe(0);
+    expect((await run(["splits", split("IMPZ2")])).err).toContain(
+      "splits: 1 inserted, 0 changed, 0 unchanged, 1 rejected",
+    );
+    const again = await run(["splits", split("IMPZ2")]);
+    expect(again.err).toContain("splits: 0 inserted, 0 changed, 1 unchanged, 1 rejected");
+
+    const body = (symbol: string) => ({ symbol, resolution: "D", from: "2026-11-02", to: "2026-11-05" });
+    const a = await t.post("/v1/candle", body("IMPZ"));
+    const b = await t.post("/v1/candle", body("IMPZ2"));
+    expect(a.status).toBe(200);
+    expect(a.body.c).toEqual([102, 100, 102, 101]);
+    expect(a.body.v).toEqual([200, 240, 260, 250]);
+    for (const k of ["t", "o", "h", "l", "c", "v"]) expect(b.body[k]).toEqual(a.body[k]);
+  });
+
   it("keeps a computed sample listing's other days and answers the imported one on its day", async () => {
     const [l] = query<{ symbol: string; listing_id: number }>(
       `SELECT l.symbol, s.listing_id FROM sample_series s JOIN listings l ON l.id = s.listing_id
