@@ -514,6 +514,17 @@ describe("an empty store", () => {
     const quote = await t.post("/v1/quote", { symbol: "ACME" });
     expect(quote.status).toBe(200);
     expect(quote.body).toMatchObject({ c: 104.8, exchange: "XNAS" });
+    // The docs' walk goes on with a split: the bars before its day answer halved.
+    store = empty;
+    try {
+      expect((await run(["splits", join(EXAMPLES, "splits.csv")])).err).toContain(
+        "splits: 1 inserted, 0 changed, 0 unchanged, 0 rejected",
+      );
+    } finally {
+      store = saved;
+    }
+    const split = await t.post("/v1/candle", { symbol: "ACME", resolution: "D", from: "2026-11-16", to: "2026-11-20" });
+    expect(split.body.c).toEqual([51.55, 51.3, 100.4, 101.5, 104.8]);
     const search = await t.post("/v1/search", { query: "Nordlicht" });
     expect(search.status).toBe(200);
     expect(JSON.stringify(search.body)).toContain("NORD");
