@@ -9,6 +9,7 @@ import type { Config } from "../platform/config";
 import type { MarketDataSource } from "../domain/ports/source.capabilities";
 import type { SampleBuilder } from "./source.sample";
 import type { ChangeFeed } from "../domain/ports/source.changes";
+import type { ImportSink } from "../domain/ports/source.import";
 import type { UpstreamState } from "./upstream/upstream.types";
 import { assertStorePath } from "./sqlite/sqlite.open";
 
@@ -29,6 +30,8 @@ export interface Sources {
   metricsRegistry?: Registry;
   /** Gateway mode: the upstream's state, for /readyz. */
   upstreamState?: () => UpstreamState;
+  /** The import pipeline's writer into this store, on the same connection (absent: the store takes no imports). */
+  importSink?: () => ImportSink;
   /** Closes whatever was opened, once. */
   close(): Promise<void>;
 }
@@ -101,7 +104,14 @@ async function openSqlite(config: Config, opts: OpenSourcesOptions): Promise<Sou
   const { openSqliteSource } = await import("./sqlite/sqlite.source");
   const source = openSqliteSource(path, { readonly: opts.readonly });
   let closed: Promise<void> | undefined;
-  return { market: source, keys: source.keys, sampleBuilt, close: () => (closed ??= source.close()) };
+  const { SqliteImportSink } = await import("./sqlite/sqlite.import");
+  return {
+    market: source,
+    keys: source.keys,
+    sampleBuilt,
+    importSink: () => new SqliteImportSink(source.db),
+    close: () => (closed ??= source.close()),
+  };
 }
 
 /**

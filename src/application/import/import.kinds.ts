@@ -1,0 +1,412 @@
+import type {
+  DailyBarImportRow,
+  ExchangeImportRow,
+  FxImportRow,
+  ImportListing,
+  ImportResult,
+  ImportSink,
+  ImportSplit,
+  QuoteImportRow,
+  SecurityImportRow,
+  SplitImportRow,
+} from "../../domain/ports/source.import";
+import type { SecurityType } from "../../domain/ports/source.types";
+import {
+  bar,
+  country,
+  currency,
+  currencyUnit,
+  cusip,
+  day,
+  dayStart,
+  finite,
+  instant,
+  isin,
+  isIsoCurrency,
+  nonNegative,
+  optionalNonNegative,
+  required,
+  RowError,
+  securityType,
+  text,
+  wkn,
+} from "./import.validate";
+
+export const KINDS = ["exchanges", "securities", "daily-bars", "splits", "fx", "quotes"] as const;
+export type ImportKind = (typeof KINDS)[number];
+
+/** What the command line says beyond the kind and files (the price-download options). */
+export interface KindOptions {
+  symbol?: string;
+  exchange?: string;
+  currency?: string;
+  name?: string;
+  type?: string;
+  prices?: "raw" | "adjusted";
+  dryRun: boolean;
+}
+
+/** A mistake in the command line or a file that cannot be imported as a whole: the import fails (exit 1). */
+export class ImportSetupError extends Error {
+  override name = "ImportSetupError";
+}
+
+/**
+ * How one file of a kind is read: the format recognised from its columns, each record turned into rows of the
+ * store (or a RowError), and a batch written.
+ */
+export interface FilePlan<R> {
+  format: string;
+  /** Throws a RowError (or rejects with one) for a bad record; async only when it must ask the store. */
+  parse(values: Record<string, unknown>): R[] | Promise<R[]>;
+  write(rows: readonly R[]): Promise<ImportResult>;
+}
+
+export const EXCHANGE_COLUMNS = ["code", "name", "currency", "timezone"] as const;
+export const SECURITY_COLUMNS = [
+  "symbol",
+  "exchange",
+  "currency",
+  "type",
+  "name",
+  "isin",
+  "cusip",
+  "wkn",
+  "country",
+  "sector",
+  "industry",
+] as const;
+export const DAILY_BAR_COLUMNS = ["symbol", "day", "o", "h", "l", "c", "v"] as const;
+export const FX_COLUMNS = ["currency", "day", "per_usd"] as const;
+export const SPLIT_COLUMNS = ["symbol", "day", "numerator", "denominator"] as const;
+export const QUOTE_COLUMNS = ["symbol", "t", "c", "o", "h", "l", "pc", "v"] as const;
+export const YAHOO_COLUMNS = ["Date", "Open", "High", "Low", "Close", "Adj Close", "Volume"] as const;
+export const STOOQ_COLUMNS = ["Date", "Open", "High", "Low", "Close", "Volume"] as const;
+
+function hasAll(columns: readonly string[], wanted: readonly string[]): boolean {
+  return wanted.every((c) => columns.includes(c));
+}
+
+function missing(columns: readonly string[], wanted: readonly string[]): string {
+  return wanted.filter((c) => !columns.includes(c)).join(", ");
+}
+
+const noConflicts = <T extends object>(c: T): T & { conflicts: [] } => ({ ...c, conflicts: [] });
+
+/** Sets the plan for one file of `kind`, from its columns; throws ImportSetupError when it cannot be read. */
+export async function planFile(
+  kind: ImportKind,
+  columns: readonly string[],
+  opts: KindOptions,
+  sink: ImportSink,
+): Promise<FilePlan<unknown>> {
+  switch (kind) {
+    case "exchanges":
+      return exchangesPlan(columns, sink) as FilePlan<unknown>;
+    case "securities":
+      return (await securitiesPlan(columns, sink)) as FilePlan<unknown>;
+    case "daily-bars":
+      return (await dailyBarsPlan(columns, opts, sink)) as FilePlan<unknown>;
+    case "fx":
+      return fxPlan(columns, sink) as FilePlan<unknown>;
+    case "quotes":
+      return quotesPlan(columns, sink) as FilePlan<unknown>;
+    case "splits":
+      return splitsPlan(columns, sink) as FilePlan<unknown>;
+  }
+}
+
+/** True for a time zone of the IANA database that this runtime knows. */
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: zone });
+    return zone.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+function exchangesPlan(columns: readonly string[], sink: ImportSink): FilePlan<ExchangeImportRow> {
+  if (!hasAll(columns, EXCHANGE_COLUMNS)) {
+    throw new ImportSetupError(`exchanges: missing columns ${missing(columns, EXCHANGE_COLUMNS)}`);
+  }
+  return {
+    format: "exchanges (store columns)",
+    parse(v) {
+      const code = required(v, "code").toUpperCase();
+      if (!/^[A-Z0-9]{2,10}$/.test(code)) throw new RowError("code", v.code, "expected 2 to 10 letters or digits");
+      const unit = currency(v, "currency");
+      if (unit.per !== 1) throw new RowError("currency", v.currency, "an exchange's currency is a major unit");
+      const timezone = required(v, "timezone");
+      if (!isTimeZone(timezone)) throw new RowError("timezone", v.timezone, "not an IANA time zone");
+      return [
+        { code, name: required(v, "name"), country: country(v, "country") ?? null, currency: unit.currency, timezone },
+      ];
+    },
+    write: (rows) => sink.upsertExchanges(rows).then(noConflicts),
+  };
+}
+
+async function securitiesPlan(columns: readonly string[], sink: ImportSink): Promise<FilePlan<SecurityImportRow>> {
+  const needed = ["symbol", "exchange", "currency", "type", "name"];
+  if (!hasAll(columns, needed)) throw new ImportSetupError(`securities: missing columns ${missing(columns, needed)}`);
+  const exchanges = await sink.exchanges();
+  return {
+    format: "securities (store columns)",
+    async parse(v) {
+      const symbol = required(v, "symbol");
+      const exchange = required(v, "exchange").toUpperCase();
+      if (!exchanges.has(exchange)) {
+        throw new RowError(
+          "exchange",
+          v.exchange,
+          `unknown exchange; the store has ${[...exchanges.keys()].join(", ")}`,
+        );
+      }
+      const unit = currency(v, "currency");
+      const optional = (c: string) => text(v, c) || undefined;
+      return [
+        {
+          symbol,
+          exchange,
+          currency: unit.currency,
+          type: securityType(v, "type"),
+          name: required(v, "name"),
+          isin: isin(v, "isin"),
+          cusip: cusip(v, "cusip"),
+          wkn: wkn(v, "wkn"),
+          country: country(v, "country"),
+          sector: optional("sector"),
+          industry: optional("industry"),
+        },
+      ];
+    },
+    write: (rows) => sink.upsertSecurities(rows),
+  };
+}
+
+/** The factor a price of `isoDay` is divided by (and a volume multiplied by) to adjust it for later splits. */
+export function splitFactor(splits: readonly ImportSplit[], isoDay: string): number {
+  let f = 1;
+  for (const s of splits) if (s.day > isoDay) f *= s.numerator / s.denominator;
+  return f;
+}
+
+async function dailyBarsPlan(
+  columns: readonly string[],
+  opts: KindOptions,
+  sink: ImportSink,
+): Promise<FilePlan<DailyBarImportRow>> {
+  const write = (rows: readonly DailyBarImportRow[]) => sink.upsertDailyBars(rows).then(noConflicts);
+  const vendor = hasAll(columns, YAHOO_COLUMNS) ? "yahoo" : hasAll(columns, STOOQ_COLUMNS) ? "stooq" : null;
+  if (vendor) return { ...(await priceDownload(vendor, opts, sink)), write };
+  if (!hasAll(columns, DAILY_BAR_COLUMNS)) {
+    throw new ImportSetupError(
+      `daily-bars: expected the columns ${DAILY_BAR_COLUMNS.join(",")}` +
+        ` (missing ${missing(columns, DAILY_BAR_COLUMNS)}),` +
+        ` or a price download (${YAHOO_COLUMNS.join(",")} or ${STOOQ_COLUMNS.join(",")})`,
+    );
+  }
+  if (opts.symbol !== undefined)
+    throw new ImportSetupError("--symbol is for a price download; this file names its own");
+  const listings = new Map<string, ImportListing | null>();
+  return {
+    format: "daily-bars (store columns)",
+    parse(v) {
+      const symbol = required(v, "symbol");
+      const exchange = text(v, "exchange").toUpperCase() || undefined;
+      const key = `${symbol}\u0000${exchange ?? ""}`;
+      const toRow = (listing: ImportListing | null): DailyBarImportRow[] => {
+        if (!listing) throw new RowError("symbol", symbol, "no such listing in the store (import it with securities)");
+        const d = day(v, "day");
+        return [
+          { listingId: listing.listingId, t: dayStart(d), ...bar(v, { o: "o", h: "h", l: "l", c: "c", v: "v" }) },
+        ];
+      };
+      const known = listings.get(key);
+      if (known !== undefined) return toRow(known);
+      return sink.findListing(symbol, exchange).then((listing) => {
+        listings.set(key, listing);
+        return toRow(listing);
+      });
+    },
+    write,
+  };
+}
+
+/**
+ * A price download of one security (Yahoo's or Stooq's columns) for the listing `--symbol` names, created from
+ * `--exchange`, `--currency` and `--name` when the store lacks it. `--prices raw` prices are divided by the splits
+ * the store knows after their day (volumes multiplied), into the store's convention; `adjusted` ones are taken as
+ * they are. Yahoo's "Adj Close" also removes dividends and is not read.
+ */
+async function priceDownload(
+  vendor: "yahoo" | "stooq",
+  opts: KindOptions,
+  sink: ImportSink,
+): Promise<Omit<FilePlan<DailyBarImportRow>, "write">> {
+  if (opts.symbol === undefined) throw new ImportSetupError(`a ${vendor} price download needs --symbol`);
+  if (opts.prices === undefined) {
+    throw new ImportSetupError(
+      "a price download needs --prices raw (as traded) or --prices adjusted (adjusted for splits, as Yahoo's Close)",
+    );
+  }
+  const unit = opts.currency === undefined ? undefined : currencyUnit(opts.currency);
+  if (opts.currency !== undefined && !unit) {
+    throw new ImportSetupError(`--currency ${opts.currency}: not an ISO 4217 currency (or GBp, GBX, ZAc)`);
+  }
+  let listing = await sink.findListing(opts.symbol, opts.exchange);
+  if (!listing) {
+    if (opts.exchange === undefined || unit === undefined || opts.name === undefined) {
+      throw new ImportSetupError(
+        `the store has no listing ${opts.symbol}${opts.exchange ? ` on ${opts.exchange}` : ""}; ` +
+          "give --exchange, --currency and --name to create it",
+      );
+    }
+    const exchange = opts.exchange.toUpperCase();
+    if (!(await sink.exchanges()).has(exchange)) throw new ImportSetupError(`--exchange ${exchange}: unknown exchange`);
+    const type = (opts.type ?? "stock") as SecurityType;
+    if (!["stock", "etf", "fund"].includes(type)) throw new ImportSetupError(`--type: expected stock, etf or fund`);
+    const row: SecurityImportRow = { symbol: opts.symbol, exchange, currency: unit.currency, type, name: opts.name };
+    if (!opts.dryRun) {
+      const r = await sink.upsertSecurities([row]);
+      if (r.conflicts.length > 0) throw new ImportSetupError(`${opts.symbol}: ${r.conflicts[0]!.reason}`);
+      listing = await sink.findListing(opts.symbol, exchange);
+    }
+  }
+  if (listing && unit && unit.currency !== listing.currency) {
+    throw new ImportSetupError(`--currency ${opts.currency}: the listing ${listing.symbol} is in ${listing.currency}`);
+  }
+  const per = unit?.per ?? 1;
+  const splits = listing && opts.prices === "raw" ? await sink.splits(listing.securityId) : [];
+  const listingId = listing?.listingId ?? -1;
+  return {
+    format: `${vendor} price download of ${opts.symbol} (${opts.prices} prices)`,
+    parse(v) {
+      const d = day(v, "Date");
+      const b = bar(v, { o: "Open", h: "High", l: "Low", c: "Close", v: "Volume" });
+      const split = splitFactor(splits, d);
+      const f = split * per;
+      return [{ listingId, t: dayStart(d), o: b.o / f, h: b.h / f, l: b.l / f, c: b.c / f, v: b.v * split }];
+    },
+  };
+}
+
+function fxPlan(columns: readonly string[], sink: ImportSink): FilePlan<FxImportRow> {
+  const write = (rows: readonly FxImportRow[]) => sink.upsertFx(rows).then(noConflicts);
+  if (columns[0] === "Date" && columns.includes("USD")) {
+    const currencies = columns.slice(1);
+    const odd = currencies.filter((c) => !/^[A-Z]{3}$/.test(c));
+    if (odd.length > 0)
+      throw new ImportSetupError(`an ECB rates file has currency columns only; got ${odd.join(", ")}`);
+    return {
+      format: "ECB euro reference rates",
+      parse(v) {
+        const d = day(v, "Date");
+        const rate = (c: string): number | null => {
+          const t = text(v, c);
+          if (t === "" || t === "N/A") return null;
+          const n = /^\d+(\.\d+)?$/.test(t) ? Number(t) : Number.NaN;
+          if (!Number.isFinite(n) || n <= 0) throw new RowError(c, v[c], "not a positive finite rate");
+          return n;
+        };
+        const usd = rate("USD");
+        if (usd === null) throw new RowError("USD", v.USD, "no USD rate, so no rate against the dollar that day");
+        const out: FxImportRow[] = [{ currency: "EUR", day: d, perUsd: 1 / usd }];
+        for (const c of currencies) {
+          if (c === "USD") continue;
+          const r = rate(c);
+          if (r !== null) out.push({ currency: c, day: d, perUsd: r / usd });
+        }
+        return out;
+      },
+      write,
+    };
+  }
+  if (!hasAll(columns, FX_COLUMNS)) {
+    throw new ImportSetupError(
+      `fx: expected the columns ${FX_COLUMNS.join(",")} (missing ${missing(columns, FX_COLUMNS)}) or an ECB rates file`,
+    );
+  }
+  return {
+    format: "fx (store columns)",
+    parse(v) {
+      const c = required(v, "currency");
+      if (!isIsoCurrency(c)) throw new RowError("currency", v.currency, "not an ISO 4217 currency");
+      if (c === "USD") throw new RowError("currency", c, "USD is 1 per USD by definition");
+      const d = day(v, "day");
+      const raw = text(v, "per_usd");
+      const n =
+        typeof v.per_usd === "number" ? v.per_usd : /^\d+(\.\d+)?([eE][+-]?\d+)?$/.test(raw) ? Number(raw) : NaN;
+      if (!Number.isFinite(n) || n <= 0) throw new RowError("per_usd", v.per_usd ?? "", "not a positive finite rate");
+      return [{ currency: c, day: d, perUsd: n }];
+    },
+    write,
+  };
+}
+
+function quotesPlan(columns: readonly string[], sink: ImportSink): FilePlan<QuoteImportRow> {
+  if (!hasAll(columns, QUOTE_COLUMNS)) {
+    throw new ImportSetupError(
+      `quotes: expected the columns ${QUOTE_COLUMNS.join(",")} (missing ${missing(columns, QUOTE_COLUMNS)})`,
+    );
+  }
+  const listings = new Map<string, ImportListing | null>();
+  return {
+    format: "quotes (store columns)",
+    async parse(v) {
+      const symbol = required(v, "symbol");
+      const exchange = text(v, "exchange").toUpperCase() || undefined;
+      const key = `${symbol}\u0000${exchange ?? ""}`;
+      if (!listings.has(key)) listings.set(key, await sink.findListing(symbol, exchange));
+      const listing = listings.get(key);
+      if (!listing) throw new RowError("symbol", symbol, "no such listing in the store (import it with securities)");
+      const t = instant(v, "t");
+      const b = bar(v, { o: "o", h: "h", l: "l", c: "c", v: "v" });
+      return [
+        {
+          listingId: listing.listingId,
+          t,
+          ...b,
+          pc: nonNegative(v, "pc"),
+          ma50: optionalNonNegative(v, "ma50"),
+          ma200: optionalNonNegative(v, "ma200"),
+          avgVolume: optionalNonNegative(v, "avg_volume"),
+        },
+      ];
+    },
+    write: (rows) => sink.upsertQuotes(rows).then(noConflicts),
+  };
+}
+
+function splitsPlan(columns: readonly string[], sink: ImportSink): FilePlan<SplitImportRow> {
+  if (!hasAll(columns, SPLIT_COLUMNS)) {
+    throw new ImportSetupError(
+      `splits: expected the columns ${SPLIT_COLUMNS.join(",")} (missing ${missing(columns, SPLIT_COLUMNS)})`,
+    );
+  }
+  const listings = new Map<string, ImportListing | null>();
+  const positive = (v: Record<string, unknown>, c: string): number => {
+    const n = finite(v, c);
+    if (n <= 0) throw new RowError(c, v[c], "must be more than 0");
+    return n;
+  };
+  return {
+    format: "splits (store columns)",
+    async parse(v) {
+      const symbol = required(v, "symbol");
+      if (!listings.has(symbol)) listings.set(symbol, await sink.findListing(symbol));
+      const listing = listings.get(symbol);
+      if (!listing) throw new RowError("symbol", symbol, "no such listing in the store (import it with securities)");
+      return [
+        {
+          securityId: listing.securityId,
+          day: day(v, "day"),
+          numerator: positive(v, "numerator"),
+          denominator: positive(v, "denominator"),
+        },
+      ];
+    },
+    write: (rows) => sink.upsertSplits(rows).then(noConflicts),
+  };
+}

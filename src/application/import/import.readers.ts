@@ -1,0 +1,237 @@
+import { closeSync, createReadStream, openSync, readSync, statSync } from "node:fs";
+import { createGunzip } from "node:zlib";
+import type { Readable } from "node:stream";
+
+/** One record of an input file: its cells by column name, and where it stands in the file. */
+export interface InputRecord {
+  /** CSV: the line the record starts on (the header is line 1). JSON Lines: the line number. */
+  row: number;
+  values: Record<string, unknown>;
+}
+
+/** An open input file: its columns (CSV: the header row; JSON Lines: the first object's keys) and its records. */
+export interface InputFile {
+  format: "csv" | "jsonl";
+  columns: string[];
+  /** Records in runs (a CSV chunk's records together), so a file costs few promises. */
+  records: AsyncGenerator<InputRecord[]>;
+  /** Bytes of the file read so far (compressed bytes for a gzip file), for progress. */
+  bytesRead(): number;
+  size: number;
+}
+
+/** A file that cannot be read as a whole (not CSV nor JSON Lines, a broken header): the import fails. */
+export class InputError extends Error {
+  override name = "InputError";
+}
+
+function isGzip(path: string): boolean {
+  const fd = openSync(path, "r");
+  try {
+    const b = Buffer.alloc(2);
+    return readSync(fd, b, 0, 2, 0) === 2 && b[0] === 0x1f && b[1] === 0x8b;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Text chunks of the file, gunzipped when it starts with gzip's magic bytes; never the whole file at once. */
+function textStream(path: string, counter: { bytes: () => number }): Readable {
+  const raw = createReadStream(path);
+  counter.bytes = () => raw.bytesRead;
+  const text = isGzip(path) ? raw.pipe(createGunzip()) : raw;
+  raw.on("error", (e) => text.destroy(e));
+  text.setEncoding("utf8");
+  return text;
+}
+
+/** The cells of one complete CSV record that holds quotes (RFC 4180: commas, doubled quotes, line breaks inside). */
+function quotedCells(record: string): string[] {
+  const cells: string[] = [];
+  let cell = "";
+  let quoted = false;
+  let afterQuote = false;
+  for (let i = 0; i < record.length; i++) {
+    const ch = record[i] as string;
+    if (quoted) {
+      if (ch === '"') {
+        quoted = false;
+        afterQuote = true;
+      } else cell += ch;
+    } else if (ch === '"') {
+      // A doubled quote inside a quoted cell, or the opening quote of one.
+      if (afterQuote) cell += '"';
+      quoted = true;
+      afterQuote = false;
+    } else if (ch === ",") {
+      cells.push(cell);
+      cell = "";
+      afterQuote = false;
+    } else {
+      cell += ch;
+    }
+  }
+  cells.push(cell);
+  return cells;
+}
+
+function quoteCount(s: string): number {
+  let n = 0;
+  for (let at = s.indexOf('"'); at >= 0; at = s.indexOf('"', at + 1)) n++;
+  return n;
+}
+
+/**
+ * CSV records (RFC 4180), each with the line it starts on. A line without quotes is split on its commas (most
+ * files, and the fast path); a record with quotes is read cell by cell and may span lines while a quote is open.
+ * A byte-order mark is dropped; `\r\n` and `\n` both end a record; empty lines are skipped.
+ */
+export async function* csvRecords(chunks: AsyncIterable<string>): AsyncGenerator<{ line: number; cells: string[] }[]> {
+  let carry = "";
+  let line = 0;
+  let first = true;
+  let record: string | null = null;
+  let recordLine = 0;
+  let quotes = 0;
+  /** Takes one physical line; answers the record it completes, if any. */
+  const take = (raw: string): { line: number; cells: string[] } | null => {
+    line++;
+    const piece = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (record === null) {
+      if (piece === "") return null;
+      if (piece.indexOf('"') < 0) return { line, cells: piece.split(",") };
+      record = piece;
+      recordLine = line;
+      quotes = quoteCount(piece);
+    } else {
+      record += "\n" + piece;
+      quotes += quoteCount(piece);
+    }
+    if (quotes % 2 === 1) return null;
+    const done = { line: recordLine, cells: quotedCells(record) };
+    record = null;
+    return done;
+  };
+  for await (let chunk of chunks) {
+    if (first) {
+      if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
+      first = false;
+    }
+    const text = carry + chunk;
+    const out: { line: number; cells: string[] }[] = [];
+    let from = 0;
+    for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", from)) {
+      const r = take(text.slice(from, at));
+      from = at + 1;
+      if (r) out.push(r);
+    }
+    carry = text.slice(from);
+    if (out.length > 0) yield out;
+  }
+  if (carry !== "") {
+    const r = take(carry);
+    if (r) yield [r];
+  }
+  if (record !== null) throw new InputError(`line ${recordLine}: a quoted cell is never closed`);
+}
+
+/** Lines of the text, each with its number; the last one may lack its line break. */
+async function* lines(chunks: AsyncIterable<string>): AsyncGenerator<{ line: number; text: string }> {
+  let rest = "";
+  let n = 0;
+  for await (const chunk of chunks) {
+    const text = rest + chunk;
+    let from = 0;
+    for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", from)) {
+      n++;
+      yield { line: n, text: text.slice(from, at).replace(/\r$/, "") };
+      from = at + 1;
+    }
+    rest = text.slice(from);
+  }
+  if (rest !== "") yield { line: n + 1, text: rest.replace(/\r$/, "") };
+}
+
+/** `.jsonl`, `.ndjson` (optionally `.gz`) are JSON Lines; anything else is CSV. */
+export function formatOf(path: string): "csv" | "jsonl" {
+  return /\.(jsonl|ndjson)(\.gz)?$/i.test(path) ? "jsonl" : "csv";
+}
+
+/**
+ * Opens an input file as a stream of records. A CSV record's values are its cells by header name (a trailing
+ * empty header, as the ECB's files end each line with a comma, is dropped); a JSON Lines record's values are its
+ * object's. A record that cannot be read as one (not JSON, not an object, more cells than the header) carries the
+ * reason in `values.__error`, so it is rejected as a row while the rest of the file goes in.
+ */
+export async function openInput(path: string): Promise<InputFile> {
+  const counter = { bytes: () => 0 };
+  const size = statSync(path).size;
+  const format = formatOf(path);
+  if (format === "csv") {
+    const records = csvRecords(textStream(path, counter));
+    // The header is the first record; the rest of its run are the first rows.
+    let head: { line: number; cells: string[] }[] = [];
+    for (;;) {
+      const n = await records.next();
+      if (n.done) throw new InputError("the file is empty: a header row is expected");
+      if (n.value.length > 0) {
+        head = n.value;
+        break;
+      }
+    }
+    const columns = head[0]!.cells.map((c) => c.trim());
+    while (columns.length > 0 && columns[columns.length - 1] === "") columns.pop();
+    if (columns.some((c) => c === "")) throw new InputError("the header row has an empty column name");
+    const toRecord = (r: { line: number; cells: string[] }): InputRecord => {
+      const values: Record<string, unknown> = {};
+      for (let i = 0; i < columns.length; i++) values[columns[i]!] = r.cells[i] ?? "";
+      if (r.cells.length > columns.length && r.cells.slice(columns.length).some((c) => c !== "")) {
+        values.__error = `${r.cells.length} cells, but the header has ${columns.length}`;
+      }
+      return { row: r.line, values };
+    };
+    async function* gen(): AsyncGenerator<InputRecord[]> {
+      if (head.length > 1) yield head.slice(1).map(toRecord);
+      for await (const run of records) yield run.map(toRecord);
+    }
+    return { format, columns, records: gen(), bytesRead: () => counter.bytes(), size };
+  }
+  const it = lines(textStream(path, counter));
+  const pending: { line: number; text: string }[] = [];
+  let columns: string[] = [];
+  for (;;) {
+    const n = await it.next();
+    if (n.done) break;
+    pending.push(n.value);
+    if (n.value.text.trim() === "") continue;
+    try {
+      const first = JSON.parse(n.value.text) as unknown;
+      if (first && typeof first === "object" && !Array.isArray(first)) columns = Object.keys(first);
+    } catch {
+      // Reported as that row's rejection below.
+    }
+    break;
+  }
+  async function* gen(): AsyncGenerator<InputRecord[]> {
+    const all = async function* () {
+      yield* pending;
+      yield* it;
+    };
+    for await (const l of all()) {
+      if (l.text.trim() === "") continue;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(l.text);
+      } catch {
+        yield [{ row: l.line, values: { __error: "not valid JSON" } }];
+        continue;
+      }
+      if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
+        yield [{ row: l.line, values: { __error: "not a JSON object" } }];
+        continue;
+      }
+      yield [{ row: l.line, values: parsed as Record<string, unknown> }];
+    }
+  }
+  return { format, columns, records: gen(), bytesRead: () => counter.bytes(), size };
+}

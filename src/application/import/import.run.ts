@@ -1,0 +1,189 @@
+import { createWriteStream, statSync, type WriteStream } from "node:fs";
+import { once } from "node:events";
+import { basename } from "node:path";
+import type { ImportSink } from "../../domain/ports/source.import";
+import { type ImportKind, type KindOptions, planFile } from "./import.kinds";
+import { type InputFile, type InputRecord, openInput } from "./import.readers";
+import type { ImportProgress } from "./import.progress";
+import { RowError } from "./import.validate";
+
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_REJECTED = 2;
+
+export const DEFAULT_MAX_ERRORS = 1_000;
+export const DEFAULT_BATCH_ROWS = 5_000;
+
+export interface ImportOptions extends KindOptions {
+  kind: ImportKind;
+  files: readonly string[];
+  maxErrors: number;
+  /** The rejection report (CSV), written when a row is rejected. */
+  reportPath: string;
+  batchRows?: number;
+}
+
+export interface ImportSummary {
+  kind: ImportKind;
+  /** Records read from the files. */
+  rows: number;
+  inserted: number;
+  changed: number;
+  unchanged: number;
+  /** Records rejected (a record is rejected whole). */
+  rejected: number;
+  /** True when --max-errors ended the import early. */
+  stopped: boolean;
+  /** The report file, when a row was rejected. */
+  report?: string;
+}
+
+/** A cell of the rejection report, quoted when it must be. */
+function csvCell(value: unknown): string {
+  const s = value === undefined || value === null ? "" : typeof value === "string" ? value : JSON.stringify(value);
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** The rejection report: `file,row,column,value,reason`, opened on the first rejection. */
+class RejectionReport {
+  private out: WriteStream | undefined;
+  constructor(readonly path: string) {}
+  async add(file: string, row: number, column: string, value: unknown, reason: string): Promise<void> {
+    if (!this.out) {
+      this.out = createWriteStream(this.path);
+      this.out.write("file,row,column,value,reason\n");
+    }
+    const line = [file, row, column, value, reason].map(csvCell).join(",") + "\n";
+    if (!this.out.write(line)) await once(this.out, "drain");
+  }
+  get written(): boolean {
+    return this.out !== undefined;
+  }
+  async close(): Promise<void> {
+    if (!this.out) return;
+    this.out.end();
+    await once(this.out, "finish");
+  }
+}
+
+/**
+ * Reads every file of one kind, validates each record, and writes the valid rows through `sink` in batches (one
+ * transaction each; none with `dryRun`). A rejected record goes to the report whole and never in part. Stops
+ * after `maxErrors` rejections, keeping the batches already written (a rerun upserts them unchanged).
+ */
+export async function runImport(
+  opts: ImportOptions,
+  sink: ImportSink,
+  progress: ImportProgress,
+): Promise<ImportSummary> {
+  const summary: ImportSummary = {
+    kind: opts.kind,
+    rows: 0,
+    inserted: 0,
+    changed: 0,
+    unchanged: 0,
+    rejected: 0,
+    stopped: false,
+  };
+  const report = new RejectionReport(opts.reportPath);
+  const batchRows = opts.batchRows ?? DEFAULT_BATCH_ROWS;
+  const totalBytes = opts.files.reduce((n, f) => n + statSync(f).size, 0);
+  let doneBytes = 0;
+  let input: InputFile | undefined;
+  try {
+    for (const file of opts.files) {
+      input = await openInput(file);
+      const name = basename(file);
+      const plan = await planFile(opts.kind, input.columns, opts, sink);
+      let rows: unknown[] = [];
+      /** The file row of each batch row, for the conflicts a batch answers. */
+      let origins: { row: number; values: Record<string, unknown> }[] = [];
+      const reject = async (row: number, column: string, value: unknown, reason: string) => {
+        summary.rejected++;
+        await report.add(name, row, column, value, reason);
+        if (summary.rejected >= opts.maxErrors) summary.stopped = true;
+      };
+      const flush = async () => {
+        if (rows.length === 0) return;
+        if (!opts.dryRun) {
+          const r = await plan.write(rows);
+          summary.inserted += r.inserted;
+          summary.changed += r.changed;
+          summary.unchanged += r.unchanged;
+          for (const c of r.conflicts) {
+            const o = origins[c.index]!;
+            await reject(o.row, c.column, o.values[c.column], c.reason);
+          }
+        }
+        rows = [];
+        origins = [];
+      };
+      const take = async (rec: InputRecord, parsed: unknown[] | Promise<unknown[]>) => {
+        try {
+          for (const p of parsed instanceof Promise ? await parsed : parsed) {
+            rows.push(p);
+            origins.push(rec);
+          }
+        } catch (e) {
+          if (!(e instanceof RowError)) throw e;
+          await reject(rec.row, e.column, e.value, e.message);
+        }
+      };
+      read: for await (const run of input.records) {
+        for (const rec of run) {
+          summary.rows++;
+          if (typeof rec.values.__error === "string") {
+            await reject(rec.row, "", "", rec.values.__error);
+          } else {
+            let parsed: unknown[] | Promise<unknown[]>;
+            try {
+              parsed = plan.parse(rec.values);
+            } catch (e) {
+              if (!(e instanceof RowError)) throw e;
+              await reject(rec.row, e.column, e.value, e.message);
+              parsed = [];
+            }
+            await take(rec, parsed);
+          }
+          if (summary.stopped) break read;
+          if (rows.length >= batchRows) await flush();
+        }
+        progress.update({ ...state(summary), bytes: doneBytes + (input as InputFile).bytesRead(), totalBytes });
+      }
+      // The rows validated before the limit was reached go in too: a rerun after fixing the file resumes from them.
+      await flush();
+      doneBytes += input.size;
+      progress.update({ ...state(summary), bytes: doneBytes, totalBytes });
+      if (summary.stopped) break;
+    }
+  } finally {
+    progress.stop();
+    await report.close();
+    await input?.records.return(undefined);
+  }
+  if (report.written) summary.report = opts.reportPath;
+  return summary;
+}
+
+function state(s: ImportSummary): { rows: number; rejected: number } {
+  return { rows: s.rows, rejected: s.rejected };
+}
+
+export function exitCode(s: ImportSummary): number {
+  if (s.stopped) return EXIT_FAILURE;
+  return s.rejected > 0 ? EXIT_REJECTED : EXIT_OK;
+}
+
+/** The final lines: counts for the kind, what the dry run did, and where the rejections are. */
+export function summaryLines(s: ImportSummary, dryRun: boolean): string[] {
+  const lines = [
+    dryRun
+      ? `${s.kind}: ${s.rows} rows read, ${s.rows - s.rejected} valid, ${s.rejected} rejected` +
+        " (dry run: nothing written)"
+      : `${s.kind}: ${s.inserted} inserted, ${s.changed} changed, ${s.unchanged} unchanged, ${s.rejected} rejected`,
+  ];
+  if (s.report) lines.push(`rejected rows: ${s.report}`);
+  if (s.stopped)
+    lines.push(`stopped after ${s.rejected} rejected rows (--max-errors); the batches before stay written`);
+  return lines;
+}

@@ -1,0 +1,191 @@
+import cc from "currency-codes";
+import * as isoCountries from "i18n-iso-countries";
+import { isValidCusip, isValidIsin, isValidWkn } from "../../domain/instrument/instrument.identifiers";
+import type { SecurityType } from "../../domain/ports/source.types";
+
+/** Why one row is rejected: the column, the value as read, and the reason. */
+export class RowError extends Error {
+  override name = "RowError";
+  constructor(
+    readonly column: string,
+    readonly value: unknown,
+    reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+/** A cell as text: trimmed, with an absent or null value as "". */
+export function text(values: Record<string, unknown>, column: string): string {
+  const v = values[column];
+  if (v === undefined || v === null) return "";
+  return (typeof v === "string" ? v : String(v)).trim();
+}
+
+/** A required cell's text. */
+export function required(values: Record<string, unknown>, column: string): string {
+  const v = text(values, column);
+  if (v === "") throw new RowError(column, values[column] ?? "", "required");
+  return v;
+}
+
+/** A cell that must be a finite number (JSON numbers as they are; text as a plain decimal). */
+export function finite(values: Record<string, unknown>, column: string): number {
+  const raw = values[column];
+  const n =
+    typeof raw === "number"
+      ? raw
+      : /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text(values, column))
+        ? Number(text(values, column))
+        : Number.NaN;
+  if (!Number.isFinite(n)) {
+    throw new RowError(column, raw ?? "", text(values, column) === "" ? "required" : "not a finite number");
+  }
+  return n;
+}
+
+/** A cell that must be a finite number of 0 or more. */
+export function nonNegative(values: Record<string, unknown>, column: string): number {
+  const n = finite(values, column);
+  if (n < 0) throw new RowError(column, values[column], "must not be negative");
+  return n;
+}
+
+const ISO_DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const UNIX_SECONDS = /^-?\d{1,11}$/;
+
+/**
+ * A day: an ISO date (YYYY-MM-DD, a real calendar day) or Unix seconds (the UTC day of that instant). Answers
+ * the day as YYYY-MM-DD.
+ */
+export function day(values: Record<string, unknown>, column: string): string {
+  const raw = values[column];
+  const v = text(values, column);
+  if (v === "") throw new RowError(column, raw ?? "", "required");
+  if (ISO_DAY.test(v)) {
+    const at = new Date(`${v}T00:00:00Z`);
+    if (!Number.isNaN(at.getTime()) && at.toISOString().startsWith(v)) return v;
+    throw new RowError(column, raw, "not a calendar day");
+  }
+  if (UNIX_SECONDS.test(v)) return new Date(Number(v) * 1000).toISOString().slice(0, 10);
+  throw new RowError(column, raw, "expected an ISO date (YYYY-MM-DD) or Unix seconds");
+}
+
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/**
+ * An instant: an ISO 8601 date-time with its offset (`Z` or `+01:00`; one without is ambiguous and refused), or Unix
+ * seconds. Answers Unix seconds.
+ */
+export function instant(values: Record<string, unknown>, column: string): number {
+  const raw = values[column];
+  const v = text(values, column);
+  if (v === "") throw new RowError(column, raw ?? "", "required");
+  if (UNIX_SECONDS.test(v)) return Number(v);
+  const m = DATE_TIME.exec(v);
+  const ms = m ? Date.parse(v) : Number.NaN;
+  const at = new Date(`${m?.[1] ?? ""}T00:00:00Z`);
+  if (!m || Number.isNaN(ms) || Number.isNaN(at.getTime()) || !at.toISOString().startsWith(m[1]!)) {
+    throw new RowError(column, raw, "expected an ISO 8601 date-time with an offset (…Z, …+01:00) or Unix seconds");
+  }
+  return Math.floor(ms / 1000);
+}
+
+/** An optional finite number of 0 or more: null when the cell is empty. */
+export function optionalNonNegative(values: Record<string, unknown>, column: string): number | null {
+  return text(values, column) === "" ? null : nonNegative(values, column);
+}
+
+/** Unix second of a day's 00:00 UTC. */
+export function dayStart(isoDay: string): number {
+  return Date.parse(`${isoDay}T00:00:00Z`) / 1000;
+}
+
+/** Minor units some markets quote in, with their currency and how many make one unit of it. */
+export const MINOR_UNITS: Readonly<Record<string, { currency: string; per: number }>> = {
+  GBp: { currency: "GBP", per: 100 },
+  GBX: { currency: "GBP", per: 100 },
+  ZAc: { currency: "ZAR", per: 100 },
+};
+
+/** A currency as given and as the store keeps it: an ISO 4217 code, a minor unit turned into its currency. */
+export interface CurrencyUnit {
+  currency: string;
+  /** Prices in the given unit are divided by this to be in `currency`. */
+  per: number;
+}
+
+export function isIsoCurrency(code: string): boolean {
+  return /^[A-Z]{3}$/.test(code) && cc.code(code) !== undefined;
+}
+
+/** Parses an ISO 4217 code or a minor unit (GBp, GBX, ZAc); case matters, as GBP and GBp differ a hundredfold. */
+export function currencyUnit(code: string): CurrencyUnit | undefined {
+  const minor = MINOR_UNITS[code];
+  if (minor) return minor;
+  return isIsoCurrency(code) ? { currency: code, per: 1 } : undefined;
+}
+
+export function currency(values: Record<string, unknown>, column: string): CurrencyUnit {
+  const v = required(values, column);
+  const unit = currencyUnit(v);
+  if (!unit) throw new RowError(column, v, "not an ISO 4217 currency (or GBp, GBX, ZAc)");
+  return unit;
+}
+
+/** An optional ISO 3166 alpha-2 country, upper-cased. */
+export function country(values: Record<string, unknown>, column: string): string | undefined {
+  const v = text(values, column).toUpperCase();
+  if (v === "") return undefined;
+  if (!/^[A-Z]{2}$/.test(v) || !isoCountries.isValid(v)) {
+    throw new RowError(column, values[column], "not an ISO 3166 alpha-2 country");
+  }
+  return v;
+}
+
+export function isin(values: Record<string, unknown>, column: string): string | undefined {
+  const v = text(values, column).toUpperCase();
+  if (v === "") return undefined;
+  if (!isValidIsin(v)) throw new RowError(column, values[column], "not an ISIN (shape or check digit)");
+  return v;
+}
+
+export function cusip(values: Record<string, unknown>, column: string): string | undefined {
+  const v = text(values, column).toUpperCase();
+  if (v === "") return undefined;
+  if (!isValidCusip(v)) throw new RowError(column, values[column], "not a CUSIP (shape or check digit)");
+  return v;
+}
+
+export function wkn(values: Record<string, unknown>, column: string): string | undefined {
+  const v = text(values, column).toUpperCase();
+  if (v === "") return undefined;
+  if (!isValidWkn(v)) throw new RowError(column, values[column], "not a WKN");
+  return v;
+}
+
+export const SECURITY_TYPES: readonly SecurityType[] = ["stock", "etf", "fund", "crypto", "forex"];
+
+export function securityType(values: Record<string, unknown>, column: string): SecurityType {
+  const v = required(values, column).toLowerCase();
+  if (!(SECURITY_TYPES as readonly string[]).includes(v)) {
+    throw new RowError(column, values[column], `expected one of ${SECURITY_TYPES.join(", ")}`);
+  }
+  return v as SecurityType;
+}
+
+/** A bar's prices: finite, low not negative, high at least open and close, low at most open and close. */
+export function bar(
+  values: Record<string, unknown>,
+  columns: { o: string; h: string; l: string; c: string; v: string },
+): { o: number; h: number; l: number; c: number; v: number } {
+  const o = finite(values, columns.o);
+  const h = finite(values, columns.h);
+  const l = finite(values, columns.l);
+  const c = finite(values, columns.c);
+  const v = nonNegative(values, columns.v);
+  if (l < 0) throw new RowError(columns.l, values[columns.l], "low is negative");
+  if (h < Math.max(o, c)) throw new RowError(columns.h, values[columns.h], "high is below the open or the close");
+  if (Math.min(o, c) < l) throw new RowError(columns.l, values[columns.l], "low is above the open or the close");
+  return { o, h, l, c, v };
+}

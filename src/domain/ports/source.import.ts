@@ -1,0 +1,141 @@
+import type { SecurityType } from "./source.types";
+
+/** What one batch did: rows new to the store, rows whose stored values differed, rows already as given. */
+export interface ImportCounts {
+  inserted: number;
+  changed: number;
+  unchanged: number;
+}
+
+/** A market its listings trade on, keyed by its code (a MIC such as XNAS, or CRYPTO, FOREX, FUND). */
+export interface ExchangeImportRow {
+  code: string;
+  name: string;
+  /** ISO 3166 alpha-2, or null (CRYPTO, FOREX). */
+  country: string | null;
+  /** ISO 4217 of its listings. */
+  currency: string;
+  /** IANA time zone of its sessions. */
+  timezone: string;
+}
+
+/**
+ * A security with one of its listings, keyed by the listing's symbol. Optional fields left undefined keep what
+ * the store holds; a new security takes its ISIN (when given) as its identity, so a second listing of a known
+ * ISIN joins that security.
+ */
+export interface SecurityImportRow {
+  symbol: string;
+  exchange: string;
+  /** ISO 4217 of the listing's prices (a minor unit already turned into its major currency). */
+  currency: string;
+  type: SecurityType;
+  name: string;
+  isin?: string;
+  cusip?: string;
+  wkn?: string;
+  country?: string;
+  sector?: string;
+  industry?: string;
+}
+
+/** A row of a batch the store refused as it stands (an ISIN already held by another security). */
+export interface ImportConflict {
+  /** The row's position in the batch. */
+  index: number;
+  column: string;
+  reason: string;
+}
+
+/** A batch's counts, and the rows it left out (each counted nowhere else). */
+export interface ImportResult extends ImportCounts {
+  conflicts: ImportConflict[];
+}
+
+/** One daily bar in the store's convention: adjusted for every split the store knows. */
+export interface DailyBarImportRow {
+  listingId: number;
+  /** Unix second of the day's 00:00 UTC. */
+  t: number;
+  o: number;
+  h: number;
+  l: number;
+  c: number;
+  v: number;
+}
+
+/** The latest quote of a listing; a second quote of the listing replaces it. */
+export interface QuoteImportRow {
+  listingId: number;
+  /** Unix seconds of the quote. */
+  t: number;
+  c: number;
+  o: number;
+  h: number;
+  l: number;
+  /** Previous close. */
+  pc: number;
+  v: number;
+  ma50: number | null;
+  ma200: number | null;
+  avgVolume: number | null;
+}
+
+/** A split of a security: `numerator` new shares for `denominator` old ones, from `day` (YYYY-MM-DD) on. */
+export interface SplitImportRow {
+  securityId: number;
+  day: string;
+  numerator: number;
+  denominator: number;
+}
+
+/** Units of `currency` per 1 USD on `day` (YYYY-MM-DD). */
+export interface FxImportRow {
+  currency: string;
+  day: string;
+  perUsd: number;
+}
+
+export interface ImportListing {
+  listingId: number;
+  securityId: number;
+  symbol: string;
+  exchange: string;
+  currency: string;
+}
+
+/** A split of a security: `numerator` new shares for `denominator` old ones, from `day` on. */
+export interface ImportSplit {
+  day: string;
+  numerator: number;
+  denominator: number;
+}
+
+/**
+ * The write side of a row store, for the import pipeline. Every upsert is one transaction: a batch is wholly in
+ * the store or wholly out. Rows are matched on their natural keys, so writing the same rows again changes nothing.
+ * A service reading the same store sees the rows on its next request.
+ */
+export interface ImportSink {
+  /**
+   * The listing of `symbol`, or null. With `exchange`, the listing of the same security on that exchange (null
+   * when it has none there).
+   */
+  findListing(symbol: string, exchange?: string): Promise<ImportListing | null>;
+  /** The exchange codes the store knows, with the currency of their listings. */
+  exchanges(): Promise<ReadonlyMap<string, string>>;
+  /** The splits the store knows for a security, oldest first. */
+  splits(securityId: number): Promise<ImportSplit[]>;
+  upsertExchanges(rows: readonly ExchangeImportRow[]): Promise<ImportCounts>;
+  upsertSecurities(rows: readonly SecurityImportRow[]): Promise<ImportResult>;
+  upsertDailyBars(rows: readonly DailyBarImportRow[]): Promise<ImportCounts>;
+  upsertFx(rows: readonly FxImportRow[]): Promise<ImportCounts>;
+  upsertQuotes(rows: readonly QuoteImportRow[]): Promise<ImportCounts>;
+  /**
+   * Stores splits and keeps the bars' convention (adjusted for every split the store knows): a new split divides
+   * the prices of the security's earlier daily bars by its ratio and multiplies their volumes, a changed one by the
+   * change, in the same transaction.
+   */
+  upsertSplits(rows: readonly SplitImportRow[]): Promise<ImportCounts>;
+  close(): Promise<void>;
+}

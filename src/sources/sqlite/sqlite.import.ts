@@ -1,0 +1,323 @@
+import type { Database as Db, Statement } from "better-sqlite3";
+import type { BarRow } from "../../domain/ports/source.types";
+import type {
+  DailyBarImportRow,
+  ExchangeImportRow,
+  FxImportRow,
+  ImportCounts,
+  ImportListing,
+  ImportResult,
+  ImportSink,
+  ImportSplit,
+  QuoteImportRow,
+  SecurityImportRow,
+  SplitImportRow,
+} from "../../domain/ports/source.import";
+import { SampleSeriesBars } from "./sqlite.synthetic";
+
+/** The security columns an import may set, as named in the row and in the table. */
+const SECURITY_FIELDS = [
+  ["type", "type"],
+  ["name", "name"],
+  ["isin", "isin"],
+  ["cusip", "cusip"],
+  ["wkn", "wkn"],
+  ["country", "country"],
+  ["sector", "sector"],
+  ["industry", "industry"],
+] as const;
+
+interface StoredSecurity {
+  id: number;
+  type: string;
+  name: string;
+  isin: string | null;
+  cusip: string | null;
+  wkn: string | null;
+  country: string | null;
+  sector: string | null;
+  industry: string | null;
+}
+
+/**
+ * The import pipeline's writer into a SQLite store, on its own connection. Each upsert runs in one transaction
+ * (better-sqlite3's `transaction`, BEGIN IMMEDIATE … COMMIT), so after a crash a batch is wholly in or wholly out.
+ * A service on the same file sees the commit through `PRAGMA data_version` (SqliteSource.dataVersion), which
+ * changes for every connection but the writer's: its instrument cache drops what it held on its next request.
+ *
+ * In the generated sample store, a listing whose daily bars are computed when read gets its computed path
+ * written out as rows (and marked stored) in the transaction of its first imported bar: the imported rows then
+ * replace the computed ones on their days, and the listing keeps answering its other days as before.
+ */
+export class SqliteImportSink implements ImportSink {
+  private readonly stmts = new Map<string, Statement>();
+  private readonly series: SampleSeriesBars;
+  private hasSeriesTable: boolean | undefined;
+  /** Listings already checked for a computed path this run (the path's own cache outlives its `stored` flag). */
+  private readonly checked = new Set<number>();
+
+  constructor(private readonly db: Db) {
+    this.series = new SampleSeriesBars(db);
+  }
+
+  private stmt(sql: string): Statement {
+    let s = this.stmts.get(sql);
+    if (!s) this.stmts.set(sql, (s = this.db.prepare(sql)));
+    return s;
+  }
+
+  async findListing(symbol: string, exchange?: string): Promise<ImportListing | null> {
+    const columns = `l.id AS listingId, l.security_id AS securityId, l.symbol, l.exchange, l.currency`;
+    const own = this.stmt(`SELECT ${columns} FROM listings l WHERE l.symbol = ?`).get(symbol) as
+      ImportListing | undefined;
+    if (!own) return null;
+    if (exchange === undefined || own.exchange === exchange) return own;
+    const other = this.stmt(
+      `SELECT ${columns} FROM listings l WHERE l.security_id = ? AND l.exchange = ? ORDER BY l.is_primary DESC, l.id`,
+    ).get(own.securityId, exchange) as ImportListing | undefined;
+    return other ?? null;
+  }
+
+  async exchanges(): Promise<ReadonlyMap<string, string>> {
+    const rows = this.stmt(`SELECT code, currency FROM exchanges`).all() as { code: string; currency: string }[];
+    return new Map(rows.map((r) => [r.code, r.currency]));
+  }
+
+  async splits(securityId: number): Promise<ImportSplit[]> {
+    return this.stmt(`SELECT day, numerator, denominator FROM splits WHERE security_id = ? ORDER BY day`).all(
+      securityId,
+    ) as ImportSplit[];
+  }
+
+  async upsertExchanges(rows: readonly ExchangeImportRow[]): Promise<ImportCounts> {
+    const out: ImportCounts = { inserted: 0, changed: 0, unchanged: 0 };
+    const insert = this.stmt(
+      `INSERT OR IGNORE INTO exchanges (code, name, country, currency, timezone)
+       VALUES (@code, @name, @country, @currency, @timezone)`,
+    );
+    const update = this.stmt(
+      `UPDATE exchanges SET name = @name, country = @country, currency = @currency, timezone = @timezone
+       WHERE code = @code AND (name IS NOT @name OR country IS NOT @country OR currency IS NOT @currency
+         OR timezone IS NOT @timezone)`,
+    );
+    this.db
+      .transaction(() => {
+        for (const r of rows) {
+          if (insert.run(r).changes === 1) out.inserted++;
+          else if (update.run(r).changes === 1) out.changed++;
+          else out.unchanged++;
+        }
+      })
+      .immediate();
+    return out;
+  }
+
+  async upsertSecurities(rows: readonly SecurityImportRow[]): Promise<ImportResult> {
+    const out: ImportResult = { inserted: 0, changed: 0, unchanged: 0, conflicts: [] };
+    const listingOf = this.stmt(`SELECT id, security_id, exchange, currency FROM listings WHERE symbol = ?`);
+    const securityOf = this.stmt(
+      `SELECT id, type, name, isin, cusip, wkn, country, sector, industry FROM securities WHERE id = ?`,
+    );
+    const byIsin = this.stmt(`SELECT id FROM securities WHERE isin = ?`).pluck();
+    const insertSecurity = this.stmt(
+      `INSERT INTO securities (type, name, isin, cusip, wkn, country, sector, industry, currency)
+       VALUES (@type, @name, @isin, @cusip, @wkn, @country, @sector, @industry, @currency)`,
+    );
+    const insertListing = this.stmt(
+      `INSERT INTO listings (security_id, symbol, exchange, currency, is_primary)
+       VALUES (?, ?, ?, ?, NOT EXISTS (SELECT 1 FROM listings WHERE security_id = ?))`,
+    );
+    const updateListing = this.stmt(`UPDATE listings SET exchange = ?, currency = ? WHERE id = ?`);
+    this.db
+      .transaction(() => {
+        rows.forEach((row, index) => {
+          const listing = listingOf.get(row.symbol) as
+            { id: number; security_id: number; exchange: string; currency: string } | undefined;
+          const holder = row.isin === undefined ? undefined : (byIsin.get(row.isin) as number | undefined);
+          if (listing && holder !== undefined && holder !== listing.security_id) {
+            out.conflicts.push({
+              index,
+              column: "isin",
+              reason: `ISIN already belongs to another security (${holder})`,
+            });
+            return;
+          }
+          const securityId = listing?.security_id ?? holder;
+          if (securityId === undefined) {
+            const id = insertSecurity.run({
+              type: row.type,
+              name: row.name,
+              isin: row.isin ?? null,
+              cusip: row.cusip ?? null,
+              wkn: row.wkn ?? null,
+              country: row.country ?? null,
+              sector: row.sector ?? null,
+              industry: row.industry ?? null,
+              currency: row.currency,
+            }).lastInsertRowid;
+            insertListing.run(id, row.symbol, row.exchange, row.currency, id);
+            out.inserted++;
+            return;
+          }
+          const stored = securityOf.get(securityId) as StoredSecurity;
+          const sets: string[] = [];
+          const values: unknown[] = [];
+          for (const [field, column] of SECURITY_FIELDS) {
+            const value = row[field];
+            if (value !== undefined && value !== stored[column]) {
+              sets.push(`${column} = ?`);
+              values.push(value);
+            }
+          }
+          if (sets.length > 0)
+            this.stmt(`UPDATE securities SET ${sets.join(", ")} WHERE id = ?`).run(...values, securityId);
+          if (!listing) {
+            insertListing.run(securityId, row.symbol, row.exchange, row.currency, securityId);
+            out.inserted++;
+            return;
+          }
+          const listingDiffers = listing.exchange !== row.exchange || listing.currency !== row.currency;
+          if (listingDiffers) updateListing.run(row.exchange, row.currency, listing.id);
+          if (listingDiffers || sets.length > 0) out.changed++;
+          else out.unchanged++;
+        });
+      })
+      .immediate();
+    return out;
+  }
+
+  async upsertDailyBars(rows: readonly DailyBarImportRow[]): Promise<ImportCounts> {
+    const out: ImportCounts = { inserted: 0, changed: 0, unchanged: 0 };
+    // A new row costs one statement; a stored one a second, which writes only when a value differs.
+    const insert = this.stmt(
+      `INSERT OR IGNORE INTO daily_bars (listing_id, t, o, h, l, c, v) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const update = this.stmt(
+      `UPDATE daily_bars SET o = @o, h = @h, l = @l, c = @c, v = @v WHERE listing_id = @listingId AND t = @t
+       AND (o IS NOT @o OR h IS NOT @h OR l IS NOT @l OR c IS NOT @c OR v IS NOT @v)`,
+    );
+    this.db
+      .transaction(() => {
+        for (const r of rows) {
+          if (!this.checked.has(r.listingId)) this.materialize(r.listingId);
+          if (insert.run(r.listingId, r.t, r.o, r.h, r.l, r.c, r.v).changes === 1) out.inserted++;
+          else if (update.run(r).changes === 1) out.changed++;
+          else out.unchanged++;
+        }
+      })
+      .immediate();
+    return out;
+  }
+
+  /** Writes out the computed path of a sample listing (see the class comment); nothing on any other listing. */
+  private materialize(listingId: number): void {
+    this.checked.add(listingId);
+    this.hasSeriesTable ??=
+      this.stmt(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'sample_series'`).pluck().get() ===
+      1;
+    if (!this.hasSeriesTable || !this.series.enabled()) return;
+    const out: BarRow[][] = [[]];
+    this.series.fill([{ listingId, from: Number.MIN_SAFE_INTEGER, to: Number.MAX_SAFE_INTEGER }], out);
+    const path = out[0] as BarRow[];
+    if (path.length === 0) return;
+    const insert = this.stmt(
+      `INSERT OR IGNORE INTO daily_bars (listing_id, t, o, h, l, c, v) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    for (const b of path) insert.run(listingId, b.t, b.o, b.h, b.l, b.c, b.v);
+    this.stmt(`UPDATE sample_series SET stored = 1 WHERE listing_id = ?`).run(listingId);
+  }
+
+  async upsertFx(rows: readonly FxImportRow[]): Promise<ImportCounts> {
+    const out: ImportCounts = { inserted: 0, changed: 0, unchanged: 0 };
+    const existing = this.stmt(`SELECT per_usd FROM fx_daily WHERE currency = ? AND day = ?`).pluck();
+    const upsert = this.stmt(
+      `INSERT INTO fx_daily (currency, day, per_usd) VALUES (?, ?, ?)
+       ON CONFLICT (currency, day) DO UPDATE SET per_usd = excluded.per_usd`,
+    );
+    this.db
+      .transaction(() => {
+        for (const r of rows) {
+          const s = existing.get(r.currency, r.day) as number | undefined;
+          if (s === r.perUsd) {
+            out.unchanged++;
+            continue;
+          }
+          upsert.run(r.currency, r.day, r.perUsd);
+          if (s === undefined) out.inserted++;
+          else out.changed++;
+        }
+      })
+      .immediate();
+    return out;
+  }
+
+  async upsertQuotes(rows: readonly QuoteImportRow[]): Promise<ImportCounts> {
+    const out: ImportCounts = { inserted: 0, changed: 0, unchanged: 0 };
+    const existing = this.stmt(
+      `SELECT t, c, o, h, l, pc, v, ma50, ma200, avg_volume AS avgVolume FROM quotes WHERE listing_id = ?`,
+    );
+    const upsert = this.stmt(
+      `INSERT INTO quotes (listing_id, t, c, o, h, l, pc, v, ma50, ma200, avg_volume)
+       VALUES (@listingId, @t, @c, @o, @h, @l, @pc, @v, @ma50, @ma200, @avgVolume)
+       ON CONFLICT (listing_id) DO UPDATE SET t = excluded.t, c = excluded.c, o = excluded.o, h = excluded.h,
+         l = excluded.l, pc = excluded.pc, v = excluded.v, ma50 = excluded.ma50, ma200 = excluded.ma200,
+         avg_volume = excluded.avg_volume`,
+    );
+    const fields = ["t", "c", "o", "h", "l", "pc", "v", "ma50", "ma200", "avgVolume"] as const;
+    this.db
+      .transaction(() => {
+        for (const r of rows) {
+          const s = existing.get(r.listingId) as Record<(typeof fields)[number], number | null> | undefined;
+          if (s && fields.every((f) => s[f] === r[f])) {
+            out.unchanged++;
+            continue;
+          }
+          upsert.run(r);
+          if (s) out.changed++;
+          else out.inserted++;
+        }
+      })
+      .immediate();
+    return out;
+  }
+
+  async upsertSplits(rows: readonly SplitImportRow[]): Promise<ImportCounts> {
+    const out: ImportCounts = { inserted: 0, changed: 0, unchanged: 0 };
+    const existing = this.stmt(`SELECT numerator, denominator FROM splits WHERE security_id = ? AND day = ?`);
+    const upsert = this.stmt(
+      `INSERT INTO splits (security_id, day, numerator, denominator) VALUES (?, ?, ?, ?)
+       ON CONFLICT (security_id, day) DO UPDATE SET numerator = excluded.numerator, denominator = excluded.denominator`,
+    );
+    const listings = this.stmt(`SELECT id FROM listings WHERE security_id = ?`).pluck();
+    const rescale = this.stmt(
+      `UPDATE daily_bars SET o = o / @f, h = h / @f, l = l / @f, c = c / @f, v = v * @f
+       WHERE listing_id IN (SELECT id FROM listings WHERE security_id = @securityId) AND t < @before`,
+    );
+    this.db
+      .transaction(() => {
+        for (const r of rows) {
+          const s = existing.get(r.securityId, r.day) as { numerator: number; denominator: number } | undefined;
+          if (s && s.numerator === r.numerator && s.denominator === r.denominator) {
+            out.unchanged++;
+            continue;
+          }
+          const ratio = r.numerator / r.denominator;
+          const was = s ? s.numerator / s.denominator : 1;
+          upsert.run(r.securityId, r.day, r.numerator, r.denominator);
+          if (ratio !== was) {
+            // Computed sample paths become rows first, so that they are rescaled with the rest.
+            for (const id of listings.all(r.securityId) as number[]) if (!this.checked.has(id)) this.materialize(id);
+            rescale.run({ f: ratio / was, securityId: r.securityId, before: Date.parse(`${r.day}T00:00:00Z`) / 1000 });
+          }
+          if (s) out.changed++;
+          else out.inserted++;
+        }
+      })
+      .immediate();
+    return out;
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}

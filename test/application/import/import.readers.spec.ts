@@ -1,0 +1,54 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { csvRecords, InputError, openInput } from "../../../src/application/import/import.readers";
+
+async function* chunks(...parts: string[]): AsyncGenerator<string> {
+  yield* parts;
+}
+
+async function all(parts: string[]): Promise<{ line: number; cells: string[] }[]> {
+  const out: { line: number; cells: string[] }[] = [];
+  for await (const run of csvRecords(chunks(...parts))) out.push(...run);
+  return out;
+}
+
+describe("CSV records", () => {
+  it("splits plain lines and reads quoted cells (commas, doubled quotes, line breaks) across chunks", async () => {
+    const text = '\ufeffa,b,c\r\n1,"x, y",3\r\n\r\n2,"say ""hi""\nthere",4\n5,6,7';
+    for (const cut of [1, 7, 14, 20, 30, text.length]) {
+      expect(await all([text.slice(0, cut), text.slice(cut)])).toEqual([
+        { line: 1, cells: ["a", "b", "c"] },
+        { line: 2, cells: ["1", "x, y", "3"] },
+        { line: 4, cells: ["2", 'say "hi"\nthere', "4"] },
+        { line: 6, cells: ["5", "6", "7"] },
+      ]);
+    }
+  });
+
+  it("fails on a quote never closed", async () => {
+    await expect(all(['a,b\n1,"open\n2,3\n'])).rejects.toThrow(InputError);
+  });
+});
+
+describe("input files", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "mdg-import-readers-"));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("reads a gzip CSV whatever its name, dropping the ECB's trailing empty column, flagging extra cells", async () => {
+    const path = join(dir, "rates.csv");
+    writeFileSync(path, gzipSync("Date,USD,\n2026-01-02,1.1,\n2026-01-03,1.2,9\n"));
+    const input = await openInput(path);
+    expect(input.columns).toEqual(["Date", "USD"]);
+    const rows = [];
+    for await (const run of input.records) rows.push(...run);
+    expect(rows).toEqual([
+      { row: 2, values: { Date: "2026-01-02", USD: "1.1" } },
+      { row: 3, values: { Date: "2026-01-03", USD: "1.2", __error: "3 cells, but the header has 2" } },
+    ]);
+  });
+});
