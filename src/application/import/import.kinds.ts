@@ -11,6 +11,7 @@ import type {
   SplitImportRow,
 } from "../../domain/ports/source.import";
 import type { SecurityType } from "../../domain/ports/source.types";
+import { isIsoCurrency, unixOfDay } from "../../domain/fx/fx.service";
 import {
   bar,
   country,
@@ -18,11 +19,9 @@ import {
   currencyUnit,
   cusip,
   day,
-  dayStart,
   finite,
   instant,
   isin,
-  isIsoCurrency,
   nonNegative,
   optionalNonNegative,
   required,
@@ -220,7 +219,7 @@ async function dailyBarsPlan(
         if (!listing) throw new RowError("symbol", symbol, "no such listing in the store (import it with securities)");
         const d = day(v, "day");
         return [
-          { listingId: listing.listingId, t: dayStart(d), ...bar(v, { o: "o", h: "h", l: "l", c: "c", v: "v" }) },
+          { listingId: listing.listingId, t: unixOfDay(d), ...bar(v, { o: "o", h: "h", l: "l", c: "c", v: "v" }) },
         ];
       };
       const known = listings.get(key);
@@ -287,7 +286,7 @@ async function priceDownload(
       const b = bar(v, { o: "Open", h: "High", l: "Low", c: "Close", v: "Volume" });
       const split = splitFactor(splits, d);
       const f = split * per;
-      return [{ listingId, t: dayStart(d), o: b.o / f, h: b.h / f, l: b.l / f, c: b.c / f, v: b.v * split }];
+      return [{ listingId, t: unixOfDay(d), o: b.o / f, h: b.h / f, l: b.l / f, c: b.c / f, v: b.v * split }];
     },
   };
 }

@@ -1,5 +1,5 @@
-import cc from "currency-codes";
 import * as isoCountries from "i18n-iso-countries";
+import { isIsoCurrency } from "../../domain/fx/fx.service";
 import { isValidCusip, isValidIsin, isValidWkn } from "../../domain/instrument/instrument.identifiers";
 import type { SecurityType } from "../../domain/ports/source.types";
 
@@ -96,11 +96,6 @@ export function optionalNonNegative(values: Record<string, unknown>, column: str
   return text(values, column) === "" ? null : nonNegative(values, column);
 }
 
-/** Unix second of a day's 00:00 UTC. */
-export function dayStart(isoDay: string): number {
-  return Date.parse(`${isoDay}T00:00:00Z`) / 1000;
-}
-
 /** Minor units some markets quote in, with their currency and how many make one unit of it. */
 export const MINOR_UNITS: Readonly<Record<string, { currency: string; per: number }>> = {
   GBp: { currency: "GBP", per: 100 },
@@ -113,10 +108,6 @@ export interface CurrencyUnit {
   currency: string;
   /** Prices in the given unit are divided by this to be in `currency`. */
   per: number;
-}
-
-export function isIsoCurrency(code: string): boolean {
-  return /^[A-Z]{3}$/.test(code) && cc.code(code) !== undefined;
 }
 
 /** Parses an ISO 4217 code or a minor unit (GBp, GBX, ZAc); case matters, as GBP and GBp differ a hundredfold. */

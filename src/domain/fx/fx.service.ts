@@ -16,10 +16,15 @@ export function unixOfDay(day: string): number {
   return Date.parse(`${day}T00:00:00Z`) / 1000;
 }
 
+/** Whether `code` is an ISO 4217 code as written (upper case). */
+export function isIsoCurrency(code: string): boolean {
+  return /^[A-Z]{3}$/.test(code) && cc.code(code) !== undefined;
+}
+
 /** Upper-cases and checks an ISO 4217 code; an unknown code is the client's mistake. */
 export function normalizeCurrency(raw: string, field = "currency"): string {
   const code = raw.trim().toUpperCase();
-  if (!/^[A-Z]{3}$/.test(code) || !cc.code(code)) {
+  if (!isIsoCurrency(code)) {
     throw new InvalidArgumentError(`${field}: ${JSON.stringify(raw)} is not an ISO 4217 currency code`, [
       { field, issue: "unknown currency" },
     ]);
