@@ -1,4 +1,4 @@
-import type { SecurityType } from "./source.types";
+import type { BarRow, QuoteRow, SecurityType } from "./source.types";
 
 /** What one batch did: rows new to the store, rows whose stored values differed, rows already as given. */
 export interface ImportCounts {
@@ -53,33 +53,12 @@ export interface ImportResult extends ImportCounts {
 }
 
 /** One daily bar in the store's convention: adjusted for every split the store knows. */
-export interface DailyBarImportRow {
+export interface DailyBarImportRow extends BarRow {
   listingId: number;
-  /** Unix second of the day's 00:00 UTC. */
-  t: number;
-  o: number;
-  h: number;
-  l: number;
-  c: number;
-  v: number;
 }
 
 /** The latest quote of a listing; a second quote of the listing replaces it. */
-export interface QuoteImportRow {
-  listingId: number;
-  /** Unix seconds of the quote. */
-  t: number;
-  c: number;
-  o: number;
-  h: number;
-  l: number;
-  /** Previous close. */
-  pc: number;
-  v: number;
-  ma50: number | null;
-  ma200: number | null;
-  avgVolume: number | null;
-}
+export type QuoteImportRow = QuoteRow;
 
 /** A split of a security: `numerator` new shares for `denominator` old ones, from `day` (YYYY-MM-DD) on. */
 export interface SplitImportRow {
