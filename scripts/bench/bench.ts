@@ -247,6 +247,11 @@ interface Scenario {
   ratioTarget?: number;
   /** Inputs beyond the instrument cache on purpose: no warm-up pass over all of them. */
   coldSet?: boolean;
+  /**
+   * False: no /metrics scrape around the run. Before and after compares two servers of which only the current one
+   * has the counters; a scrape renders tens of KiB and leaves garbage that the next run's CPU would carry.
+   */
+  counters?: boolean;
 }
 
 interface Measured {
@@ -327,7 +332,7 @@ async function warmUp(s: Scenario): Promise<void> {
 
 /** One measured run of `seconds`, no warm-up. */
 async function run(s: Scenario, seconds: number): Promise<Measured> {
-  const service = s.port === SERVICE_PORT;
+  const service = s.port === SERVICE_PORT && s.counters !== false;
   const q0 = service ? await serviceCounters(s.port) : null;
   const c0 = cpuSeconds(s.pid);
   const r = await load(s, seconds);
@@ -645,6 +650,7 @@ async function baseSection(opts: {
         port,
         pid,
         connections: 50,
+        counters: false,
       });
       const now = scenario(SERVICE_PORT, opts.servicePid, "current");
       const base = scenario(BASE_PORT, proc.pid!, `base ${short}`);
