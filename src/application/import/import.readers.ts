@@ -11,7 +11,7 @@ export interface InputRecord {
 
 /** An open input file: its columns (CSV: the header row; JSON Lines: the first object's keys) and its records. */
 export interface InputFile {
-  format: "csv" | "jsonl";
+  format: "csv" | "jsonl" | "json";
   columns: string[];
   /** Records in runs (a CSV chunk's records together), so a file costs few promises. */
   records: AsyncGenerator<InputRecord[]>;
@@ -152,9 +152,69 @@ async function* lines(chunks: AsyncIterable<string>): AsyncGenerator<{ line: num
   if (rest !== "") yield { line: n + 1, text: rest.replace(/\r$/, "") };
 }
 
-/** `.jsonl`, `.ndjson` (optionally `.gz`) are JSON Lines; anything else is CSV. */
-export function formatOf(path: string): "csv" | "jsonl" {
-  return /\.(jsonl|ndjson)(\.gz)?$/i.test(path) ? "jsonl" : "csv";
+/** `.jsonl`, `.ndjson` (optionally `.gz`) are JSON Lines; `.json` a JSON document; anything else is CSV. */
+export function formatOf(path: string): "csv" | "jsonl" | "json" {
+  if (/\.(jsonl|ndjson)(\.gz)?$/i.test(path)) return "jsonl";
+  return /\.json(\.gz)?$/i.test(path) ? "json" : "csv";
+}
+
+/**
+ * The largest JSON document read (after gunzip). A document is parsed whole, unlike CSV and JSON Lines, so its
+ * size bounds the memory an import takes.
+ */
+export const MAX_JSON_DOCUMENT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A JSON document: its top-level keys are its columns. A Ghostfolio export (an `assetProfiles` list) gives each
+ * asset profile as a record (row: its number in the list, from 1) followed by a record per point of its
+ * `marketData` (the same row; `__point` its index).
+ */
+async function jsonDocument(path: string, counter: { bytes: () => number }, size: number): Promise<InputFile> {
+  const too = () =>
+    new InputError(
+      `a JSON document is read whole, and this one is over ${MAX_JSON_DOCUMENT_BYTES / 1024 / 1024} MiB; ` +
+        "write its rows as JSON Lines or CSV instead",
+    );
+  if (size > MAX_JSON_DOCUMENT_BYTES) throw too();
+  let text = "";
+  for await (const chunk of textStream(path, counter) as AsyncIterable<string>) {
+    text += chunk;
+    if (text.length > MAX_JSON_DOCUMENT_BYTES) throw too();
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new InputError(`not a JSON document: ${(e as Error).message}`);
+  }
+  if (!doc || typeof doc !== "object" || Array.isArray(doc)) throw new InputError("the JSON document is not an object");
+  const top = doc as Record<string, unknown>;
+  const profiles = top.assetProfiles;
+  if (profiles !== undefined && !Array.isArray(profiles)) throw new InputError("assetProfiles is not a list");
+  async function* gen(): AsyncGenerator<InputRecord[]> {
+    for (const [i, p] of ((profiles as unknown[] | undefined) ?? []).entries()) {
+      const row = i + 1;
+      if (!p || typeof p !== "object" || Array.isArray(p)) {
+        yield [{ row, values: { __error: "an asset profile is not a JSON object" } }];
+        continue;
+      }
+      const { marketData, ...profile } = p as Record<string, unknown>;
+      const out: InputRecord[] = [{ row, values: { ...profile, __profile: row } }];
+      if (Array.isArray(marketData)) {
+        marketData.forEach((m, j) => {
+          out.push({
+            row,
+            values:
+              m && typeof m === "object" && !Array.isArray(m)
+                ? { ...(m as Record<string, unknown>), __point: j }
+                : { __point: j, __error: `marketData[${j}] is not a JSON object` },
+          });
+        });
+      }
+      yield out;
+    }
+  }
+  return { format: "json", columns: Object.keys(top), records: gen(), bytesRead: () => counter.bytes(), size };
 }
 
 /**
@@ -163,10 +223,11 @@ export function formatOf(path: string): "csv" | "jsonl" {
  * object's. A record that cannot be read as one (not JSON, not an object, more cells than the header) carries the
  * reason in `values.__error`, so it is rejected as a row while the rest of the file goes in.
  */
-export async function openInput(path: string): Promise<InputFile> {
+export async function openInput(path: string, named?: string): Promise<InputFile> {
   const counter = { bytes: () => 0 };
   const size = statSync(path).size;
-  const format = formatOf(path);
+  const format = named === "ghostfolio" ? "json" : formatOf(path);
+  if (format === "json") return jsonDocument(path, counter, size);
   if (format === "csv") {
     const records = csvRecords(textStream(path, counter));
     // The header is the first record; the rest of its run are the first rows.
