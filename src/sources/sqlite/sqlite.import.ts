@@ -573,7 +573,7 @@ export class SqliteImportSink implements ImportSink {
   }
 
   async upsertFinancials(rows: readonly FinancialsImportRow[]): Promise<ImportCounts> {
-    // The trailing twelve months kept with the security (migration 2) follow its latest four quarters.
+    // The trailing twelve months kept with a stock (migration 2) follow its latest four quarters; null with fewer.
     const ttm = this.stmt(
       `UPDATE securities SET
          eps_ttm = CASE WHEN (SELECT count(*) FROM quarterly_financials f WHERE f.security_id = @id) >= 4
@@ -582,7 +582,7 @@ export class SqliteImportSink implements ImportSink {
          net_income_ttm = CASE WHEN (SELECT count(*) FROM quarterly_financials f WHERE f.security_id = @id) >= 4
            THEN (SELECT sum(net_income) FROM (SELECT net_income FROM quarterly_financials f WHERE f.security_id = @id
                  ORDER BY f.period_end DESC LIMIT 4)) END
-       WHERE id = @id`,
+       WHERE id = @id AND type = 'stock'`,
     );
     return this.upsertAll(
       rows,
@@ -594,18 +594,22 @@ export class SqliteImportSink implements ImportSink {
   }
 
   async upsertDividends(rows: readonly DividendImportRow[]): Promise<ImportCounts> {
-    const splits = new Map<number, ImportSplit[]>();
+    const out: ImportCounts = { inserted: 0, changed: 0, unchanged: 0 };
     const splitsOf = this.stmt(`SELECT day, numerator, denominator FROM splits WHERE security_id = ?`);
-    return this.upsertAll(
-      rows.map((r) => {
-        let known = splits.get(r.securityId);
-        if (!known) splits.set(r.securityId, (known = splitsOf.all(r.securityId) as ImportSplit[]));
-        let f = 1;
-        for (const s of known) if (s.day > r.exDate) f *= s.numerator / s.denominator;
-        return { ...r, adjustedAmount: r.amount / f };
-      }),
-      () => DIVIDEND_SHAPE,
-    );
+    this.db
+      .transaction(() => {
+        // Read inside the transaction, so a split committed by another import is either in the factor or after it.
+        const splits = new Map<number, ImportSplit[]>();
+        for (const r of rows) {
+          let known = splits.get(r.securityId);
+          if (!known) splits.set(r.securityId, (known = splitsOf.all(r.securityId) as ImportSplit[]));
+          let f = 1;
+          for (const s of known) if (s.day > r.exDate) f *= s.numerator / s.denominator;
+          this.upsertShaped(DIVIDEND_SHAPE, { ...r, adjustedAmount: r.amount / f }, out);
+        }
+      })
+      .immediate();
+    return out;
   }
 
   async close(): Promise<void> {
