@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "../../../src/application/cli/import.cli";
@@ -450,12 +450,14 @@ describe("a Ghostfolio export", () => {
     ).toEqual([{ exchange: "XETR", type: "etf" }]);
   });
 
-  it("refuses a JSON document over the size it reads whole, and one that is not an export", async () => {
-    const big = file("big.json", "");
-    truncateSync(big, 64 * 1024 * 1024 + 1);
-    const r = await run(["daily-bars", big]);
-    expect(r.code).toBe(1);
-    expect(r.err.join("\n")).toMatch(/a JSON document is read whole, and this one is over 64 MiB/);
+  it("refuses a document that is not one object, or that ends before it closes", async () => {
+    const notObject = await run(["daily-bars", file("list.json", "[1, 2]")]);
+    expect(notObject.code).toBe(1);
+    expect(notObject.err.join("\n")).toMatch(/not a JSON document holding one object/);
+    const text = readFileSync(real, "utf8");
+    const cut = await run(["daily-bars", file("cut.json", text.slice(0, text.indexOf('"platforms"')))]);
+    expect(cut.code).toBe(1);
+    expect(cut.err.join("\n")).toMatch(/the JSON document ends before its object closes/);
     const other = await run(["fx", real]);
     expect(other.code).toBe(1);
     expect(other.err.join("\n")).toMatch(/a Ghostfolio export is imported as daily-bars or securities, not fx/);
