@@ -36,6 +36,8 @@ export interface ImportSummary {
   stopped: boolean;
   /** The report file, when a row was rejected. */
   report?: string;
+  /** Rows of other kinds a file also wrote (a Ghostfolio export's securities). */
+  also: Record<string, { inserted: number; changed: number; unchanged: number }>;
 }
 
 /** A cell of the rejection report, quoted when it must be. */
@@ -84,6 +86,7 @@ export async function runImport(
     unchanged: 0,
     rejected: 0,
     stopped: false,
+    also: {},
   };
   const report = new RejectionReport(opts.reportPath);
   const batchRows = opts.batchRows ?? DEFAULT_BATCH_ROWS;
@@ -92,7 +95,7 @@ export async function runImport(
   let input: InputFile | undefined;
   try {
     for (const file of opts.files) {
-      input = await openInput(file);
+      input = await openInput(file, opts.format);
       const name = basename(file);
       const plan = await planFile(opts.kind, input.columns, opts, sink);
       let rows: unknown[] = [];
@@ -131,6 +134,7 @@ export async function runImport(
       };
       read: for await (const run of input.records) {
         for (const rec of run) {
+          if (plan.skip?.(rec.values)) continue;
           summary.rows++;
           if (typeof rec.values.__error === "string") {
             await reject(rec.row, "", "", rec.values.__error);
@@ -152,6 +156,13 @@ export async function runImport(
       }
       // The rows validated before the limit was reached go in too: a rerun after fixing the file resumes from them.
       await flush();
+      const also = plan.also?.();
+      if (also) {
+        const sum = (summary.also[also.kind] ??= { inserted: 0, changed: 0, unchanged: 0 });
+        sum.inserted += also.counts.inserted;
+        sum.changed += also.counts.changed;
+        sum.unchanged += also.counts.unchanged;
+      }
       doneBytes += input.size;
       progress.update({ ...state(summary), bytes: doneBytes, totalBytes });
       if (summary.stopped) break;
@@ -182,6 +193,9 @@ export function summaryLines(s: ImportSummary, dryRun: boolean): string[] {
         " (dry run: nothing written)"
       : `${s.kind}: ${s.inserted} inserted, ${s.changed} changed, ${s.unchanged} unchanged, ${s.rejected} rejected`,
   ];
+  for (const [kind, c] of Object.entries(s.also)) {
+    lines.push(`${kind}: ${c.inserted} inserted, ${c.changed} changed, ${c.unchanged} unchanged`);
+  }
   if (s.report) lines.push(`rejected rows: ${s.report}`);
   if (s.stopped)
     lines.push(`stopped after ${s.rejected} rejected rows (--max-errors); the batches before stay written`);
