@@ -470,13 +470,20 @@ function machine(): string[] {
   ];
 }
 
-function gitRevision(): string {
+/** The tree as the run started (and built it): a commit made while it runs is not what it measured. */
+const REVISION = readRevision();
+
+function readRevision(): string {
   const rev = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).stdout.trim();
   // BENCHMARKS.md is what this run rewrites: its own changes do not make the measured tree dirty.
   const dirty = spawnSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: ROOT, encoding: "utf8" })
     .stdout.split("\n")
     .some((line) => line.trim() !== "" && !line.endsWith("BENCHMARKS.md"));
   return rev ? `${rev}${dirty ? " with uncommitted changes" : ""}` : "unknown";
+}
+
+function gitRevision(): string {
+  return REVISION;
 }
 
 /**
