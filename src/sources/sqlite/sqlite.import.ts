@@ -20,6 +20,7 @@ import type {
   SecurityImportRow,
   SplitImportRow,
 } from "../../domain/ports/source.import";
+import { CHANGE_LOG_KEEP_SECONDS } from "./sqlite.changes";
 import { SampleSeriesBars } from "./sqlite.synthetic";
 
 /** A table's natural key and the other columns an import sets, each as named in the row and in the table. */
@@ -213,9 +214,31 @@ export class SqliteImportSink implements ImportSink {
   private hasSeriesTable: boolean | undefined;
   /** Listings already checked for a computed path this run (the path's own cache outlives its `stored` flag). */
   private readonly checked = new Set<number>();
+  private hasChangeLog: boolean | undefined;
+  private pruned = false;
 
   constructor(private readonly db: Db) {
     this.series = new SampleSeriesBars(db);
+  }
+
+  /**
+   * Notes, in the batch's transaction, that a security's search document (name, type, ISIN, CUSIP, listings)
+   * changed: a service on this file patches its search index with it on its next request (sqlite.changes.ts).
+   * The first note of a run also prunes the notes older than CHANGE_LOG_KEEP_SECONDS but the newest.
+   */
+  private logChange(securityId: number | bigint): void {
+    this.hasChangeLog ??=
+      this.stmt(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'mdg_change_log'`).pluck().get() ===
+      1;
+    if (!this.hasChangeLog) return;
+    if (!this.pruned) {
+      this.pruned = true;
+      this.stmt(
+        `DELETE FROM mdg_change_log WHERE logged_at < unixepoch() - ${CHANGE_LOG_KEEP_SECONDS}
+         AND version < (SELECT max(version) FROM mdg_change_log)`,
+      ).run();
+    }
+    this.stmt(`INSERT INTO mdg_change_log (security_id, logged_at) VALUES (?, unixepoch())`).run(securityId);
   }
 
   private stmt(sql: string): Statement {
@@ -314,6 +337,7 @@ export class SqliteImportSink implements ImportSink {
               currency: row.currency,
             }).lastInsertRowid;
             insertListing.run(id, row.symbol, row.exchange, row.currency, id);
+            this.logChange(id);
             out.inserted++;
             return;
           }
@@ -331,11 +355,13 @@ export class SqliteImportSink implements ImportSink {
             this.stmt(`UPDATE securities SET ${sets.join(", ")} WHERE id = ?`).run(...values, securityId);
           if (!listing) {
             insertListing.run(securityId, row.symbol, row.exchange, row.currency, securityId);
+            this.logChange(securityId);
             out.inserted++;
             return;
           }
           const listingDiffers = listing.exchange !== row.exchange || listing.currency !== row.currency;
           if (listingDiffers) updateListing.run(row.exchange, row.currency, listing.id);
+          if (listingDiffers || sets.length > 0) this.logChange(securityId);
           if (listingDiffers || sets.length > 0) out.changed++;
           else out.unchanged++;
         });
