@@ -17,8 +17,9 @@ import { openSqliteSource } from "../../src/sources/sqlite/sqlite.source";
  *
  * - SQLite's bulk loader is the `sqlite3` shell's `.import` (CSV of the table's own columns, no validation, one
  *   transaction) into `daily_bars` of a fresh copy of the same empty store, indexes included.
- * - The importer runs in this process on a sink the caller opens (`SinkFactory`): PostgreSQL's COPY comparison
- *   takes the same rows and the same function with its own sink.
+ * - The importer runs as the built `mdg-import` (node startup included, as `.import` includes the shell's), or
+ *   without a build in this process on a sink (`timedImport` with a `SinkFactory`): PostgreSQL's COPY comparison
+ *   takes the same rows and that function with its own sink.
  */
 
 /** Listings of the generated store: the files hold an equal run of consecutive days for each. */
@@ -212,15 +213,16 @@ export async function timedImport(
 }
 
 /**
- * Peak RSS (`/usr/bin/time -v`, "Maximum resident set size") of the compiled CLI importing `file` into `store`,
- * started as the `mdg-import` bin starts it (`node dist/application/cli/import.cli.js`).
+ * The compiled CLI importing `file` into `store`, started as the `mdg-import` bin starts it (`node
+ * dist/application/cli/import.cli.js`): wall seconds, and from `/usr/bin/time -v` its CPU seconds and peak RSS
+ * ("Maximum resident set size").
  */
 export async function cliPeakRss(
   root: string,
   store: string,
   file: string,
   dir: string,
-): Promise<{ peakMb: number; seconds: number; exit: number; stderr: string }> {
+): Promise<{ peakMb: number; seconds: number; cpuSeconds: number; exit: number; stderr: string }> {
   const started = performance.now();
   const child = spawn(
     "/usr/bin/time",
@@ -244,7 +246,15 @@ export async function cliPeakRss(
   const [exit] = (await once(child, "exit")) as [number];
   const kb = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
   if (!kb) throw new Error(`no peak RSS in /usr/bin/time's output:\n${stderr.slice(-2_000)}`);
-  return { peakMb: Number(kb[1]) / 1024, seconds: (performance.now() - started) / 1000, exit, stderr };
+  const user = /User time \(seconds\): ([\d.]+)/.exec(stderr);
+  const system = /System time \(seconds\): ([\d.]+)/.exec(stderr);
+  return {
+    peakMb: Number(kb[1]) / 1024,
+    seconds: (performance.now() - started) / 1000,
+    cpuSeconds: Number(user?.[1] ?? Number.NaN) + Number(system?.[1] ?? Number.NaN),
+    exit,
+    stderr,
+  };
 }
 
 export interface ImportBenchOptions {
@@ -284,7 +294,22 @@ export async function importBench(opts: ImportBenchOptions): Promise<ImportBench
     const store = join(dir, "ours.db");
     copyStore(empty, store);
     log("import bench: the importer");
-    const own = await timedImport("npm run import (SQLite)", sqliteSinkFactory, store, ours, dir);
+    // As a user runs it, when built (npm run bench builds first); in this process through the sink otherwise.
+    let own: ImportBenchRow;
+    if (existsSync(join(opts.root, "dist/application/cli/import.cli.js"))) {
+      const r = await cliPeakRss(opts.root, store, ours, dir);
+      if (r.exit !== 0 || !r.stderr.includes(`daily-bars: ${rows} inserted, 0 changed`))
+        throw new Error(`the import failed (exit ${r.exit}):\n${r.stderr.slice(-2_000)}`);
+      own = {
+        label: "mdg-import (node dist/…/import.cli.js)",
+        rows,
+        seconds: r.seconds,
+        rowsPerSecond: rows / r.seconds,
+        cpuSeconds: r.cpuSeconds,
+      };
+    } else {
+      own = await timedImport("the import, in process", sqliteSinkFactory, store, ours, dir);
+    }
     const ratio = "missing" in loader ? null : own.rowsPerSecond / loader.rowsPerSecond;
     const cpuRatio = "missing" in loader ? null : loader.cpuSeconds / own.cpuSeconds;
     rmSync(table, { force: true });
