@@ -5,8 +5,8 @@ import type { SqliteSource } from "./sqlite.source";
 /** Beyond this many changed securities the search index is rebuilt whole rather than patched. */
 export const MAX_PATCHED_SECURITIES = 2_000;
 
-/** Log rows older than this are pruned by the next import (the newest row stays, so versions never repeat). */
-export const CHANGE_LOG_KEEP_SECONDS = 600;
+/** The log rows an import keeps (the newest): a reader further behind rebuilds its index whole. */
+export const CHANGE_LOG_KEEP_ROWS = 10_000;
 
 /**
  * Change notices of a SQLite store that other processes write (an import): `catchUp`, called before the search
@@ -15,7 +15,7 @@ export const CHANGE_LOG_KEEP_SECONDS = 600;
  * which securities changed, with their documents now. The listeners run before `catchUp` returns, so the request
  * that called it already sees the import.
  *
- * A reader whose next version was pruned (it slept through more than CHANGE_LOG_KEEP_SECONDS of imports) or whose
+ * A reader whose next version was pruned (more than CHANGE_LOG_KEEP_ROWS changes since its last request) or whose
  * log went back (the file was replaced) is told "all".
  */
 export class SqliteChangeFeed implements ChangeFeed {

@@ -20,7 +20,7 @@ import type {
   SecurityImportRow,
   SplitImportRow,
 } from "../../domain/ports/source.import";
-import { CHANGE_LOG_KEEP_SECONDS } from "./sqlite.changes";
+import { CHANGE_LOG_KEEP_ROWS } from "./sqlite.changes";
 import { SampleSeriesBars } from "./sqlite.synthetic";
 
 /** Bars a multi-row INSERT takes at once (7 parameters each, far below SQLite's 32,766). */
@@ -234,7 +234,7 @@ export class SqliteImportSink implements ImportSink {
   /**
    * Notes, in the batch's transaction, that a security's search document (name, type, ISIN, CUSIP, listings)
    * changed: a service on this file patches its search index with it on its next request (sqlite.changes.ts).
-   * The first note of a run also prunes the notes older than CHANGE_LOG_KEEP_SECONDS but the newest.
+   * The first note of a run also prunes the log to its last CHANGE_LOG_KEEP_ROWS notes.
    */
   private logChange(securityId: number | bigint): void {
     this.hasChangeLog ??=
@@ -244,11 +244,11 @@ export class SqliteImportSink implements ImportSink {
     if (!this.pruned) {
       this.pruned = true;
       this.stmt(
-        `DELETE FROM mdg_change_log WHERE logged_at < unixepoch() - ${CHANGE_LOG_KEEP_SECONDS}
-         AND version < (SELECT max(version) FROM mdg_change_log)`,
+        `DELETE FROM mdg_change_log
+         WHERE version <= (SELECT max(version) FROM mdg_change_log) - ${CHANGE_LOG_KEEP_ROWS}`,
       ).run();
     }
-    this.stmt(`INSERT INTO mdg_change_log (security_id, logged_at) VALUES (?, unixepoch())`).run(securityId);
+    this.stmt(`INSERT INTO mdg_change_log (security_id) VALUES (?)`).run(securityId);
   }
 
   private stmt(sql: string): Statement {

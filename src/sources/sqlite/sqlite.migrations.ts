@@ -280,12 +280,12 @@ export const MIGRATIONS: readonly string[] = [
   `,
   /* 4: the securities an import added or changed, in commit order, so that a running service patches its search
         index with just those (sqlite.changes.ts). PostgreSQL's table of the same name (postgres.changes.ts) is
-        filled by triggers; here the import writes it in the transaction of its batch, and pruning keeps the last
-        row, so versions never repeat. security_id NULL: every security. */ `
+        filled by triggers and has these columns too (the sample copies across, empty); here the import writes it
+        in the transaction of its batch and prunes it to its last rows, so versions never repeat. security_id
+        NULL: every security. */ `
   CREATE TABLE mdg_change_log (
     version     INTEGER PRIMARY KEY,
-    security_id INTEGER,
-    logged_at   INTEGER NOT NULL       -- Unix seconds
+    security_id INTEGER
   );
   `,
 ];
