@@ -1,0 +1,85 @@
+import type { ProviderHttp } from "../provider.http";
+import { fetchWith, type IngestPlan, type IngestQuery, type Provider } from "../provider.types";
+import { dailyFetcher, histFetcher } from "./ecb.fetchers";
+import { type EcbLast, ecbLoads } from "./ecb.loads";
+import type { EcbTable } from "./ecb.rates";
+
+/** The ECB publishes no request limit; two a second is far below what a browser asks of the same site. */
+export const ECB_PER_SECOND = 2;
+
+/**
+ * More calendar days than this between the last stored fixing and the daily file's means fixings were missed
+ * (the longest run without one is Easter's four days): the history is fetched to fill the gap.
+ */
+const GAP_DAYS = 4;
+
+function daysBetween(a: string, b: string): number {
+  return (Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86_400_000;
+}
+
+function readState(state: string | undefined): EcbLast | undefined {
+  if (state === undefined) return undefined;
+  try {
+    const s = JSON.parse(state) as Partial<EcbLast>;
+    if (typeof s.day === "string" && s.rates && typeof s.rates === "object") return s as EcbLast;
+  } catch {
+    // A state this code did not write: as if none.
+  }
+  return undefined;
+}
+
+/**
+ * The ECB's euro foreign exchange reference rates (keyless). Datasets: `hist`, every working day since 1999 (one
+ * call, a ZIP of about 600 KB); `daily`, the latest day. Without a dataset, a store that holds the history gets
+ * only the days after its last one from the daily file, and a store without it (or too far behind) the history.
+ */
+export const ecbProvider: Provider = {
+  name: "ecb",
+  datasets: ["hist", "daily"],
+  async fetch(query: IngestQuery, http: ProviderHttp, state: string | undefined): Promise<IngestPlan> {
+    const last = readState(state);
+    const notes: string[] = [];
+    const calls0 = http.requests;
+    let dataset = query.dataset;
+    let table: EcbTable;
+    let source: string;
+    if (dataset === undefined && last) {
+      table = await fetchWith(http, dailyFetcher, undefined);
+      source = "eurofxref-daily.xml";
+      const newest = table.days[table.days.length - 1]!.day;
+      if (daysBetween(last.day, newest) > GAP_DAYS) {
+        notes.push(`the store's last fixing is ${last.day} and the daily file's ${newest}: fetching the history`);
+        table = await fetchWith(http, histFetcher, undefined);
+        source = "eurofxref-hist.csv";
+      }
+      dataset = "daily";
+    } else if (dataset === "daily") {
+      table = await fetchWith(http, dailyFetcher, undefined);
+      source = "eurofxref-daily.xml";
+    } else {
+      dataset = "hist";
+      table = await fetchWith(http, histFetcher, undefined);
+      source = "eurofxref-hist.csv";
+    }
+    const fetched = table.days.length;
+    let days = table.days;
+    // An automatic run writes only the days after the last stored one; a named dataset rewrites what it holds.
+    if (query.dataset === undefined && last) days = days.filter((d) => d.day > last.day);
+    if (query.since !== undefined) days = days.filter((d) => d.day >= query.since!);
+    if (days.length < fetched) notes.push(`${fetched} days fetched, ${days.length} new or on or after --since`);
+    if (days.length === 0) notes.push("no fixing to write");
+    const symbols = query.symbols ? new Set(query.symbols.map((s) => s.toUpperCase())) : undefined;
+    const newest = days[days.length - 1];
+    let loads = ecbLoads({ currencies: table.currencies, days }, source, { previous: last, symbols });
+    if (newest && last && newest.day < last.day) {
+      // A quote never goes back in time: the store's are from a later fixing than any this run wrote.
+      loads = loads.filter((l) => l.kind !== "quotes");
+      notes.push(`quotes left as they are: the store's are of ${last.day}, after ${newest.day}`);
+    }
+    const nextState =
+      newest && (!last || newest.day >= last.day)
+        ? JSON.stringify({ day: newest.day, rates: newest.rates } satisfies EcbLast)
+        : undefined;
+    return { dataset, calls: http.requests - calls0, loads, nextState, notes };
+  },
+};
