@@ -222,6 +222,17 @@ export const CONFIG_REFERENCE: Record<keyof z.input<typeof envSchema>, ConfigRef
       "`npm run ingest -- ecb`: base URL of the ECB's euro reference rates (`/stats/eurofxref/…` below it); " +
       "a mirror or a local copy (see [providers.md](providers.md))",
   },
+  MDG_PROVIDER_SEC_URL: {
+    meaning: "`npm run ingest -- sec`: base URL of SEC EDGAR's `www.sec.gov` (`/files/company_tickers_exchange.json`)",
+  },
+  MDG_PROVIDER_SEC_DATA_URL: {
+    meaning: "`npm run ingest -- sec`: base URL of SEC EDGAR's `data.sec.gov` (submissions, company facts)",
+  },
+  MDG_SEC_USER_AGENT: {
+    meaning:
+      "`npm run ingest -- sec`: the `User-Agent` the SEC requires of every caller, naming the operator and an " +
+      "e-mail address (`Example Corp admin@example.com`); without it `sec` refuses to run",
+  },
   MDG_PROVIDER_TIMEOUT_MS: {
     meaning: "`npm run ingest`: longest one call to a provider may take, its body included, before it is retried",
   },

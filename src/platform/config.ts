@@ -319,6 +319,12 @@ export const envSchema = z.object({
   MDG_UPSTREAM_CACHE_MB: envNumber({ fallback: 64, min: 0.01, max: 64 * 1024, fraction: true, unit: "MiB" }),
   /** Public data providers of `npm run ingest` (docs/providers.md): one base URL per host a provider calls. */
   MDG_PROVIDER_ECB_URL: providerUrl("https://www.ecb.europa.eu"),
+  MDG_PROVIDER_SEC_URL: providerUrl("https://www.sec.gov"),
+  MDG_PROVIDER_SEC_DATA_URL: providerUrl("https://data.sec.gov"),
+  MDG_SEC_USER_AGENT: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim())),
   MDG_PROVIDER_TIMEOUT_MS: envNumber({ fallback: 60_000, min: 1, max: 10 * MINUTE_MS, unit: "milliseconds" }),
   MDG_PROVIDER_RETRIES: envNumber({ fallback: 3, min: 0, max: 10 }),
 });
@@ -402,7 +408,9 @@ export interface Config {
 /** The public data providers `npm run ingest` calls (src/sources/providers/). */
 export interface ProvidersConfig {
   /** Base URL of each host, by provider (and host, for a provider with several: `sec`, `secData`). */
-  urls: { ecb: string };
+  urls: { ecb: string; sec: string; secData: string };
+  /** The `User-Agent` the SEC requires of every caller (a name and an e-mail address); unset: `sec` refuses to run. */
+  secUserAgent: string | undefined;
   /** Longest one attempt may take, the body included. */
   timeoutMs: number;
   /** Attempts after the first, for a 429, a 5xx, a timeout or a network error. */
@@ -607,7 +615,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       cacheBytes: Math.round(e.MDG_UPSTREAM_CACHE_MB * 2 ** 20),
     },
     providers: {
-      urls: { ecb: e.MDG_PROVIDER_ECB_URL },
+      urls: { ecb: e.MDG_PROVIDER_ECB_URL, sec: e.MDG_PROVIDER_SEC_URL, secData: e.MDG_PROVIDER_SEC_DATA_URL },
+      secUserAgent: e.MDG_SEC_USER_AGENT,
       timeoutMs: e.MDG_PROVIDER_TIMEOUT_MS,
       retries: e.MDG_PROVIDER_RETRIES,
     },

@@ -15,7 +15,7 @@ import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { type Config, loadConfig } from "../../platform/config";
 import type { ImportSink } from "../../domain/ports/source.import";
-import { PROVIDERS, providerHttp } from "../../sources/providers/provider.registry";
+import { PROVIDERS, providerHttp, ProviderSetupError } from "../../sources/providers/provider.registry";
 import type { ProviderHttp } from "../../sources/providers/provider.http";
 import type { IngestQuery } from "../../sources/providers/provider.types";
 import { ImportSetupError } from "../import/import.kinds";
@@ -35,7 +35,8 @@ Without a dataset, the provider fetches its history the first time, then only wh
 
 Options:
   --since YYYY-MM-DD  only rows on or after this day
-  --symbols A,B       only these symbols (ecb: pairs such as EURUSD,USDJPY; the rates table takes every currency)
+  --symbols A,B       only these symbols (ecb: pairs such as EURUSD,USDJPY, the rates table taking every currency;
+                      sec: tickers)
   --max-errors N      stop after N rejected rows (default ${DEFAULT_MAX_ERRORS}); exit code 1
   --report PATH       the rejection reports, one per kind (default ingest-rejections.csv: ingest-rejections.fx.csv, …)
 
@@ -164,7 +165,8 @@ export async function main(argv: readonly string[], deps: IngestCliDeps): Promis
     if (result.imports.length === 0) deps.out.error(`${provider.name} ${result.dataset}: nothing new`);
     return result.exitCode;
   } catch (e) {
-    deps.out.error(`${PROGRAM}: ${e instanceof ImportSetupError ? "" : "failed: "}${messageOf(e)}`);
+    const known = e instanceof ImportSetupError || e instanceof ProviderSetupError;
+    deps.out.error(`${PROGRAM}: ${known ? "" : "failed: "}${messageOf(e)}`);
     return EXIT_FAILURE;
   }
 }
