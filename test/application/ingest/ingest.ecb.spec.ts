@@ -177,6 +177,12 @@ describe("npm run ingest -- ecb", () => {
       await t.close();
     }
 
+    // The daily file named again: the same day is rewritten as it was, its previous close kept.
+    const named = await ingest(store, ["ecb", "daily"]);
+    expect(named.code).toBe(0);
+    expect(counts(named.text, "quotes")).toEqual({ inserted: 0, changed: 0, unchanged: 59 });
+    expect(counts(named.text, "daily-bars")).toEqual({ inserted: 0, changed: 0, unchanged: 59 });
+
     // Once more: the daily file holds nothing after the last stored day.
     const before = snapshot(store);
     const nothing = await ingest(store, ["ecb"]);

@@ -3,10 +3,14 @@ import { isIsoCurrency, unixOfDay } from "../../../domain/fx/fx.service";
 import type { IngestLoad, IngestRecord } from "../../../domain/ports/source.ingest";
 import type { EcbDay, EcbTable } from "./ecb.rates";
 
-/** The last day a run wrote, kept for the next: its day cuts the next daily run, its rates give previous closes. */
+/**
+ * The last day a run wrote, kept for the next: its day cuts the next daily run, its rates (and the fixing before
+ * it, `before`) give the previous closes of a run that fetched a single day.
+ */
 export interface EcbLast {
   day: string;
   rates: Record<string, string>;
+  before?: { day: string; rates: Record<string, string> };
 }
 
 /** The exchange forex pairs list on, created when the store lacks it (the sample's own definition). */
@@ -68,7 +72,7 @@ export function ecbPairs(currencies: readonly string[], symbols?: ReadonlySet<st
 export function ecbLoads(
   table: EcbTable,
   source: string,
-  opts: { previous?: EcbLast; symbols?: ReadonlySet<string> } = {},
+  opts: { previous?: readonly { day: string; rates: Record<string, string> }[]; symbols?: ReadonlySet<string> } = {},
 ): IngestLoad[] {
   const { days, currencies } = table;
   const pairs = ecbPairs(currencies, opts.symbols).filter((p) => days.some((d) => close(p, d.rates) !== undefined));
@@ -103,7 +107,11 @@ export function ecbLoads(
     }
     if (!last) continue;
     const c = close(p, last.rates)!;
-    if (before === undefined && opts.previous && opts.previous.day < last.day) before = close(p, opts.previous.rates);
+    if (before === undefined) {
+      // The latest kept fixing before this one (the day itself may be fetched again).
+      const kept = (opts.previous ?? []).filter((k) => k.day < last!.day).sort((a, b) => (a.day < b.day ? 1 : -1));
+      for (const k of kept) if ((before = close(p, k.rates)) !== undefined) break;
+    }
     quotes.push({
       row: last.row,
       values: { symbol: p.symbol, t: unixOfDay(last.day), o: c, h: c, l: c, c, pc: before ?? c, v: 0 },

@@ -70,16 +70,23 @@ export const ecbProvider: Provider = {
     if (days.length === 0) notes.push("no fixing to write");
     const symbols = query.symbols ? new Set(query.symbols.map((s) => s.toUpperCase())) : undefined;
     const newest = days[days.length - 1];
-    let loads = ecbLoads({ currencies: table.currencies, days }, source, { previous: last, symbols });
+    const kept = last ? [{ day: last.day, rates: last.rates }, ...(last.before ? [last.before] : [])] : [];
+    let loads = ecbLoads({ currencies: table.currencies, days }, source, { previous: kept, symbols });
     if (newest && last && newest.day < last.day) {
       // A quote never goes back in time: the store's are from a later fixing than any this run wrote.
       loads = loads.filter((l) => l.kind !== "quotes");
       notes.push(`quotes left as they are: the store's are of ${last.day}, after ${newest.day}`);
     }
-    const nextState =
-      newest && (!last || newest.day >= last.day)
-        ? JSON.stringify({ day: newest.day, rates: newest.rates } satisfies EcbLast)
-        : undefined;
+    let nextState: string | undefined;
+    if (newest && (!last || newest.day >= last.day)) {
+      // The fixing before the newest: the run's own day before it, or the latest one kept that is older.
+      const before = [...days.slice(0, -1).slice(-1), ...kept]
+        .filter((k) => k.day < newest.day)
+        .sort((a, b) => (a.day < b.day ? 1 : -1))[0];
+      const state: EcbLast = { day: newest.day, rates: newest.rates };
+      if (before) state.before = { day: before.day, rates: before.rates };
+      nextState = JSON.stringify(state);
+    }
     return { dataset, calls: http.requests - calls0, loads, nextState, notes };
   },
 };
