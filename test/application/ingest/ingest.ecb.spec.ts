@@ -191,6 +191,28 @@ describe("npm run ingest -- ecb", () => {
     expect(snapshot(store)).toBe(before);
   });
 
+  it("fetches the history too when the store's last fixing is days behind the daily file's, writing both", async () => {
+    const store = newStore();
+    // A history recorded up to 2022-06-30: its last line is the one of 2022-06-30.
+    const upTo = (day: string) => {
+      const [header, ...lines] = HIST_CSV.toString("utf8").trimEnd().split("\n");
+      return Buffer.from([header, ...lines.filter((l) => l.slice(0, 10) <= day)].join("\n") + "\n");
+    };
+    server.route(HIST, serve(zipOf("eurofxref-hist.csv", upTo("2022-06-30")), "application/zip"));
+    expect((await ingest(store, ["ecb"])).code).toBe(0);
+    server.route(HIST, serve(zipOf("eurofxref-hist.csv", HIST_CSV), "application/zip"));
+    server.hits.clear();
+    const run = await ingest(store, ["ecb"]);
+    expect(run.code).toBe(0);
+    expect(run.text).toContain("the store's last fixing is 2022-06-30 and the daily file's 2022-07-08");
+    expect([server.hits.get(DAILY), server.hits.get(HIST)]).toEqual([1, 1]);
+    // 2022-07-01 to 2022-07-07 from the history, 2022-07-08 from the daily file.
+    expect(counts(run.text, "fx")).toEqual({ inserted: 31 * 6, changed: 0, unchanged: 0 });
+    expect(query(store, `SELECT max(day) AS day FROM fx_daily WHERE currency = 'EUR'`)).toEqual([
+      { day: "2022-07-08" },
+    ]);
+  });
+
   it("waits out a 429's Retry-After and then ingests", async () => {
     const zip = zipOf("eurofxref-hist.csv", HIST_CSV);
     server.route(HIST, (res, hit) => {

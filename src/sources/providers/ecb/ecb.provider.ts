@@ -49,8 +49,15 @@ export const ecbProvider: Provider = {
       const newest = table.days[table.days.length - 1]!.day;
       if (daysBetween(last.day, newest) > GAP_DAYS) {
         notes.push(`the store's last fixing is ${last.day} and the daily file's ${newest}: fetching the history`);
-        table = await fetchWith(http, histFetcher, undefined);
-        source = "eurofxref-hist.csv";
+        const daily = table;
+        const hist = await fetchWith(http, histFetcher, undefined);
+        // The history may not have the daily file's day yet (it is published later): both, the history first.
+        const later = daily.days.filter((d) => !hist.days.some((h) => h.day === d.day));
+        table = {
+          currencies: [...new Set([...hist.currencies, ...daily.currencies])],
+          days: [...hist.days, ...later],
+        };
+        source = "eurofxref-hist.csv and eurofxref-daily.xml";
       }
       dataset = "daily";
     } else if (dataset === "daily") {
