@@ -15,6 +15,8 @@ const AGENT = "Example Research ops@example.com";
 let dir: string;
 let server: ProviderServer;
 const agents: (string | undefined)[] = [];
+/** What the local www.sec.gov answers for the tickers file. */
+let body: Buffer | string = FILE;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "mdg-ingest-sec-"));
@@ -27,7 +29,7 @@ beforeAll(async () => {
         res.end();
         return;
       }
-      serve(FILE, "application/json")(res, hit, req);
+      serve(body, "application/json")(res, hit, req);
     },
   });
 });
@@ -103,6 +105,23 @@ describe("npm run ingest -- sec tickers", () => {
     );
     expect(agents.length).toBe(before);
     expect(existsSync(store)).toBe(false);
+  });
+
+  it("fails on a body that is not the tickers file, with a clear error, writing nothing", async () => {
+    const store = join(dir, "d", "market.db");
+    try {
+      body = "<html><title>SEC.gov | Request Rate Threshold Exceeded</title></html>";
+      const html = await ingest(store, ["sec"]);
+      expect(html.code).toBe(1);
+      expect(html.text).toBe(`ingest: failed: sec: ${TICKERS}: not JSON`);
+      body = '{"fields":["cik","title"],"data":[]}';
+      expect((await ingest(store, ["sec"])).text).toContain(
+        'sec: /files/company_tickers_exchange.json: expected {"fields":["cik","name","ticker","exchange"],"data":[…]}',
+      );
+      expect(existsSync(store)).toBe(false);
+    } finally {
+      body = FILE;
+    }
   });
 
   it("takes only the tickers --symbols names", async () => {
