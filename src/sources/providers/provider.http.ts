@@ -71,6 +71,13 @@ export function retryAfterMs(value: string | string[] | undefined, nowMs: number
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** What the client waits with and draws jitter from: the real clock and timers unless a test gives its own. */
+export interface ProviderHttpDeps {
+  random?: () => number;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
 /** Why one attempt failed, and whether another may succeed. */
 interface Failure {
   reason: string;
@@ -93,9 +100,17 @@ export class ProviderHttp {
 
   constructor(
     readonly options: ProviderHttpOptions,
-    private readonly random: () => number = Math.random,
+    private readonly deps: ProviderHttpDeps = {},
   ) {
     this.base = new URL(options.baseUrl.replace(/\/+$/, "") + "/");
+  }
+
+  private now(): number {
+    return (this.deps.now ?? Date.now)();
+  }
+
+  private wait(ms: number): Promise<void> {
+    return (this.deps.sleep ?? sleep)(ms);
   }
 
   /** The URL of `path` under the base URL (a base path of a mirror kept), with `query`. */
@@ -112,7 +127,7 @@ export class ProviderHttp {
     const attempts = o.retries + 1;
     let last: Failure | undefined;
     for (let attempt = 0; attempt < attempts; attempt++) {
-      if (attempt > 0) await sleep(this.backoff(attempt, last));
+      if (attempt > 0) await this.wait(this.backoff(attempt, last));
       await this.slot();
       const outcome = await this.attempt(url);
       if ("body" in outcome) return outcome;
@@ -133,17 +148,17 @@ export class ProviderHttp {
   /** Waits for this client's next turn under the provider's rate limit. */
   private async slot(): Promise<void> {
     const gap = 1000 / this.options.perSecond;
-    const now = Date.now();
+    const now = this.now();
     const at = Math.max(now, this.nextSlot);
     this.nextSlot = at + gap;
-    if (at > now) await sleep(at - now);
+    if (at > now) await this.wait(at - now);
   }
 
   private backoff(attempt: number, last: Failure | undefined): number {
     if (last?.waitMs !== undefined) return last.waitMs;
     const base = this.options.retryBaseMs ?? 500;
     const max = this.options.retryMaxMs ?? 10_000;
-    return Math.floor(this.random() * Math.min(max, base * 2 ** (attempt - 1)));
+    return Math.floor((this.deps.random ?? Math.random)() * Math.min(max, base * 2 ** (attempt - 1)));
   }
 
   private async attempt(url: URL): Promise<ProviderResponse | Failure> {
@@ -164,7 +179,7 @@ export class ProviderHttp {
     if (status < 200 || status >= 300) {
       // The socket is reused only once the body is consumed; an error page is not worth reading.
       await res.body.dump().catch(() => undefined);
-      const wait = retryAfterMs(res.headers["retry-after"], Date.now());
+      const wait = retryAfterMs(res.headers["retry-after"], this.now());
       if (status === 429) return { reason: "429 Too Many Requests", retryable: true, status, waitMs: wait };
       if (status >= 500) return { reason: `answered ${status}`, retryable: true, status, waitMs: wait };
       const hint = status === 401 || status === 403 ? " (a key or a User-Agent refused?)" : "";

@@ -22,7 +22,7 @@ function client(retries = 2): ProviderHttp {
       perSecond: 1_000,
       secrets: [KEY],
     },
-    () => 0.5,
+    { random: () => 0.5 },
   );
 }
 
@@ -90,6 +90,39 @@ describe("ProviderHttp", () => {
     });
     const e = await failure(client(1).get("/down"));
     expect(e.message).toBe("demo: GET /base/down: answered 502 after 2 attempts");
+  });
+});
+
+describe("ProviderHttp's waits", () => {
+  /** A client on a clock that never moves, recording every wait it asks for instead of waiting. */
+  function recording(perSecond: number, retries = 0) {
+    const waits: number[] = [];
+    const http = new ProviderHttp(
+      { provider: "demo", baseUrl: server.url, timeoutMs: 5_000, retries, retryBaseMs: 400, perSecond },
+      { random: () => 0.5, now: () => 1_000_000, sleep: async (ms) => void waits.push(ms) },
+    );
+    return { http, waits };
+  }
+
+  it("spaces calls to the provider's rate: 10 a second is one every 100 ms", async () => {
+    server.route("/ok", serve("ok", "text/plain"));
+    const { http, waits } = recording(10);
+    await Promise.all([http.get("/ok"), http.get("/ok"), http.get("/ok")]);
+    expect(waits).toEqual([100, 200]);
+    expect(server.hits.get("/ok")).toBe(3);
+  });
+
+  it("waits a 429's Retry-After exactly, and a 5xx's full-jitter backoff", async () => {
+    server.route("/busy", (res, hit, req) => {
+      if (hit === 0) res.writeHead(429, { "retry-after": "2" }).end();
+      else if (hit === 1) res.writeHead(500).end();
+      else serve("ok", "text/plain")(res, hit, req);
+    });
+    const { http, waits } = recording(1_000, 2);
+    await http.get("/busy");
+    // The 2 s asked, then the rate's turn (1 ms apart on a clock that does not move); the second retry's backoff,
+    // half (the jitter drawn) of min(max, 400 ms × 2), then the next turn.
+    expect(waits).toEqual([2_000, 1, 400, 2]);
   });
 });
 
