@@ -48,6 +48,8 @@ export interface ImportSummary {
   stopped: boolean;
   /** The report file, when a row was rejected. */
   report?: string;
+  /** Rows of other kinds a file also wrote (a Ghostfolio export's securities). */
+  also: Record<string, { inserted: number; changed: number; unchanged: number }>;
 }
 
 /** A cell of the rejection report, quoted when it must be. */
@@ -96,11 +98,13 @@ export async function runImport(
     unchanged: 0,
     rejected: 0,
     stopped: false,
+    also: {},
   };
   const report = new RejectionReport(opts.reportPath);
   const batchRows = opts.batchRows ?? DEFAULT_BATCH_ROWS;
   const inputs: readonly ImportInput[] =
-    opts.inputs ?? opts.files.map((f) => ({ name: basename(f), size: statSync(f).size, open: () => openInput(f) }));
+    opts.inputs ??
+    opts.files.map((f) => ({ name: basename(f), size: statSync(f).size, open: () => openInput(f, opts.format) }));
   const totalBytes = inputs.reduce((n, i) => n + i.size, 0);
   let doneBytes = 0;
   let input: InputFile | undefined;
@@ -145,6 +149,7 @@ export async function runImport(
       };
       read: for await (const run of input.records) {
         for (const rec of run) {
+          if (plan.skip?.(rec.values)) continue;
           summary.rows++;
           if (typeof rec.values.__error === "string") {
             await reject(rec.row, "", "", rec.values.__error);
@@ -166,6 +171,13 @@ export async function runImport(
       }
       // The rows validated before the limit was reached go in too: a rerun after fixing the file resumes from them.
       await flush();
+      const also = plan.also?.();
+      if (also) {
+        const sum = (summary.also[also.kind] ??= { inserted: 0, changed: 0, unchanged: 0 });
+        sum.inserted += also.counts.inserted;
+        sum.changed += also.counts.changed;
+        sum.unchanged += also.counts.unchanged;
+      }
       doneBytes += input.size;
       progress.update({ ...state(summary), bytes: doneBytes, totalBytes });
       if (summary.stopped) break;
@@ -196,6 +208,9 @@ export function summaryLines(s: ImportSummary, dryRun: boolean): string[] {
         " (dry run: nothing written)"
       : `${s.kind}: ${s.inserted} inserted, ${s.changed} changed, ${s.unchanged} unchanged, ${s.rejected} rejected`,
   ];
+  for (const [kind, c] of Object.entries(s.also)) {
+    lines.push(`${kind}: ${c.inserted} inserted, ${c.changed} changed, ${c.unchanged} unchanged`);
+  }
   if (s.report) lines.push(`rejected rows: ${s.report}`);
   if (s.stopped)
     lines.push(`stopped after ${s.rejected} rejected rows (--max-errors); the batches before stay written`);

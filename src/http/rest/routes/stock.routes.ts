@@ -111,6 +111,9 @@ export const STOCK_ROUTES: readonly RouteEntry[] = [
         price: null,
       },
     },
+    emptyAnswer:
+      "the reported quarters there are (fewer than four), `asOf` of the latest or null, `ttm`, `balanceSheet`, " +
+      "`ratios`, `price` null; with four quarters but no price, `price` and the price ratios null",
     singleSecurity: true,
   }),
   route({
@@ -123,6 +126,8 @@ export const STOCK_ROUTES: readonly RouteEntry[] = [
     shape: (d) => present(d.stock.dividendEstimate, "dividend estimate"),
     response: dividendEstimateResponse,
     examples: (s) => ({ stock: example("The first stock", { symbol: s.stock }) }),
+    emptyAnswer:
+      "`dividends: []`, `total: 0`, `frequency: null` (none), the window, a `method` saying nothing is estimated",
     singleSecurity: true,
   }),
 ];
