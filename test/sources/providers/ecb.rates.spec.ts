@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseHistCsv, parseRatesXml } from "../../../src/sources/providers/ecb/ecb.rates";
 import { ecbLoads } from "../../../src/sources/providers/ecb/ecb.loads";
+import { missedFixings } from "../../../src/sources/providers/ecb/ecb.provider";
 
 const FIXTURES = join(__dirname, "..", "..", "fixtures", "providers", "ecb");
 
@@ -58,5 +59,21 @@ describe("the ECB's files", () => {
     expect(() => parseRatesXml("<Cube><Cube time='2022-07-08'><Cube currency='JPY' rate='1'/></Cube></Cube>")).toThrow(
       "no USD",
     );
+  });
+});
+
+describe("missedFixings", () => {
+  it("sees a working day without its fixing, and not weekends or TARGET holidays", () => {
+    expect(missedFixings("2022-07-07", "2022-07-08")).toBe(false);
+    // Friday to Monday: a weekend.
+    expect(missedFixings("2022-07-01", "2022-07-04")).toBe(false);
+    // Friday to Tuesday: Monday was missed.
+    expect(missedFixings("2022-07-01", "2022-07-05")).toBe(true);
+    // Maundy Thursday to the Tuesday after Easter 2022: Good Friday and Easter Monday are closed.
+    expect(missedFixings("2022-04-14", "2022-04-19")).toBe(false);
+    expect(missedFixings("2024-03-28", "2024-04-02")).toBe(false);
+    // 23 to 27 December 2021: 24 December, a Friday, was open (Christmas fell on the weekend).
+    expect(missedFixings("2021-12-23", "2021-12-27")).toBe(true);
+    expect(missedFixings("2022-12-23", "2022-12-27")).toBe(false);
   });
 });

@@ -7,14 +7,46 @@ import type { EcbTable } from "./ecb.rates";
 /** The ECB publishes no request limit; two a second is far below what a browser asks of the same site. */
 export const ECB_PER_SECOND = 2;
 
-/**
- * More calendar days than this between the last stored fixing and the daily file's means fixings were missed
- * (the longest run without one is Easter's four days): the history is fetched to fill the gap.
- */
-const GAP_DAYS = 4;
+const DAY_MS = 86_400_000;
 
-function daysBetween(a: string, b: string): number {
-  return (Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86_400_000;
+/** Easter Sunday of a year (the Gregorian computus, Meeus/Jones/Butcher), as a UTC day. */
+function easter(year: number): number {
+  const a = year % 19;
+  const b = Math.floor(year / 100);
+  const c = year % 100;
+  const d = Math.floor(b / 4);
+  const e = b % 4;
+  const f = Math.floor((b + 8) / 25);
+  const g = Math.floor((b - f + 1) / 3);
+  const h = (19 * a + b - d - g + 15) % 30;
+  const i = Math.floor(c / 4);
+  const k = c % 4;
+  const l = (32 + 2 * e + 2 * i - h - k) % 7;
+  const m = Math.floor((a + 11 * h + 22 * l) / 451);
+  const month = Math.floor((h + l - 7 * m + 114) / 31);
+  const day = ((h + l - 7 * m + 114) % 31) + 1;
+  return Date.UTC(year, month - 1, day);
+}
+
+/** Whether the ECB publishes rates on `t` (a UTC day): a weekday that is no TARGET closing day. */
+function isFixingDay(t: number): boolean {
+  const at = new Date(t);
+  const weekday = at.getUTCDay();
+  if (weekday === 0 || weekday === 6) return false;
+  const md = at.toISOString().slice(5, 10);
+  if (md === "01-01" || md === "05-01" || md === "12-25" || md === "12-26") return false;
+  const e = easter(at.getUTCFullYear());
+  return t !== e - 2 * DAY_MS && t !== e + DAY_MS;
+}
+
+/**
+ * Whether the ECB published rates between two days (both excluded) that a store holding `last` lacks: a daily file
+ * then cannot bring it up to date, and the history is fetched instead.
+ */
+export function missedFixings(last: string, newest: string): boolean {
+  const end = Date.parse(`${newest}T00:00:00Z`);
+  for (let t = Date.parse(`${last}T00:00:00Z`) + DAY_MS; t < end; t += DAY_MS) if (isFixingDay(t)) return true;
+  return false;
 }
 
 function readState(state: string | undefined): EcbLast | undefined {
@@ -31,7 +63,8 @@ function readState(state: string | undefined): EcbLast | undefined {
 /**
  * The ECB's euro foreign exchange reference rates (keyless). Datasets: `hist`, every working day since 1999 (one
  * call, a ZIP of about 600 KB); `daily`, the latest day. Without a dataset, a store that holds the history gets
- * only the days after its last one from the daily file, and a store without it (or too far behind) the history.
+ * only the days after its last one from the daily file, and a store without it (or missing a fixing before the
+ * daily file's) the history.
  */
 export const ecbProvider: Provider = {
   name: "ecb",
@@ -47,7 +80,7 @@ export const ecbProvider: Provider = {
       table = await fetchWith(http, dailyFetcher, undefined);
       source = "eurofxref-daily.xml";
       const newest = table.days[table.days.length - 1]!.day;
-      if (daysBetween(last.day, newest) > GAP_DAYS) {
+      if (missedFixings(last.day, newest)) {
         notes.push(`the store's last fixing is ${last.day} and the daily file's ${newest}: fetching the history`);
         const daily = table;
         const hist = await fetchWith(http, histFetcher, undefined);
