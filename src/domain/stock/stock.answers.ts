@@ -1,11 +1,45 @@
 import type { RequestContext } from "../request.context";
 import { candlesOf } from "../candle/candle.service";
 import type { CandleRangeArgs, Candles } from "../candle/candle.types";
-import { annualDividendsOf, dividendEstimateOf, dividendsOf } from "../dividend/dividend.service";
+import { annualDividendsOf, dividendEstimateOf, dividendsOf, isKnownOn, todayOf } from "../dividend/dividend.service";
+import { unixOfDay } from "../fx/fx.service";
 import type { AnnualDividends, Dividend, DividendEstimate } from "../dividend/dividend.types";
 import type { SecurityRef } from "../instrument/instrument.service";
 import { financialsTtmOf, getStock } from "./stock.service";
 import type { FinancialsTtm, Stock } from "./stock.types";
+
+/**
+ * The company's profile as the store holds it: identity, classification, the latest quote's price, its change and
+ * average volume, the 52-week range of the daily bars, and the latest dividend. Null where the store has no value.
+ */
+export interface StockProfile {
+  symbol: string;
+  companyName: string;
+  /** The listing's currency: of `price`, `changes` and the range. */
+  currency: string;
+  isin: string | null;
+  cusip: string | null;
+  exchange: string;
+  sector: string | null;
+  industry: string | null;
+  country: string | null;
+  website: string | null;
+  description: string | null;
+  /** `YYYY-MM-DD`. */
+  ipo: string | null;
+  isActivelyTrading: boolean;
+  isAdr: boolean;
+  /** In the reporting currency. */
+  marketCapitalization: number | null;
+  price: number | null;
+  changes: number | null;
+  volAvg: number | null;
+  /** Lowest low and highest high of the daily bars of the 365 days to the latest quote; null without bars. */
+  yearLow: number | null;
+  yearHigh: number | null;
+  /** Per share, in the dividend's currency (the reporting currency as a rule); 0 for a stock that has paid none. */
+  lastDiv: number;
+}
 
 /** Every answer about a stock, as the resolvers ask for them (the answer level: see etf/etf.answers.ts). */
 export interface StockAnswers {
@@ -18,6 +52,46 @@ export interface StockAnswers {
   /** In the dividends' currency, or converted into `currency`. */
   annualDividends(ctx: RequestContext, stock: Stock, currency?: string | null): Promise<AnnualDividends>;
   dividendEstimate(ctx: RequestContext, stock: Stock): Promise<DividendEstimate>;
+  profile(ctx: RequestContext, stock: Stock): Promise<StockProfile>;
+}
+
+const YEAR_SECONDS = 365 * 86_400;
+
+/** One query for the year's bars, one for the dividends (both batched with their kind across the request). */
+async function profileOf(ctx: RequestContext, stock: Stock): Promise<StockProfile> {
+  const { listing, security: s, quote } = stock.row;
+  const to = quote ? quote.t : unixOfDay(todayOf(ctx));
+  const [bars, dividends] = await Promise.all([
+    ctx.loaders.dailyBars.load({ listingId: listing.id, from: to - YEAR_SECONDS, to }),
+    ctx.loaders.dividends.load(s.id),
+  ]);
+  const today = todayOf(ctx);
+  const paid = dividends.filter((d) => d.exDate <= today && isKnownOn(d, today));
+  const last = paid[paid.length - 1];
+  return {
+    symbol: listing.symbol,
+    companyName: s.name,
+    currency: listing.currency,
+    isin: s.isin,
+    cusip: s.cusip,
+    exchange: listing.exchange,
+    sector: s.sector,
+    industry: s.industry,
+    country: s.country,
+    website: s.website,
+    description: s.description,
+    ipo: s.ipoDate,
+    isActivelyTrading: s.isActive,
+    isAdr: s.isAdr,
+    marketCapitalization: s.marketCap,
+    price: quote ? quote.c : null,
+    // As the quote's `d`: the difference of two stored prices, rid of binary noise.
+    changes: quote ? Math.round((quote.c - quote.pc) * 1e10) / 1e10 : null,
+    volAvg: quote ? quote.avgVolume : null,
+    yearLow: bars.length ? Math.min(...bars.map((b) => b.l)) : null,
+    yearHigh: bars.length ? Math.max(...bars.map((b) => b.h)) : null,
+    lastDiv: last ? last.amount : 0,
+  };
 }
 
 /** The answers computed by the domain services from a row store's rows. */
@@ -31,4 +105,5 @@ export const ROW_STORE_STOCK_ANSWERS: StockAnswers = Object.freeze({
   annualDividends: (ctx: RequestContext, stock: Stock, currency?: string | null) =>
     annualDividendsOf(ctx, stock.row, currency),
   dividendEstimate: (ctx: RequestContext, stock: Stock) => dividendEstimateOf(ctx, stock.row),
+  profile: profileOf,
 });

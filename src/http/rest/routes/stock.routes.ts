@@ -1,7 +1,11 @@
 import { z } from "zod";
 import { InternalError } from "../../../platform/errors";
 import { currencyField, securityRefBody, securityRefWith, securityVariables } from "../rest.body";
-import { FinancialsTtmDocument, StockDividendEstimateDocument } from "../rest.operations.generated";
+import {
+  FinancialsTtmDocument,
+  StockDividendEstimateDocument,
+  StockProfileDocument,
+} from "../rest.operations.generated";
 import { example } from "../rest.examples";
 import { route, VERSIONS, type RouteEntry } from "../rest.route";
 import { day, gqlObject, unixSeconds } from "../rest.response";
@@ -77,6 +81,83 @@ const financialsTtmResponse = gqlObject("FinancialsTtm", {
 
 const stockRefBody = securityRefBody.transform(securityVariables);
 
+/** The operation `stock/profile` runs; `npm run generate` types it as StockProfileDocument. */
+export const STOCK_PROFILE_OPERATION = /* GraphQL */ `
+  query StockProfile($symbol: String, $isin: String, $cusip: String, $wkn: String) {
+    stock(symbol: $symbol, isin: $isin, cusip: $cusip, wkn: $wkn) {
+      profile {
+        symbol
+        companyName
+        currency
+        isin
+        cusip
+        exchange
+        sector
+        industry
+        country
+        website
+        description
+        ipo
+        isActivelyTrading
+        isAdr
+        marketCapitalization
+        price
+        changes
+        volAvg
+        yearLow
+        yearHigh
+        lastDiv
+      }
+    }
+  }
+`;
+
+const notHeld = (what: string) => z.null().describe(`Always null: the store holds no ${what}`);
+
+/**
+ * The Bavest Python SDK's stock `Profile` model, every key of it (docs/contract.md section 4). Keys of figures the
+ * store does not hold are null rather than invented.
+ */
+const stockProfileResponse = gqlObject("StockProfile", {
+  symbol: z.string(),
+  beta: notHeld("beta"),
+  price: z.number().nullable(),
+  volAvg: z.number().nullable(),
+  lastDiv: z.number(),
+  range: z
+    .string()
+    .nullable()
+    .describe("The 52-week range, `low-high` in the listing's currency (from the daily bars); null without bars"),
+  changes: z.number().nullable(),
+  companyName: z.string(),
+  currency: z.string(),
+  cik: notHeld("SEC CIK"),
+  isin: z.string().nullable(),
+  cusip: z.string().nullable(),
+  exchange: z.string(),
+  exchangeShortName: z.string().describe("MIC-style code of the listing's exchange, as `exchange`"),
+  industry: z.string().nullable(),
+  website: z.string().nullable(),
+  description: z.string().nullable(),
+  ceo: notHeld("chief executive"),
+  sector: z.string().nullable(),
+  country: z.string().nullable(),
+  phone: notHeld("phone number"),
+  address: notHeld("address"),
+  city: notHeld("address"),
+  state: notHeld("address"),
+  zip: notHeld("address"),
+  dcfDiff: notHeld("discounted-cash-flow valuation"),
+  dcf: notHeld("discounted-cash-flow valuation"),
+  isEtf: z.literal(false).describe("Always false: the endpoint answers stocks"),
+  isActivelyTrading: z.boolean(),
+  isAdr: z.boolean(),
+  isFund: z.literal(false).describe("Always false: the endpoint answers stocks"),
+  marketCapitalization: z.number().nullable(),
+  employeeTotal: notHeld("head count"),
+  ipo: day.nullable(),
+});
+
 /** A nullable field of the stock is only null after an error, which execution has already thrown. */
 function present<T>(value: T | null, what: string): T {
   if (value == null) throw new InternalError(`${what}: no data and no error`);
@@ -84,6 +165,59 @@ function present<T>(value: T | null, what: string): T {
 }
 
 export const STOCK_ROUTES: readonly RouteEntry[] = [
+  route({
+    path: "stock/profile",
+    summary:
+      "Profile of a stock in the Bavest SDK's shape: identity, classification, latest price, 52-week range, " +
+      "latest dividend",
+    versions: VERSIONS,
+    scope: "stock",
+    body: stockRefBody,
+    operation: StockProfileDocument,
+    shape: (d) => {
+      const p = present(d.stock.profile, "stock profile");
+      return {
+        symbol: p.symbol,
+        beta: null,
+        price: p.price,
+        volAvg: p.volAvg,
+        lastDiv: p.lastDiv,
+        range: p.yearLow == null || p.yearHigh == null ? null : `${p.yearLow}-${p.yearHigh}`,
+        changes: p.changes,
+        companyName: p.companyName,
+        currency: p.currency,
+        cik: null,
+        isin: p.isin,
+        cusip: p.cusip,
+        exchange: p.exchange,
+        exchangeShortName: p.exchange,
+        industry: p.industry,
+        website: p.website,
+        description: p.description,
+        ceo: null,
+        sector: p.sector,
+        country: p.country,
+        phone: null,
+        address: null,
+        city: null,
+        state: null,
+        zip: null,
+        dcfDiff: null,
+        dcf: null,
+        isEtf: false as const,
+        isActivelyTrading: p.isActivelyTrading,
+        isAdr: p.isAdr,
+        isFund: false as const,
+        marketCapitalization: p.marketCapitalization,
+        employeeTotal: null,
+        ipo: p.ipo,
+      };
+    },
+    response: stockProfileResponse,
+    maxAgeSeconds: 300,
+    examples: (s) => ({ stock: example("The first stock", { symbol: s.stock }) }),
+    singleSecurity: true,
+  }),
   route({
     path: "stock/financials/ttm",
     summary:
