@@ -1,7 +1,15 @@
 import type { RequestContext } from "../request.context";
 import { candlesOf } from "../candle/candle.service";
 import type { CandleRangeArgs, Candles } from "../candle/candle.types";
-import { annualDividendsOf, dividendEstimateOf, dividendsOf, isKnownOn, todayOf } from "../dividend/dividend.service";
+import {
+  annualDividendsOf,
+  dividendEstimateOf,
+  dividendsOf,
+  isCalendarDay,
+  isKnownOn,
+  todayOf,
+} from "../dividend/dividend.service";
+import { InvalidArgumentError } from "../../platform/errors";
 import { unixOfDay } from "../fx/fx.service";
 import type { AnnualDividends, Dividend, DividendEstimate } from "../dividend/dividend.types";
 import type { SecurityRef } from "../instrument/instrument.service";
@@ -41,6 +49,16 @@ export interface StockProfile {
   lastDiv: number;
 }
 
+/** A split as the SDKs name it: `fromFactor` shares became `toFactor` (a 4-for-1 is 1 to 4), whole numbers. */
+export interface StockSplit {
+  /** Of the listing asked for (by ISIN: the primary listing). */
+  symbol: string;
+  /** `YYYY-MM-DD`, the first day traded on the new shares. */
+  date: string;
+  fromFactor: number;
+  toFactor: number;
+}
+
 /** Every answer about a stock, as the resolvers ask for them (the answer level: see etf/etf.answers.ts). */
 export interface StockAnswers {
   get(ctx: RequestContext, ref: SecurityRef): Promise<Stock>;
@@ -53,6 +71,43 @@ export interface StockAnswers {
   annualDividends(ctx: RequestContext, stock: Stock, currency?: string | null): Promise<AnnualDividends>;
   dividendEstimate(ctx: RequestContext, stock: Stock): Promise<DividendEstimate>;
   profile(ctx: RequestContext, stock: Stock): Promise<StockProfile>;
+  /** Oldest first, within [from, to] (days `YYYY-MM-DD`); `to` defaults to today, `from` to the first stored. */
+  splits(ctx: RequestContext, stock: Stock, from?: string | null, to?: string | null): Promise<StockSplit[]>;
+}
+
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+
+/** The smallest whole numbers in the ratio of two stored factors (a 1.5-for-1 is 2 to 3). */
+function wholeFactors(before: number, after: number): { fromFactor: number; toFactor: number } {
+  let scale = 1;
+  while (scale < 1e6 && (!Number.isInteger(before * scale) || !Number.isInteger(after * scale))) scale *= 10;
+  const [a, b] = [Math.round(before * scale), Math.round(after * scale)];
+  const d = gcd(a, b) || 1;
+  return { fromFactor: a / d, toFactor: b / d };
+}
+
+function dayOrThrow(field: string, value: string): string {
+  const v = value.trim();
+  if (!isCalendarDay(v))
+    throw new InvalidArgumentError(`${field}: ${JSON.stringify(value)} is not a date YYYY-MM-DD`, [
+      { field, issue: "invalid date" },
+    ]);
+  return v;
+}
+
+async function splitsOf(
+  ctx: RequestContext,
+  stock: Stock,
+  from?: string | null,
+  to?: string | null,
+): Promise<StockSplit[]> {
+  const lo = from != null ? dayOrThrow("from", from) : "0000-00-00";
+  const hi = to != null ? dayOrThrow("to", to) : todayOf(ctx);
+  if (lo > hi) throw new InvalidArgumentError(`from: ${lo} is after to: ${hi}`, [{ field: "from", issue: "after to" }]);
+  const all = await ctx.loaders.splits.load(stock.row.security.id);
+  return all
+    .filter((s) => s.day >= lo && s.day <= hi)
+    .map((s) => ({ symbol: stock.row.listing.symbol, date: s.day, ...wholeFactors(s.denominator, s.numerator) }));
 }
 
 const YEAR_SECONDS = 365 * 86_400;
@@ -106,4 +161,5 @@ export const ROW_STORE_STOCK_ANSWERS: StockAnswers = Object.freeze({
     annualDividendsOf(ctx, stock.row, currency),
   dividendEstimate: (ctx: RequestContext, stock: Stock) => dividendEstimateOf(ctx, stock.row),
   profile: profileOf,
+  splits: splitsOf,
 });

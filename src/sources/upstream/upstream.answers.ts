@@ -36,6 +36,7 @@ import {
   stockDividendEstimateFetcher,
   stockProfileFetcher,
   stockRef,
+  stockSplitsFetcher,
   toStock,
 } from "./fetchers/stock.fetchers";
 import { UpstreamCalls } from "./upstream.calls";
@@ -167,6 +168,7 @@ export function createUpstreamAnswers(client: UpstreamClient): Answers {
       annualDividends: (ctx, s, currency) => one(ctx, annualDividendsFetcher, { ref: stockRef(s), currency }),
       dividendEstimate: (ctx, s) => one(ctx, stockDividendEstimateFetcher, s),
       profile: (ctx, s) => one(ctx, stockProfileFetcher, s),
+      splits: (ctx, stock, from, to) => one(ctx, stockSplitsFetcher, { stock, from, to }),
     },
     candle: { get: (ctx, args) => candles(ctx, { ref: args, range: args }) },
     crypto: { price: (ctx, symbol) => one(ctx, cryptoPriceFetcher, symbol) },

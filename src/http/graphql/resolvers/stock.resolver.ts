@@ -1,11 +1,13 @@
 import {
   Args,
+  ArgsType,
   Authorized,
   Ctx,
   Field,
   FieldResolver,
   Float,
   ID,
+  Int,
   ObjectType,
   Query,
   Resolver,
@@ -18,7 +20,36 @@ import { listingId } from "../../../domain/instrument/instrument.ids";
 import { DividendRangeArgs, MoneyCurrencyArgs } from "../../../domain/stock/stock.args";
 import { served } from "../../../domain/instrument/instrument.served";
 import { FinancialsTtm, Stock, StockArgs } from "../../../domain/stock/stock.types";
-import type { StockProfile as StockProfileAnswer } from "../../../domain/stock/stock.answers";
+import type {
+  StockProfile as StockProfileAnswer,
+  StockSplit as StockSplitAnswer,
+} from "../../../domain/stock/stock.answers";
+
+@ObjectType({ description: "A stock split: fromFactor shares became toFactor (a 4-for-1 is 1 to 4)" })
+export class StockSplit implements StockSplitAnswer {
+  @Field(() => String, { description: "Symbol of the listing asked for (by ISIN: the primary listing)" })
+  symbol: string;
+
+  @Field(() => String, { description: "First day traded on the new shares, YYYY-MM-DD" })
+  date: string;
+
+  @Field(() => Int, { description: "Shares before, a whole number (1 in a 4-for-1)" })
+  fromFactor: number;
+
+  @Field(() => Int, {
+    description: "Shares after, a whole number (4 in a 4-for-1; less than fromFactor in a reverse split)",
+  })
+  toFactor: number;
+}
+
+@ArgsType()
+export class SplitRangeArgs {
+  @Field(() => String, { nullable: true, description: "First day, YYYY-MM-DD; default: the first split stored" })
+  from?: string | null;
+
+  @Field(() => String, { nullable: true, description: "Last day, YYYY-MM-DD; default: today (UTC)" })
+  to?: string | null;
+}
 
 @ObjectType({
   description:
@@ -150,6 +181,19 @@ export class StockResolver {
   })
   profile(@Root() stock: Stock, @Ctx() ctx: Context): Promise<StockProfile> {
     return ctx.answers.stock.profile(ctx, stock);
+  }
+
+  @Authorized("stock")
+  @FieldResolver(() => [StockSplit], {
+    nullable: true,
+    description: "Splits of the stock, oldest first; an empty list for a stock that has none in the range",
+  })
+  splits(
+    @Root() stock: Stock,
+    @Args(() => SplitRangeArgs) args: SplitRangeArgs,
+    @Ctx() ctx: Context,
+  ): Promise<StockSplit[]> {
+    return ctx.answers.stock.splits(ctx, stock, args.from, args.to);
   }
 
   @Authorized("stock")

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { InternalError } from "../../../platform/errors";
-import { currencyField, securityRefBody, securityRefWith, securityVariables } from "../rest.body";
+import { currencyField, sdkDayField, securityRefBody, securityRefWith, securityVariables } from "../rest.body";
 import {
   FinancialsTtmDocument,
   StockDividendEstimateDocument,
   StockProfileDocument,
+  StockSplitsDocument,
 } from "../rest.operations.generated";
 import { example } from "../rest.examples";
 import { route, VERSIONS, type RouteEntry } from "../rest.route";
@@ -112,6 +113,35 @@ export const STOCK_PROFILE_OPERATION = /* GraphQL */ `
   }
 `;
 
+/** The operation `stock/split` runs; `npm run generate` types it as StockSplitsDocument. */
+export const STOCK_SPLITS_OPERATION = /* GraphQL */ `
+  query StockSplits($symbol: String, $isin: String, $cusip: String, $wkn: String, $from: String, $to: String) {
+    stock(symbol: $symbol, isin: $isin, cusip: $cusip, wkn: $wkn) {
+      splits(from: $from, to: $to) {
+        symbol
+        date
+        fromFactor
+        toFactor
+      }
+    }
+  }
+`;
+
+/** The Bavest Python SDK's `Split` model (docs/contract.md section 4). */
+const stockSplitResponse = z.object({
+  event: z.literal("split").describe('Always "split"'),
+  splits: z
+    .array(
+      gqlObject("StockSplit", {
+        date: day,
+        symbol: z.string(),
+        fromFactor: z.int().min(1),
+        toFactor: z.int().min(1),
+      }),
+    )
+    .describe("Oldest first; empty for a stock without splits in the range"),
+});
+
 const notHeld = (what: string) => z.null().describe(`Always null: the store holds no ${what}`);
 
 /**
@@ -216,6 +246,36 @@ export const STOCK_ROUTES: readonly RouteEntry[] = [
     response: stockProfileResponse,
     maxAgeSeconds: 300,
     examples: (s) => ({ stock: example("The first stock", { symbol: s.stock }) }),
+    singleSecurity: true,
+  }),
+  route({
+    path: "stock/split",
+    summary: "Splits of a stock in the Bavest SDK's shape, within days from and to (SDK time forms accepted)",
+    versions: VERSIONS,
+    scope: "stock",
+    body: securityRefWith({ from: sdkDayField.optional(), to: sdkDayField.optional() }).transform((b) => ({
+      ...securityVariables(b),
+      from: b.from ?? null,
+      to: b.to ?? null,
+    })),
+    operation: StockSplitsDocument,
+    shape: (d) => {
+      const splits = present(d.stock.splits, "stock splits");
+      return { event: "split" as const, splits };
+    },
+    response: stockSplitResponse,
+    examples: (s) => ({
+      stock: example("The first stock's splits since 2000 (Python sends float seconds)", {
+        symbol: s.stock,
+        from: 946_684_800.25,
+        to: 1_763_596_800.5,
+      }),
+      dart: example("The Dart client's form: milliseconds in strings", {
+        symbol: s.stock,
+        from: "946684800000",
+        to: "1763596800000",
+      }),
+    }),
     singleSecurity: true,
   }),
   route({

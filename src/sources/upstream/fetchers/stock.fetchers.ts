@@ -1,9 +1,9 @@
 import type { DividendEstimate } from "../../../domain/dividend/dividend.types";
 import type { SecurityRef } from "../../../domain/instrument/instrument.service";
-import type { StockProfile } from "../../../domain/stock/stock.answers";
+import type { StockProfile, StockSplit } from "../../../domain/stock/stock.answers";
 import { Stock, type FinancialsTtm } from "../../../domain/stock/stock.types";
 import { askedOf, rememberAsked } from "../upstream.asked";
-import { refBody, withCurrency } from "../upstream.calls";
+import { bodyOf, refBody, withCurrency } from "../upstream.calls";
 import type { UpstreamFetcher } from "../upstream.fetcher";
 
 /**
@@ -75,4 +75,22 @@ export const stockProfileFetcher: UpstreamFetcher<Stock, RestStockProfile, Stock
     ...rangeOf(d.range),
     lastDiv: d.lastDiv,
   }),
+};
+
+export interface StockSplitsQuery {
+  stock: Stock;
+  from?: string | null;
+  to?: string | null;
+}
+
+/** The contract's stock/split (the Bavest SDK's Split model); the upstream takes days for `from` and `to`. */
+interface RestStockSplits {
+  splits: StockSplit[];
+}
+
+export const stockSplitsFetcher: UpstreamFetcher<StockSplitsQuery, RestStockSplits, StockSplit[]> = {
+  path: "/v1/stock/split",
+  kind: "reference",
+  request: ({ stock, from, to }) => bodyOf({ ...askedOf(stock).body, from, to }),
+  transform: (d) => d.splits,
 };
