@@ -5,12 +5,14 @@ import {
   annualDividendsOf,
   dividendEstimateOf,
   dividendsOf,
+  inCurrency,
   isCalendarDay,
   isKnownOn,
   todayOf,
+  toDividend,
 } from "../dividend/dividend.service";
 import { InvalidArgumentError } from "../../platform/errors";
-import { unixOfDay } from "../fx/fx.service";
+import { normalizeCurrency, unixOfDay } from "../fx/fx.service";
 import type { AnnualDividends, Dividend, DividendEstimate } from "../dividend/dividend.types";
 import type { SecurityRef } from "../instrument/instrument.service";
 import { financialsTtmOf, getStock } from "./stock.service";
@@ -59,6 +61,14 @@ export interface StockSplit {
   toFactor: number;
 }
 
+/** A stock's dividends in one currency or each in its own (`currency` null then), as stock/dividend answers them. */
+export interface StockDividendHistory {
+  symbol: string;
+  /** The currency asked for; null when none was and each dividend keeps its own. */
+  currency: string | null;
+  dividends: Dividend[];
+}
+
 /** Every answer about a stock, as the resolvers ask for them (the answer level: see etf/etf.answers.ts). */
 export interface StockAnswers {
   get(ctx: RequestContext, ref: SecurityRef): Promise<Stock>;
@@ -71,8 +81,23 @@ export interface StockAnswers {
   annualDividends(ctx: RequestContext, stock: Stock, currency?: string | null): Promise<AnnualDividends>;
   dividendEstimate(ctx: RequestContext, stock: Stock): Promise<DividendEstimate>;
   profile(ctx: RequestContext, stock: Stock): Promise<StockProfile>;
+  /** Every dividend known today, oldest first, each in its own currency or converted into `currency`. */
+  dividendHistory(ctx: RequestContext, stock: Stock, currency?: string | null): Promise<StockDividendHistory>;
   /** Oldest first, within [from, to] (days `YYYY-MM-DD`); `to` defaults to today, `from` to the first stored. */
   splits(ctx: RequestContext, stock: Stock, from?: string | null, to?: string | null): Promise<StockSplit[]>;
+}
+
+/** Each dividend at its own ex-date's rate, as dividends/annual converts them. */
+async function dividendHistoryOf(
+  ctx: RequestContext,
+  stock: Stock,
+  currency?: string | null,
+): Promise<StockDividendHistory> {
+  const target = currency ? normalizeCurrency(currency) : null;
+  const today = todayOf(ctx);
+  const known = (await ctx.loaders.dividends.load(stock.row.security.id)).filter((d) => isKnownOn(d, today));
+  const rows = target ? await inCurrency(ctx, known, target) : known;
+  return { symbol: stock.row.listing.symbol, currency: target, dividends: rows.map((d) => toDividend(d)) };
 }
 
 const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
@@ -161,5 +186,6 @@ export const ROW_STORE_STOCK_ANSWERS: StockAnswers = Object.freeze({
     annualDividendsOf(ctx, stock.row, currency),
   dividendEstimate: (ctx: RequestContext, stock: Stock) => dividendEstimateOf(ctx, stock.row),
   profile: profileOf,
+  dividendHistory: dividendHistoryOf,
   splits: splitsOf,
 });

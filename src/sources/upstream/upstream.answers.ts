@@ -34,6 +34,7 @@ import { aggregatedSearchFetcher, searchFetcher } from "./fetchers/search.fetche
 import {
   financialsTtmFetcher,
   stockDividendEstimateFetcher,
+  stockDividendHistoryFetcher,
   stockProfileFetcher,
   stockRef,
   stockSplitsFetcher,
@@ -168,6 +169,7 @@ export function createUpstreamAnswers(client: UpstreamClient): Answers {
       annualDividends: (ctx, s, currency) => one(ctx, annualDividendsFetcher, { ref: stockRef(s), currency }),
       dividendEstimate: (ctx, s) => one(ctx, stockDividendEstimateFetcher, s),
       profile: (ctx, s) => one(ctx, stockProfileFetcher, s),
+      dividendHistory: (ctx, stock, currency) => one(ctx, stockDividendHistoryFetcher, { stock, currency }),
       splits: (ctx, stock, from, to) => one(ctx, stockSplitsFetcher, { stock, from, to }),
     },
     candle: { get: (ctx, args) => candles(ctx, { ref: args, range: args }) },

@@ -21,9 +21,27 @@ import { DividendRangeArgs, MoneyCurrencyArgs } from "../../../domain/stock/stoc
 import { served } from "../../../domain/instrument/instrument.served";
 import { FinancialsTtm, Stock, StockArgs } from "../../../domain/stock/stock.types";
 import type {
+  StockDividendHistory as StockDividendHistoryAnswer,
   StockProfile as StockProfileAnswer,
   StockSplit as StockSplitAnswer,
 } from "../../../domain/stock/stock.answers";
+
+@ObjectType({ description: "A stock's dividends known today, in one currency or each in its own" })
+export class StockDividendHistory implements StockDividendHistoryAnswer {
+  @Field(() => String, { description: "Symbol of the listing asked for (by ISIN: the primary listing)" })
+  symbol: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description: "ISO 4217 currency every amount was converted into; null when none was asked and each keeps its own",
+  })
+  currency: string | null;
+
+  @Field(() => [Dividend], {
+    description: "Oldest first, history and announced; each converted at its ex-date's rate when a currency was asked",
+  })
+  dividends: Dividend[];
+}
 
 @ObjectType({ description: "A stock split: fromFactor shares became toFactor (a 4-for-1 is 1 to 4)" })
 export class StockSplit implements StockSplitAnswer {
@@ -181,6 +199,22 @@ export class StockResolver {
   })
   profile(@Root() stock: Stock, @Ctx() ctx: Context): Promise<StockProfile> {
     return ctx.answers.stock.profile(ctx, stock);
+  }
+
+  // The stock scope's view of the dividends (stock/dividend, as Bavest serves it); `dividends` is the dividend scope's.
+  @Authorized("stock")
+  @FieldResolver(() => StockDividendHistory, {
+    nullable: true,
+    description:
+      "Every dividend known today, oldest first, each in its own currency or converted into `currency` at its " +
+      "ex-date's rate (scope stock)",
+  })
+  dividendHistory(
+    @Root() stock: Stock,
+    @Args(() => MoneyCurrencyArgs) args: MoneyCurrencyArgs,
+    @Ctx() ctx: Context,
+  ): Promise<StockDividendHistory> {
+    return ctx.answers.stock.dividendHistory(ctx, stock, args.currency);
   }
 
   @Authorized("stock")

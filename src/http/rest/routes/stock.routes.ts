@@ -4,6 +4,7 @@ import { currencyField, sdkDayField, securityRefBody, securityRefWith, securityV
 import {
   FinancialsTtmDocument,
   StockDividendEstimateDocument,
+  StockDividendHistoryDocument,
   StockProfileDocument,
   StockSplitsDocument,
 } from "../rest.operations.generated";
@@ -112,6 +113,47 @@ export const STOCK_PROFILE_OPERATION = /* GraphQL */ `
     }
   }
 `;
+
+/** The operation `stock/dividend` runs; `npm run generate` types it as StockDividendHistoryDocument. */
+export const STOCK_DIVIDEND_OPERATION = /* GraphQL */ `
+  query StockDividendHistory($symbol: String, $isin: String, $cusip: String, $wkn: String, $currency: String) {
+    stock(symbol: $symbol, isin: $isin, cusip: $cusip, wkn: $wkn) {
+      dividendHistory(currency: $currency) {
+        symbol
+        currency
+        dividends {
+          date
+          recordDate
+          payDate
+          declarationDate
+          amount
+          adjustedAmount
+          currency
+        }
+      }
+    }
+  }
+`;
+
+/**
+ * The Bavest Python SDK's `Dividend` model (`dividends`, each with its keys) of the contract's dividend rows
+ * (docs/contract.md section 4, with their currency), and the symbol and currency of the answer.
+ */
+const stockDividendResponse = gqlObject("StockDividendHistory", {
+  symbol: z.string(),
+  currency: z.string().nullable(),
+  dividends: z.array(
+    gqlObject("Dividend", {
+      date: day,
+      recordDate: day.nullable(),
+      payDate: day.nullable(),
+      declarationDate: day.nullable(),
+      amount: z.number(),
+      adjustedAmount: z.number(),
+      currency: z.string(),
+    }),
+  ),
+});
 
 /** The operation `stock/split` runs; `npm run generate` types it as StockSplitsDocument. */
 export const STOCK_SPLITS_OPERATION = /* GraphQL */ `
@@ -246,6 +288,27 @@ export const STOCK_ROUTES: readonly RouteEntry[] = [
     response: stockProfileResponse,
     maxAgeSeconds: 300,
     examples: (s) => ({ stock: example("The first stock", { symbol: s.stock }) }),
+    singleSecurity: true,
+  }),
+  route({
+    path: "stock/dividend",
+    summary: "Dividends of a stock in the Bavest SDK's shape, each in its own currency or converted into currency",
+    versions: VERSIONS,
+    scope: "stock",
+    body: securityRefWith({ currency: currencyField.optional() }).transform((b) => ({
+      ...securityVariables(b),
+      currency: b.currency ?? null,
+    })),
+    operation: StockDividendHistoryDocument,
+    shape: (d) => present(d.stock.dividendHistory, "stock dividends"),
+    response: stockDividendResponse,
+    examples: (s) => ({
+      stock: example("The first stock's dividends in euros (the SDKs' default currency)", {
+        symbol: s.stock,
+        currency: "EUR",
+      }),
+      own: example("In each dividend's own currency", { symbol: s.stock }),
+    }),
     singleSecurity: true,
   }),
   route({

@@ -1,6 +1,6 @@
 import type { DividendEstimate } from "../../../domain/dividend/dividend.types";
 import type { SecurityRef } from "../../../domain/instrument/instrument.service";
-import type { StockProfile, StockSplit } from "../../../domain/stock/stock.answers";
+import type { StockDividendHistory, StockProfile, StockSplit } from "../../../domain/stock/stock.answers";
 import { Stock, type FinancialsTtm } from "../../../domain/stock/stock.types";
 import { askedOf, rememberAsked } from "../upstream.asked";
 import { bodyOf, refBody, withCurrency } from "../upstream.calls";
@@ -93,4 +93,21 @@ export const stockSplitsFetcher: UpstreamFetcher<StockSplitsQuery, RestStockSpli
   kind: "reference",
   request: ({ stock, from, to }) => bodyOf({ ...askedOf(stock).body, from, to }),
   transform: (d) => d.splits,
+};
+
+export interface StockDividendQuery {
+  stock: Stock;
+  currency?: string | null;
+}
+
+/** The contract's stock/dividend is the domain's answer as it is. */
+export const stockDividendHistoryFetcher: UpstreamFetcher<
+  StockDividendQuery,
+  StockDividendHistory,
+  StockDividendHistory
+> = {
+  path: "/v1/stock/dividend",
+  kind: "reference",
+  request: ({ stock, currency }) => withCurrency(askedOf(stock).body, currency),
+  transform: (d) => ({ ...d, dividends: d.dividends.map((x) => ({ ...x, symbol: null })) }),
 };
