@@ -288,6 +288,9 @@ export const STOCK_ROUTES: readonly RouteEntry[] = [
     response: stockProfileResponse,
     maxAgeSeconds: 300,
     examples: (s) => ({ stock: example("The first stock", { symbol: s.stock }) }),
+    emptyAnswer:
+      "the profile with what the store knows of the stock: `price`, `changes` and `volAvg` null without a quote, " +
+      "`range` null without daily bars, `lastDiv: 0` without dividends",
     singleSecurity: true,
   }),
   route({
@@ -309,6 +312,7 @@ export const STOCK_ROUTES: readonly RouteEntry[] = [
       }),
       own: example("In each dividend's own currency", { symbol: s.stock }),
     }),
+    emptyAnswer: "`dividends: []`",
     singleSecurity: true,
   }),
   route({
@@ -339,6 +343,7 @@ export const STOCK_ROUTES: readonly RouteEntry[] = [
         to: "1763596800000",
       }),
     }),
+    emptyAnswer: '`event: "split"`, `splits: []`',
     singleSecurity: true,
   }),
   route({
