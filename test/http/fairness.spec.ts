@@ -115,7 +115,10 @@ describe("the worker threads' priority (MDG_WORKER_NICE)", () => {
       .filter((tid) => tid !== process.pid)
       .map(niceOf);
     expect(workerPoolStats().threads).toBeGreaterThan(0);
-    expect(nices.filter((n) => n === Math.min(19, MAIN_NICE + 19)).length).toBe(workerPoolStats().threads);
+    // At least this pool's threads: pools of the test files run before this one in the process may still be there.
+    expect(nices.filter((n) => n === Math.min(19, MAIN_NICE + 19)).length).toBeGreaterThanOrEqual(
+      workerPoolStats().threads,
+    );
     expect(niceOf(process.pid)).toBe(MAIN_NICE);
   });
 
