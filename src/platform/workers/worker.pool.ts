@@ -35,8 +35,8 @@ function thePool(): Piscina {
     maxThreads: Math.max(1, availableParallelism() - 1),
     idleTimeout: 30_000,
     // Lower priority than the main thread (Linux: per thread, through @napi-rs/nice): when the cores are busy, the
-    // loop answering light requests gets them first and heavy work waits, not the other way round. At 10, a worker
-    // still took about a tenth of a core the main thread wanted; at 19, about 1.5 %.
+    // loop answering light requests gets them first and heavy work waits, not the other way round. Sharing one core
+    // with the main thread, a worker at 10 gets about a tenth of it (Linux's weights); at 19, about 1.5 %.
     niceIncrement,
     execArgv: __filename.endsWith(".ts") ? ["-r", "@swc-node/register"] : [],
   }));
