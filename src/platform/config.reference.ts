@@ -137,6 +137,11 @@ export const CONFIG_REFERENCE: Record<keyof z.input<typeof envSchema>, ConfigRef
     meaning:
       "longest a heavy operation waits in line for `MDG_HEAVY_CAPACITY`; then it gets 500 `BUSY` with `Retry-After`",
   },
+  MDG_WORKER_NICE: {
+    meaning:
+      "how far below the main thread's OS priority the worker threads of heavy work run (nice value added, per " +
+      "thread on Linux; 19 the lowest): when the cores are busy, light requests go first",
+  },
   MDG_GRAPHQL_INTROSPECTION: {
     meaning: 'GraphQL introspection and "did you mean" suggestions',
     default: "on, off under `NODE_ENV=production`",

@@ -262,6 +262,12 @@ export const envSchema = z.object({
   MDG_HEAVY_CAPACITY: envNumber({ fallback: Math.max(1, availableParallelism() - 1), min: 1, max: 1_000 }),
   /** Longest a heavy operation waits in line for MDG_HEAVY_CAPACITY; then it gets 500 BUSY with Retry-After. */
   MDG_HEAVY_QUEUE_MS: envNumber({ fallback: 1_000, min: 0, max: 10 * MINUTE_MS, unit: "milliseconds" }),
+  /**
+   * How much lower the worker threads' OS priority is than the main thread's (their nice value above it, per thread
+   * on Linux; src/platform/workers/worker.pool.ts). 19, the lowest: when the cores are busy, heavy work waits and the
+   * loop answering every request runs; on idle cores the workers run at full speed all the same.
+   */
+  MDG_WORKER_NICE: envNumber({ fallback: 19, min: 0, max: 19 }),
   MDG_GRAPHQL_INTROSPECTION: optionalBool,
   MDG_GRAPHQL_BATCHING: optionalBool,
   REDIS_URL: z
@@ -376,6 +382,8 @@ export interface Config {
   heavyCapacity: number;
   /** Longest a heavy operation waits for `heavyCapacity` before it is refused with BUSY. */
   heavyQueueMs: number;
+  /** Nice value the worker threads add to the main thread's (src/platform/workers/worker.pool.ts). */
+  workerNice: number;
   /** Longest SIGTERM waits for in-flight requests before closing their connections. */
   shutdownTimeoutMs: number;
   /** Client connections: how many at once, and how long one may take to send its request headers. */
@@ -566,6 +574,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxHeavyPerKey: e.MDG_MAX_HEAVY_PER_KEY,
     heavyCapacity: e.MDG_HEAVY_CAPACITY,
     heavyQueueMs: e.MDG_HEAVY_QUEUE_MS,
+    workerNice: e.MDG_WORKER_NICE,
     graphql: {
       maxDepth: e.MDG_GRAPHQL_MAX_DEPTH,
       maxAliases: e.MDG_GRAPHQL_MAX_ALIASES,

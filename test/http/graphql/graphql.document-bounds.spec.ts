@@ -239,6 +239,17 @@ describe("over HTTP", () => {
     }
   });
 
+  it("answers a new text within the bounds with the locations of its errors, on every path", async () => {
+    // The bounds are checked on a parse without locations; what runs is parsed with them.
+    for (const path of PATHS) {
+      const query = `query located${path} {\n  quotes(symbols: ${JSON.stringify(Array(101).fill("BTC-USD"))}) { c }\n}`;
+      const res = await ask(path, query);
+      expect(res.json).toMatchObject({
+        errors: [{ path: ["quotes"], locations: [{ line: 2, column: 3 }], extensions: { code: "BAD_USER_INPUT" } }],
+      });
+    }
+  });
+
   it.each([
     ["mutation { __typename }", /mutation/],
     ["subscription { __typename }", /subscription/],
