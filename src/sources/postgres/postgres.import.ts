@@ -37,6 +37,8 @@ const SECURITY_FIELDS = [
  */
 const IMPORT_STATEMENT_TIMEOUT = "5min";
 
+const UNIQUE_VIOLATION = "23505";
+
 /** A table written by staging a batch and upserting it in one statement; `types` are the key then value columns'. */
 interface StagedTable<R> {
   table: string;
@@ -44,6 +46,8 @@ interface StagedTable<R> {
   values: readonly string[];
   types: readonly ColumnType[];
   row(r: R): unknown[];
+  /** The row's key as one value, to tell a batch that repeats a key. */
+  key(r: R): string;
 }
 
 const DAILY_BARS: StagedTable<DailyBarImportRow> = {
@@ -60,6 +64,7 @@ const DAILY_BARS: StagedTable<DailyBarImportRow> = {
     "double precision",
   ],
   row: (r) => [r.listingId, r.t, r.o, r.h, r.l, r.c, r.v],
+  key: (r) => `${r.listingId}:${r.t}`,
 };
 
 const FX: StagedTable<FxImportRow> = {
@@ -68,6 +73,7 @@ const FX: StagedTable<FxImportRow> = {
   values: ["per_usd"],
   types: ["text", "text", "double precision"],
   row: (r) => [r.currency, r.day, r.perUsd],
+  key: (r) => `${r.currency}:${r.day}`,
 };
 
 const QUOTES: StagedTable<QuoteImportRow> = {
@@ -76,6 +82,7 @@ const QUOTES: StagedTable<QuoteImportRow> = {
   values: ["t", "c", "o", "h", "l", "pc", "v", "ma50", "ma200", "avg_volume"],
   types: ["bigint", "bigint", ...Array<ColumnType>(9).fill("double precision")],
   row: (r) => [r.listingId, r.t, r.c, r.o, r.h, r.l, r.pc, r.v, r.ma50, r.ma200, r.avgVolume],
+  key: (r) => String(r.listingId),
 };
 
 const EXCHANGES: StagedTable<ExchangeImportRow> = {
@@ -84,6 +91,7 @@ const EXCHANGES: StagedTable<ExchangeImportRow> = {
   values: ["name", "country", "currency", "timezone"],
   types: ["text", "text", "text", "text", "text"],
   row: (r) => [r.code, r.name, r.country, r.currency, r.timezone],
+  key: (r) => r.code,
 };
 
 /**
@@ -91,7 +99,9 @@ const EXCHANGES: StagedTable<ExchangeImportRow> = {
  * inserted when its key is new to the store and to the batch so far, changed when its values differ from what
  * the key held just before it (the stored row, or the batch's previous row of the key), unchanged otherwise. The
  * last row of each key is what the store keeps. Every part of a statement reads the same snapshot, so the counts
- * compare with the store as it was before the upsert.
+ * compare with the store as it was before the upsert. The stored rows are looked up one by one through the key's
+ * index (LIMIT keeps the lateral subquery from becoming a join): a temporary table has no statistics, and a hash
+ * join would read the whole table for every batch.
  */
 function upsertSql(t: StagedTable<unknown>, stage: string): string {
   const { table, keys, values } = t;
@@ -108,16 +118,39 @@ function upsertSql(t: StagedTable<unknown>, stage: string): string {
       ON CONFLICT (${key}) DO UPDATE SET ${values.map((c) => `${c} = excluded.${c}`).join(", ")}
       WHERE ${tuple(`${table}.`, values)} IS DISTINCT FROM ${tuple("excluded.", values)}
     ), c AS (
-      SELECT s.n = 1 AND d.${keys[0]} IS NULL AS new,
+      SELECT s.n = 1 AND d.held IS NULL AS new,
         ${values.map((v) => `CASE WHEN s.n = 1 THEN d.${v} ELSE s.p_${v} END AS e_${v}`).join(", ")},
         ${values.map((v) => `s.${v}`).join(", ")}
-      FROM s LEFT JOIN ${table} d ON s.n = 1 AND ${keys.map((k) => `d.${k} = s.${k}`).join(" AND ")}
+      FROM s LEFT JOIN LATERAL (
+        SELECT ${values.join(", ")}, true AS held FROM ${table}
+        WHERE s.n = 1 AND ${keys.map((k) => `${table}.${k} = s.${k}`).join(" AND ")} LIMIT 1
+      ) d ON true
     )
     SELECT count(*) FILTER (WHERE new)::int AS inserted,
       count(*) FILTER (WHERE NOT new AND ${tuple("e_", values)} IS DISTINCT FROM ${tuple("", values)})::int AS changed,
       count(*) FILTER (WHERE NOT new AND ${tuple("e_", values)} IS NOT DISTINCT FROM ${tuple("", values)})::int
         AS unchanged
     FROM c`;
+}
+
+/**
+ * `upsertSql` for a batch whose keys are all different, in a quarter of its time: no window, no lookup. A row
+ * that the upsert did not touch was unchanged; of those it touched, the inserted ones have no deleting
+ * transaction (`xmax = 0`), the updated ones are locked by this one.
+ */
+function uniqueUpsertSql(t: StagedTable<unknown>, stage: string): string {
+  const { table, keys, values } = t;
+  const all = [...keys, ...values].join(", ");
+  const tuple = (prefix: string) => `(${values.map((c) => prefix + c).join(", ")})`;
+  return `
+    WITH up AS (
+      INSERT INTO ${table} (${all}) SELECT ${all} FROM ${stage}
+      ON CONFLICT (${keys.join(", ")}) DO UPDATE SET ${values.map((c) => `${c} = excluded.${c}`).join(", ")}
+      WHERE ${tuple(`${table}.`)} IS DISTINCT FROM ${tuple("excluded.")}
+      RETURNING xmax = 0 AS inserted
+    )
+    SELECT count(*) FILTER (WHERE inserted)::int AS inserted, count(*) FILTER (WHERE NOT inserted)::int AS changed
+    FROM up`;
 }
 
 interface StoredSecurity {
@@ -204,16 +237,45 @@ export class PostgresImportSink implements ImportSink {
     return rows;
   }
 
-  /** COPYs the batch into a temporary table, in its order, and upserts it; answers the counts. */
-  private async staged<R>(client: PoolClient, t: StagedTable<R>, rows: readonly R[]): Promise<ImportCounts> {
+  /**
+   * Writes a batch with COPY and answers its counts. With `unheld` answering true (none of the batch's keys is
+   * stored: new bars), it is COPYed straight into the table, as fast as a bulk load; a writer that stores one of
+   * the keys meanwhile makes that fail, and the batch goes the general way. That way: COPY into a temporary table
+   * (in the batch's order, so a repeated key's last row wins), then one upsert statement.
+   */
+  private async staged<R>(
+    client: PoolClient,
+    t: StagedTable<R>,
+    rows: readonly R[],
+    unheld?: () => Promise<boolean>,
+  ): Promise<ImportCounts> {
+    const columns = [...t.keys, ...t.values].join(", ");
+    const copy = async (target: string, sequenced: boolean) => {
+      const encoder = new BinaryRows(sequenced ? ["integer", ...t.types] : t.types);
+      const values = sequenced ? rows.map((r, i) => [i, ...t.row(r)]) : rows.map(t.row);
+      const sql = `COPY ${target} (${sequenced ? "seq, " : ""}${columns}) FROM STDIN (FORMAT binary)`;
+      await pipeline(Readable.from(encoder.encode(values)), client.query(copyFrom(sql)));
+    };
+    const unique = new Set(rows.map(t.key)).size === rows.length;
+    if (unique && unheld && (await unheld())) {
+      await client.query("SAVEPOINT direct");
+      try {
+        await copy(t.table, false);
+        return { inserted: rows.length, changed: 0, unchanged: 0 };
+      } catch (e) {
+        if ((e as { code?: unknown }).code !== UNIQUE_VIOLATION) throw e;
+        await client.query("ROLLBACK TO SAVEPOINT direct");
+      }
+    }
     const stage = `mdg_import_${t.table}`;
-    const columns = [...t.keys, ...t.values];
     await client.query(`CREATE TEMP TABLE ${stage} (seq integer, LIKE ${t.table}) ON COMMIT DROP`);
-    const encoder = new BinaryRows(["integer", ...t.types]);
-    const copy = client.query(copyFrom(`COPY ${stage} (seq, ${columns.join(", ")}) FROM STDIN (FORMAT binary)`));
-    await pipeline(Readable.from(encoder.encode(rows.map((r, i) => [i, ...t.row(r)]))), copy);
-    const res = await client.query<ImportCounts>(upsertSql(t as StagedTable<unknown>, stage));
-    return res.rows[0]!;
+    await copy(stage, true);
+    if (!unique) return (await client.query<ImportCounts>(upsertSql(t as StagedTable<unknown>, stage))).rows[0]!;
+    const res = await client.query<{ inserted: number; changed: number }>(
+      uniqueUpsertSql(t as StagedTable<unknown>, stage),
+    );
+    const { inserted, changed } = res.rows[0]!;
+    return { inserted, changed, unchanged: rows.length - inserted - changed };
   }
 
   async upsertExchanges(rows: readonly ExchangeImportRow[]): Promise<ImportCounts> {
@@ -236,10 +298,30 @@ export class PostgresImportSink implements ImportSink {
     const fresh = [...new Set(rows.map((r) => r.listingId))].filter((id) => !this.checked.has(id));
     const out = await this.tx(async (c) => {
       await this.materialize(c, fresh);
-      return this.staged(c, DAILY_BARS, rows);
+      return this.staged(c, DAILY_BARS, rows, () => this.noBarsIn(c, rows));
     });
     for (const id of fresh) this.checked.add(id);
     return out;
+  }
+
+  /** True when the store holds no bar of the batch's listings between the batch's first and last day. */
+  private async noBarsIn(client: PoolClient, rows: readonly DailyBarImportRow[]): Promise<boolean> {
+    const spans = new Map<number, [number, number]>();
+    for (const r of rows) {
+      const s = spans.get(r.listingId);
+      if (!s) spans.set(r.listingId, [r.t, r.t]);
+      else if (r.t < s[0]) s[0] = r.t;
+      else if (r.t > s[1]) s[1] = r.t;
+    }
+    const ids = [...spans.keys()];
+    const { rows: held } = await client.query<{ held: boolean }>(
+      `SELECT EXISTS (
+         SELECT 1 FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS s(listing_id, lo, hi)
+         WHERE EXISTS (SELECT 1 FROM daily_bars d WHERE d.listing_id = s.listing_id AND d.t BETWEEN s.lo AND s.hi)
+       ) AS held`,
+      [ids, ids.map((id) => spans.get(id)![0]), ids.map((id) => spans.get(id)![1])],
+    );
+    return !held[0]!.held;
   }
 
   /** Writes out the computed paths of sample listings among `listingIds` (see the class comment). */
