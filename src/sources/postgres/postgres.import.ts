@@ -196,8 +196,8 @@ export class PostgresImportSink implements ImportSink {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
-      await client.query("BEGIN");
-      await client.query(`SET LOCAL statement_timeout = '${IMPORT_STATEMENT_TIMEOUT}'`);
+      // One round trip: a batch's few statements each cost one, and they add up on a busy server.
+      await client.query(`BEGIN; SET LOCAL statement_timeout = '${IMPORT_STATEMENT_TIMEOUT}'`);
       const out = await run(client);
       await client.query("COMMIT");
       return out;
@@ -239,8 +239,8 @@ export class PostgresImportSink implements ImportSink {
 
   /**
    * Writes a batch with COPY and answers its counts. With `unheld` answering true (none of the batch's keys is
-   * stored: new bars), it is COPYed straight into the table, as fast as a bulk load; a writer that stores one of
-   * the keys meanwhile makes that fail, and the batch goes the general way. That way: COPY into a temporary table
+   * stored: new bars), it is COPYed straight into the table, as fast as a bulk load (a writer that stores one of
+   * the keys meanwhile makes that fail: see upsertDailyBars). Otherwise: COPY into a temporary table
    * (in the batch's order, so a repeated key's last row wins), then one upsert statement.
    */
   private async staged<R>(
@@ -258,14 +258,8 @@ export class PostgresImportSink implements ImportSink {
     };
     const unique = new Set(rows.map(t.key)).size === rows.length;
     if (unique && unheld && (await unheld())) {
-      await client.query("SAVEPOINT direct");
-      try {
-        await copy(t.table, false);
-        return { inserted: rows.length, changed: 0, unchanged: 0 };
-      } catch (e) {
-        if ((e as { code?: unknown }).code !== UNIQUE_VIOLATION) throw e;
-        await client.query("ROLLBACK TO SAVEPOINT direct");
-      }
+      await copy(t.table, false);
+      return { inserted: rows.length, changed: 0, unchanged: 0 };
     }
     const stage = `mdg_import_${t.table}`;
     await client.query(`CREATE TEMP TABLE ${stage} (seq integer, LIKE ${t.table}) ON COMMIT DROP`);
@@ -296,10 +290,19 @@ export class PostgresImportSink implements ImportSink {
   async upsertDailyBars(rows: readonly DailyBarImportRow[]): Promise<ImportCounts> {
     if (rows.length === 0) return { inserted: 0, changed: 0, unchanged: 0 };
     const fresh = [...new Set(rows.map((r) => r.listingId))].filter((id) => !this.checked.has(id));
-    const out = await this.tx(async (c) => {
-      await this.materialize(c, fresh);
-      return this.staged(c, DAILY_BARS, rows, () => this.noBarsIn(c, rows));
-    });
+    const write = (direct: boolean) =>
+      this.tx(async (c) => {
+        await this.materialize(c, fresh);
+        return this.staged(c, DAILY_BARS, rows, direct ? () => this.noBarsIn(c, rows) : undefined);
+      });
+    let out: ImportCounts;
+    try {
+      out = await write(true);
+    } catch (e) {
+      // Another writer stored one of the new bars between the check and the COPY: the batch again, by upsert.
+      if ((e as { code?: unknown }).code !== UNIQUE_VIOLATION) throw e;
+      out = await write(false);
+    }
     for (const id of fresh) this.checked.add(id);
     return out;
   }

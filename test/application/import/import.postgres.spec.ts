@@ -125,6 +125,23 @@ RUN("an import seen by every replica", () => {
     expect(q.body).toMatchObject({ c: 11.5, pc: 10.5, exchange: "XNAS" });
   });
 
+  it("takes new bars that another writer stored between its check and its COPY, by upsert", async () => {
+    const { sink, close } = await openConfiguredSink(configOf(db));
+    try {
+      const listing = await sink.findListing("RPLC");
+      const t = Date.parse("2026-11-16T00:00:00Z") / 1000;
+      const bars = [
+        { listingId: listing!.listingId, t, o: 10, h: 11, l: 9, c: 10.5, v: 100 },
+        { listingId: listing!.listingId, t: t + 86_400, o: 10.5, h: 12, l: 10, c: 12, v: 200 },
+      ];
+      // The check answers "none stored" although both days are: as if another writer committed them meanwhile.
+      (sink as unknown as { noBarsIn(): Promise<boolean> }).noBarsIn = async () => true;
+      expect(await sink.upsertDailyBars(bars)).toEqual({ inserted: 0, changed: 1, unchanged: 1 });
+    } finally {
+      await close();
+    }
+  });
+
   it("gives an empty database its schema and imports into it", async () => {
     const empty = await createTestDatabase("import_empty");
     try {
