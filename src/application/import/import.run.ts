@@ -90,11 +90,6 @@ export async function runImport(
   const totalBytes = opts.files.reduce((n, f) => n + statSync(f).size, 0);
   let doneBytes = 0;
   let input: InputFile | undefined;
-  /**
-   * The batch being written while the next one is read: a store that writes in another process (PostgreSQL)
-   * works alongside the parsing. One at a time, in order; a synchronous store has finished on return.
-   */
-  let writing: Promise<void> = Promise.resolve();
   try {
     for (const file of opts.files) {
       input = await openInput(file);
@@ -108,23 +103,17 @@ export async function runImport(
         await report.add(name, row, column, value, reason);
         if (summary.rejected >= opts.maxErrors) summary.stopped = true;
       };
-      const written = async (batch: unknown[], from: typeof origins) => {
-        const r = await plan.write(batch);
-        summary.inserted += r.inserted;
-        summary.changed += r.changed;
-        summary.unchanged += r.unchanged;
-        for (const c of r.conflicts) {
-          const o = from[c.index]!;
-          await reject(o.row, c.column, o.values[c.column], c.reason);
-        }
-      };
       const flush = async () => {
         if (rows.length === 0) return;
         if (!opts.dryRun) {
-          await writing;
-          writing = written(rows, origins);
-          // Unobserved until the next flush: a failure is thrown there, not reported as unhandled meanwhile.
-          writing.catch(() => undefined);
+          const r = await plan.write(rows);
+          summary.inserted += r.inserted;
+          summary.changed += r.changed;
+          summary.unchanged += r.unchanged;
+          for (const c of r.conflicts) {
+            const o = origins[c.index]!;
+            await reject(o.row, c.column, o.values[c.column], c.reason);
+          }
         }
         rows = [];
         origins = [];
@@ -163,14 +152,11 @@ export async function runImport(
       }
       // The rows validated before the limit was reached go in too: a rerun after fixing the file resumes from them.
       await flush();
-      await writing;
       doneBytes += input.size;
       progress.update({ ...state(summary), bytes: doneBytes, totalBytes });
       if (summary.stopped) break;
     }
   } finally {
-    // A batch under way when reading failed still goes in whole (or not at all), before the store is closed.
-    await writing.catch(() => undefined);
     progress.stop();
     await report.close();
     await input?.records.return(undefined);
