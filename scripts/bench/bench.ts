@@ -247,6 +247,11 @@ interface Scenario {
   ratioTarget?: number;
   /** Inputs beyond the instrument cache on purpose: no warm-up pass over all of them. */
   coldSet?: boolean;
+  /**
+   * False: no /metrics scrape around the run. Before and after compares two servers of which only the current one
+   * has the counters; a scrape renders tens of KiB and leaves garbage that the next run's CPU would carry.
+   */
+  counters?: boolean;
 }
 
 interface Measured {
@@ -327,7 +332,7 @@ async function warmUp(s: Scenario): Promise<void> {
 
 /** One measured run of `seconds`, no warm-up. */
 async function run(s: Scenario, seconds: number): Promise<Measured> {
-  const service = s.port === SERVICE_PORT;
+  const service = s.port === SERVICE_PORT && s.counters !== false;
   const q0 = service ? await serviceCounters(s.port) : null;
   const c0 = cpuSeconds(s.pid);
   const r = await load(s, seconds);
@@ -465,13 +470,20 @@ function machine(): string[] {
   ];
 }
 
-function gitRevision(): string {
+/** The tree as the run started (and built it): a commit made while it runs is not what it measured. */
+const REVISION = readRevision();
+
+function readRevision(): string {
   const rev = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).stdout.trim();
   // BENCHMARKS.md is what this run rewrites: its own changes do not make the measured tree dirty.
   const dirty = spawnSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: ROOT, encoding: "utf8" })
     .stdout.split("\n")
     .some((line) => line.trim() !== "" && !line.endsWith("BENCHMARKS.md"));
   return rev ? `${rev}${dirty ? " with uncommitted changes" : ""}` : "unknown";
+}
+
+function gitRevision(): string {
+  return REVISION;
 }
 
 /**
@@ -601,6 +613,7 @@ async function gatewayRows(env: NodeJS.ProcessEnv, bodies: string[]): Promise<st
 }
 
 const BASE_PORT = SERVICE_PORT + 4;
+const CURRENT_PORT = SERVICE_PORT + 5;
 /** The current tree's CPU per request may exceed the base commit's by at most this factor. */
 const BASE_CPU_RATIO = 1.1;
 
@@ -612,7 +625,9 @@ interface BaseSection {
 /**
  * Before and after in one run: the base commit (BENCH_BASE, default DEFAULT_BASE) checked out, installed and built
  * beside this tree (base.bench.ts), started as its own `start` script starts it on the same store file and
- * environment, and measured next to the current service on REST quote and `/graphql` quote: after a warm-up of each,
+ * environment, and measured next to a current service started the same way for this comparison alone (not the one
+ * the other runs used: its heap, grown by every other workload, makes each collection dearer, which the fresh base
+ * would not pay) on REST quote and `/graphql` quote: after a warm-up of each,
  * BENCH_BASE_ROUNDS rounds (default 6) of one run of each, the order alternating round by round, so that whatever else
  * loads the machine meets both alike. Compared: server CPU per request; target ≤ 1.10× the base's (the median of the
  * rounds' ratios).
@@ -620,7 +635,6 @@ interface BaseSection {
 async function baseSection(opts: {
   ref: string;
   env: NodeJS.ProcessEnv;
-  servicePid: number;
   quoteBodies: string[];
   graphqlBodies: string[];
 }): Promise<BaseSection> {
@@ -628,8 +642,13 @@ async function baseSection(opts: {
   const short = tree.commit.slice(0, 7);
   const baseArgs = startCommand(tree.dir);
   const proc = start(`base service (${short})`, baseArgs, { ...opts.env, PORT: String(BASE_PORT) }, tree.dir);
+  const current = start("current service (before and after)", startCommand(), {
+    ...opts.env,
+    PORT: String(CURRENT_PORT),
+  });
   try {
     await waitFor(`http://127.0.0.1:${BASE_PORT}/readyz`, proc);
+    await waitFor(`http://127.0.0.1:${CURRENT_PORT}/readyz`, current);
     const rounds = Math.max(1, Number(process.env.BENCH_BASE_ROUNDS ?? 6));
     const seconds = Math.max(1, Number(process.env.BENCH_BASE_SECONDS ?? Math.round(DURATION / ROUNDS)));
     const operations = [
@@ -645,8 +664,9 @@ async function baseSection(opts: {
         port,
         pid,
         connections: 50,
+        counters: false,
       });
-      const now = scenario(SERVICE_PORT, opts.servicePid, "current");
+      const now = scenario(CURRENT_PORT, current.pid!, "current");
       const base = scenario(BASE_PORT, proc.pid!, `base ${short}`);
       // Both must give the same answer, or the comparison is of different work.
       const answers = await Promise.all(
@@ -697,7 +717,9 @@ async function baseSection(opts: {
         `a git worktree at \`${tree.dir.replace(ROOT + "/", "")}\`; ` +
         `${tree.install}; built with its own \`npm run build\`; started as its own \`start\` script starts it ` +
         `(\`${["node", ...baseArgs].join(" ")}\`, in that folder) with the current service's environment and store ` +
-        "file. Per operation, after a warm-up of each server, " +
+        "file, beside a current service started for this comparison alone (a fresh process, as the base is, not " +
+        "the one the other runs grew). Neither is scraped for /metrics during it. Per operation, after a warm-up of " +
+        "each server, " +
         `${rounds} rounds of ${seconds} s at 50 connections, each round one run of each server, the order ` +
         "alternating round by round; CPU µs/req is the server process's user + system time (/proc/<pid>/stat) " +
         "over its runs divided by the requests it answered (in brackets each round's); the ratio is the median of " +
@@ -712,7 +734,7 @@ async function baseSection(opts: {
     ];
     return { lines, misses };
   } finally {
-    await stopChild(proc);
+    await Promise.all([stopChild(proc), stopChild(current)]);
   }
 }
 
@@ -933,7 +955,6 @@ async function main(): Promise<number> {
     baseSection({
       ref: process.env.BENCH_BASE ?? DEFAULT_BASE,
       env,
-      servicePid,
       quoteBodies: symbolBodies(inputs.quoteSymbols),
       graphqlBodies: gqlBodies(QuoteDocument, inputs.quoteSymbols),
     });

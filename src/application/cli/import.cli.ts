@@ -12,7 +12,14 @@ import { existsSync, statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { type Config, loadConfig } from "../../platform/config";
 import type { ImportSink } from "../../domain/ports/source.import";
-import { ImportSetupError, type ImportKind, KINDS } from "../import/import.kinds";
+import {
+  FORMAT_KINDS,
+  FORMATS,
+  type ImportFormat,
+  ImportSetupError,
+  type ImportKind,
+  KINDS,
+} from "../import/import.kinds";
 import { InputError } from "../import/import.readers";
 import { importProgress } from "../import/import.progress";
 import {
@@ -29,14 +36,17 @@ const PROGRAM = "import";
 export const USAGE = `Usage: mdg-import <kind> <file>… [options]   (npm run import -- <kind> <file>…)
 
 Kinds: ${KINDS.join(", ")} (columns: docs/import.md)
-Files: CSV with a header row, or JSON Lines (.jsonl, .ndjson); either may be gzip-compressed.
+Files: CSV with a header row, JSON Lines (.jsonl, .ndjson), or a Ghostfolio export (.json); any may be
+gzip-compressed. The format is recognised by the file's columns, or named with --format.
 
 Options:
+  --format F         ${FORMATS.join(", ")} (native: the store's own columns)
   --dry-run          validate every row, write nothing
   --max-errors N     stop after N rejected rows (default ${DEFAULT_MAX_ERRORS}); exit code 1
   --report PATH      the rejection report (CSV; default import-rejections.csv)
   --symbol S         a price download (Yahoo or Stooq columns): the listing it is for
-  --exchange X       with --symbol: the listing on that exchange; or the exchange of a new one
+  --exchange X       with --symbol: the listing on that exchange; or the exchange of a new one;
+                     a Ghostfolio export: the exchange of its listings (default MANUAL, created when missing)
   --currency C       with --symbol: the file's currency (GBp, GBX, ZAc: prices in pence or cents)
   --name N           with --symbol: the name of a new security
   --type T           with --symbol: the type of a new security (stock, etf, fund; default stock)
@@ -76,6 +86,7 @@ export function parseImportArgs(argv: readonly string[]): ImportOptions | "help"
       strict: true,
       options: {
         "dry-run": { type: "boolean" },
+        format: { type: "string" },
         "max-errors": { type: "string" },
         report: { type: "string" },
         symbol: { type: "string" },
@@ -110,9 +121,19 @@ export function parseImportArgs(argv: readonly string[]): ImportOptions | "help"
   if (values.prices !== undefined && values.prices !== "raw" && values.prices !== "adjusted") {
     throw new UsageError("--prices: expected raw or adjusted");
   }
+  const format = values.format as ImportFormat | undefined;
+  if (format !== undefined) {
+    if (!(FORMATS as readonly string[]).includes(format)) {
+      throw new UsageError(`--format: unknown format ${JSON.stringify(format)}; expected one of ${FORMATS.join(", ")}`);
+    }
+    if (!FORMAT_KINDS[format].includes(kind as ImportKind)) {
+      throw new UsageError(`--format ${format} is for ${FORMAT_KINDS[format].join(" or ")}, not ${kind}`);
+    }
+  }
+  const ghostfolio = format === "ghostfolio" || files.some((f) => /\.json(\.gz)?$/i.test(f));
   const priceOptions = ["exchange", "currency", "name", "type", "prices"] as const;
   if (values.symbol === undefined) {
-    const stray = priceOptions.filter((o) => values[o] !== undefined);
+    const stray = priceOptions.filter((o) => values[o] !== undefined && !(ghostfolio && o === "exchange"));
     if (stray.length > 0) throw new UsageError(`--${stray[0]} goes with --symbol (a price download)`);
   }
   if (values.symbol !== undefined && kind !== "daily-bars") throw new UsageError("--symbol is for daily-bars");
@@ -120,6 +141,7 @@ export function parseImportArgs(argv: readonly string[]): ImportOptions | "help"
     kind: kind as ImportKind,
     files,
     dryRun: values["dry-run"] ?? false,
+    format,
     maxErrors,
     reportPath: values.report ?? "import-rejections.csv",
     symbol: values.symbol,

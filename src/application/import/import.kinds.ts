@@ -3,8 +3,8 @@ import type {
   ExchangeImportRow,
   FxImportRow,
   ImportListing,
-  ImportResult,
   ImportSink,
+  IntradayBarImportRow,
   ImportSplit,
   QuoteImportRow,
   SecurityImportRow,
@@ -30,12 +30,62 @@ import {
   text,
   wkn,
 } from "./import.validate";
+import {
+  type FilePlan,
+  hasAll,
+  ImportSetupError,
+  listingLookup,
+  missing,
+  needColumns,
+  noConflicts,
+} from "./import.plan";
+import { ghostfolioPlan } from "./import.ghostfolio";
+import {
+  dividendsPlan,
+  etfProfilesPlan,
+  exposuresPlan,
+  financialsPlan,
+  fundProfilesPlan,
+  holdingsPlan,
+} from "./import.reference";
 
-export const KINDS = ["exchanges", "securities", "daily-bars", "splits", "fx", "quotes"] as const;
+export { ImportSetupError } from "./import.plan";
+export type { FilePlan } from "./import.plan";
+
+export const KINDS = [
+  "exchanges",
+  "securities",
+  "daily-bars",
+  "intraday-bars",
+  "splits",
+  "fx",
+  "quotes",
+  "etf-profiles",
+  "fund-profiles",
+  "holdings",
+  "exposures",
+  "financials",
+  "dividends",
+] as const;
 export type ImportKind = (typeof KINDS)[number];
+
+/** The formats `--format` names; without it a file's format is recognised by its columns. */
+export const FORMATS = ["native", "yahoo", "stooq", "ecb", "ghostfolio"] as const;
+export type ImportFormat = (typeof FORMATS)[number];
+
+/** The kinds each format can be imported as (`native`, the store's own columns: every kind). */
+export const FORMAT_KINDS: Readonly<Record<ImportFormat, readonly ImportKind[]>> = {
+  native: KINDS,
+  yahoo: ["daily-bars"],
+  stooq: ["daily-bars"],
+  ecb: ["fx"],
+  ghostfolio: ["daily-bars", "securities"],
+};
 
 /** What the command line says beyond the kind and files (the price-download options). */
 export interface KindOptions {
+  /** The format `--format` names; undefined: recognised by the file's columns. */
+  format?: ImportFormat;
   symbol?: string;
   exchange?: string;
   currency?: string;
@@ -43,22 +93,6 @@ export interface KindOptions {
   type?: string;
   prices?: "raw" | "adjusted";
   dryRun: boolean;
-}
-
-/** A mistake in the command line or a file that cannot be imported as a whole: the import fails (exit 1). */
-export class ImportSetupError extends Error {
-  override name = "ImportSetupError";
-}
-
-/**
- * How one file of a kind is read: the format recognised from its columns, each record turned into rows of the
- * store (or a RowError), and a batch written.
- */
-export interface FilePlan<R> {
-  format: string;
-  /** Throws a RowError (or rejects with one) for a bad record; async only when it must ask the store. */
-  parse(values: Record<string, unknown>): R[] | Promise<R[]>;
-  write(rows: readonly R[]): Promise<ImportResult>;
 }
 
 export const EXCHANGE_COLUMNS = ["code", "name", "currency", "timezone"] as const;
@@ -79,18 +113,11 @@ export const DAILY_BAR_COLUMNS = ["symbol", "day", "o", "h", "l", "c", "v"] as c
 export const FX_COLUMNS = ["currency", "day", "per_usd"] as const;
 export const SPLIT_COLUMNS = ["symbol", "day", "numerator", "denominator"] as const;
 export const QUOTE_COLUMNS = ["symbol", "t", "c", "o", "h", "l", "pc", "v"] as const;
+export const INTRADAY_BAR_COLUMNS = ["symbol", "t", "o", "h", "l", "c", "v"] as const;
+/** The store keeps 5-minute bars: an intraday bar starts on a multiple of this many seconds. */
+export const INTRADAY_BAR_SECONDS = 300;
 export const YAHOO_COLUMNS = ["Date", "Open", "High", "Low", "Close", "Adj Close", "Volume"] as const;
 export const STOOQ_COLUMNS = ["Date", "Open", "High", "Low", "Close", "Volume"] as const;
-
-function hasAll(columns: readonly string[], wanted: readonly string[]): boolean {
-  return wanted.every((c) => columns.includes(c));
-}
-
-function missing(columns: readonly string[], wanted: readonly string[]): string {
-  return wanted.filter((c) => !columns.includes(c)).join(", ");
-}
-
-const noConflicts = <T extends object>(c: T): T & { conflicts: [] } => ({ ...c, conflicts: [] });
 
 /** Sets the plan for one file of `kind`, from its columns; throws ImportSetupError when it cannot be read. */
 export async function planFile(
@@ -99,6 +126,12 @@ export async function planFile(
   opts: KindOptions,
   sink: ImportSink,
 ): Promise<FilePlan<unknown>> {
+  if (opts.format === "ghostfolio" || (opts.format === undefined && columns.includes("assetProfiles"))) {
+    if (kind !== "daily-bars" && kind !== "securities") {
+      throw new ImportSetupError(`a Ghostfolio export is imported as daily-bars or securities, not ${kind}`);
+    }
+    return (await ghostfolioPlan(kind, columns, opts, sink)) as FilePlan<unknown>;
+  }
   switch (kind) {
     case "exchanges":
       return exchangesPlan(columns, sink) as FilePlan<unknown>;
@@ -107,11 +140,25 @@ export async function planFile(
     case "daily-bars":
       return (await dailyBarsPlan(columns, opts, sink)) as FilePlan<unknown>;
     case "fx":
-      return fxPlan(columns, sink) as FilePlan<unknown>;
+      return fxPlan(columns, opts, sink) as FilePlan<unknown>;
     case "quotes":
       return quotesPlan(columns, sink) as FilePlan<unknown>;
     case "splits":
       return splitsPlan(columns, sink) as FilePlan<unknown>;
+    case "intraday-bars":
+      return intradayBarsPlan(columns, sink) as FilePlan<unknown>;
+    case "etf-profiles":
+      return etfProfilesPlan(columns, sink) as FilePlan<unknown>;
+    case "fund-profiles":
+      return fundProfilesPlan(columns, sink) as FilePlan<unknown>;
+    case "holdings":
+      return holdingsPlan(columns, sink) as FilePlan<unknown>;
+    case "exposures":
+      return exposuresPlan(columns, sink) as FilePlan<unknown>;
+    case "financials":
+      return financialsPlan(columns, sink) as FilePlan<unknown>;
+    case "dividends":
+      return dividendsPlan(columns, sink) as FilePlan<unknown>;
   }
 }
 
@@ -197,8 +244,26 @@ async function dailyBarsPlan(
   sink: ImportSink,
 ): Promise<FilePlan<DailyBarImportRow>> {
   const write = (rows: readonly DailyBarImportRow[]) => sink.upsertDailyBars(rows).then(noConflicts);
-  const vendor = hasAll(columns, YAHOO_COLUMNS) ? "yahoo" : hasAll(columns, STOOQ_COLUMNS) ? "stooq" : null;
-  if (vendor) return { ...(await priceDownload(vendor, opts, sink)), write };
+  const vendor =
+    opts.format === "yahoo" || opts.format === "stooq"
+      ? opts.format
+      : opts.format === "native"
+        ? null
+        : hasAll(columns, YAHOO_COLUMNS)
+          ? "yahoo"
+          : hasAll(columns, STOOQ_COLUMNS)
+            ? "stooq"
+            : null;
+  if (vendor) {
+    // Yahoo's columns hold Stooq's: a file named Yahoo must have its Adj Close too.
+    const wanted = vendor === "yahoo" ? YAHOO_COLUMNS : STOOQ_COLUMNS;
+    if (!hasAll(columns, wanted)) {
+      throw new ImportSetupError(
+        `a ${vendor} price download has the columns ${wanted.join(",")} (missing ${missing(columns, wanted)})`,
+      );
+    }
+    return { ...(await priceDownload(vendor, opts, sink)), write };
+  }
   if (!hasAll(columns, DAILY_BAR_COLUMNS)) {
     throw new ImportSetupError(
       `daily-bars: expected the columns ${DAILY_BAR_COLUMNS.join(",")}` +
@@ -291,9 +356,13 @@ async function priceDownload(
   };
 }
 
-function fxPlan(columns: readonly string[], sink: ImportSink): FilePlan<FxImportRow> {
+function fxPlan(columns: readonly string[], opts: KindOptions, sink: ImportSink): FilePlan<FxImportRow> {
   const write = (rows: readonly FxImportRow[]) => sink.upsertFx(rows).then(noConflicts);
-  if (columns[0] === "Date" && columns.includes("USD")) {
+  const ecb = opts.format === "ecb" || (opts.format === undefined && columns[0] === "Date" && columns.includes("USD"));
+  if (opts.format === "ecb" && (columns[0] !== "Date" || !columns.includes("USD"))) {
+    throw new ImportSetupError("an ECB rates file starts with the columns Date and has a USD column");
+  }
+  if (ecb) {
     const currencies = columns.slice(1);
     const odd = currencies.filter((c) => !/^[A-Z]{3}$/.test(c));
     if (odd.length > 0)
@@ -375,6 +444,23 @@ function quotesPlan(columns: readonly string[], sink: ImportSink): FilePlan<Quot
       ];
     },
     write: (rows) => sink.upsertQuotes(rows).then(noConflicts),
+  };
+}
+
+function intradayBarsPlan(columns: readonly string[], sink: ImportSink): FilePlan<IntradayBarImportRow> {
+  needColumns("intraday-bars", columns, INTRADAY_BAR_COLUMNS);
+  const listing = listingLookup(sink);
+  return {
+    format: "intraday-bars (store columns)",
+    async parse(v) {
+      const { listingId } = await listing(v);
+      const t = instant(v, "t");
+      if (t % INTRADAY_BAR_SECONDS !== 0) {
+        throw new RowError("t", v.t, "not the start of a 5-minute bar (the store keeps 5-minute bars)");
+      }
+      return [{ listingId, t, ...bar(v, { o: "o", h: "h", l: "l", c: "c", v: "v" }) }];
+    },
+    write: (rows) => sink.upsertIntradayBars(rows).then(noConflicts),
   };
 }
 

@@ -11,7 +11,7 @@ export interface InputRecord {
 
 /** An open input file: its columns (CSV: the header row; JSON Lines: the first object's keys) and its records. */
 export interface InputFile {
-  format: "csv" | "jsonl";
+  format: "csv" | "jsonl" | "json";
   columns: string[];
   /** Records in runs (a CSV chunk's records together), so a file costs few promises. */
   records: AsyncGenerator<InputRecord[]>;
@@ -152,9 +152,173 @@ async function* lines(chunks: AsyncIterable<string>): AsyncGenerator<{ line: num
   if (rest !== "") yield { line: n + 1, text: rest.replace(/\r$/, "") };
 }
 
-/** `.jsonl`, `.ndjson` (optionally `.gz`) are JSON Lines; anything else is CSV. */
-export function formatOf(path: string): "csv" | "jsonl" {
-  return /\.(jsonl|ndjson)(\.gz)?$/i.test(path) ? "jsonl" : "csv";
+/** `.jsonl`, `.ndjson` (optionally `.gz`) are JSON Lines; `.json` a JSON document; anything else is CSV. */
+export function formatOf(path: string): "csv" | "jsonl" | "json" {
+  if (/\.(jsonl|ndjson)(\.gz)?$/i.test(path)) return "jsonl";
+  return /\.json(\.gz)?$/i.test(path) ? "json" : "csv";
+}
+
+/**
+ * The largest single element of a JSON document's `assetProfiles` list (one asset profile with its market data):
+ * the document is streamed, but each element is parsed whole, so this bounds the memory an import takes.
+ */
+export const MAX_JSON_ELEMENT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Walks a JSON document chunk by chunk without holding it: keeps the root object's keys, and hands out the raw text
+ * of each element of its `assetProfiles` list as it completes. The rest of the document is skipped, its brackets
+ * counted (and its strings followed) only to know where it ends.
+ */
+export class ProfilesScanner {
+  /** The root object's keys, in the order seen. */
+  readonly keys: string[] = [];
+  /** True once the `assetProfiles` list has started. */
+  sawProfiles = false;
+  /** True once the root object has closed. */
+  ended = false;
+  private depth = 0;
+  private inString = false;
+  private escape = false;
+  private expectKey = false;
+  private key: string | null = null;
+  private lastKey = "";
+  private inProfiles = false;
+  /** The pieces of the element being read (null: between elements), and their length. */
+  private element: string[] | null = null;
+  private elementLength = 0;
+
+  constructor(private readonly maxElement = MAX_JSON_ELEMENT_BYTES) {}
+
+  feed(chunk: string): string[] {
+    const out: string[] = [];
+    // An element left open by the last chunk goes on from this chunk's start.
+    let from = this.element !== null ? 0 : -1;
+    const begin = (i: number) => {
+      this.element = [];
+      this.elementLength = 0;
+      from = i;
+    };
+    const finish = (end: number) => {
+      (this.element as string[]).push(chunk.slice(from, end));
+      out.push((this.element as string[]).join(""));
+      this.element = null;
+      from = -1;
+    };
+    for (let i = 0; i < chunk.length; i++) {
+      const ch = chunk[i] as string;
+      if (this.inString) {
+        if (this.escape) this.escape = false;
+        else if (ch === "\\") this.escape = true;
+        else if (ch === '"') {
+          this.inString = false;
+          if (this.key !== null) {
+            this.lastKey = this.key;
+            this.keys.push(this.key);
+            this.key = null;
+          }
+        } else if (this.key !== null) this.key += ch;
+        continue;
+      }
+      if (ch === " " || ch === "\n" || ch === "\r" || ch === "\t" || ch === "\ufeff") continue;
+      if (this.depth === 0) {
+        if (this.ended || ch !== "{") throw new InputError("not a JSON document holding one object");
+        this.depth = 1;
+        this.expectKey = true;
+        continue;
+      }
+      const between = this.inProfiles && this.depth === 2 && this.element === null;
+      if (ch === '"') {
+        this.inString = true;
+        if (this.depth === 1 && this.expectKey) this.key = "";
+        else if (between) begin(i);
+      } else if (ch === "{" || ch === "[") {
+        if (this.depth === 1 && this.lastKey === "assetProfiles" && ch === "[" && !this.sawProfiles) {
+          this.inProfiles = this.sawProfiles = true;
+        } else if (between) begin(i);
+        this.depth++;
+      } else if (ch === "}" || ch === "]") {
+        this.depth--;
+        if (this.inProfiles && this.depth === 2 && this.element !== null) finish(i + 1);
+        else if (this.inProfiles && this.depth === 1) {
+          if (this.element !== null) finish(i);
+          this.inProfiles = false;
+        } else if (this.depth === 0) this.ended = true;
+      } else if (ch === ":" && this.depth === 1) {
+        this.expectKey = false;
+      } else if (ch === ",") {
+        if (this.depth === 1) this.expectKey = true;
+        else if (this.inProfiles && this.depth === 2 && this.element !== null) finish(i);
+      } else if (between) begin(i);
+    }
+    if (this.element !== null) {
+      const rest = chunk.slice(from);
+      this.element.push(rest);
+      this.elementLength += rest.length;
+      if (this.elementLength > this.maxElement) {
+        throw new InputError(
+          `an asset profile of this JSON document is over ${this.maxElement / 1024 / 1024} MiB, ` +
+            "the most one is read whole; write its rows as JSON Lines or CSV instead",
+        );
+      }
+    }
+    return out;
+  }
+}
+
+/** The records of one element of `assetProfiles`: the profile, then a record per point of its `marketData`. */
+function profileRecords(text: string, row: number): InputRecord[] {
+  let p: unknown;
+  try {
+    p = JSON.parse(text);
+  } catch {
+    return [{ row, values: { __error: "not valid JSON" } }];
+  }
+  if (!p || typeof p !== "object" || Array.isArray(p)) {
+    return [{ row, values: { __error: "an asset profile is not a JSON object" } }];
+  }
+  const { marketData, ...profile } = p as Record<string, unknown>;
+  const out: InputRecord[] = [{ row, values: { ...profile, __profile: row } }];
+  if (Array.isArray(marketData)) {
+    marketData.forEach((m, j) => {
+      out.push({
+        row,
+        values:
+          m && typeof m === "object" && !Array.isArray(m)
+            ? { ...(m as Record<string, unknown>), __point: j }
+            : { __point: j, __error: `marketData[${j}] is not a JSON object` },
+      });
+    });
+  }
+  return out;
+}
+
+/**
+ * A JSON document, streamed: its root object's keys are its columns. A Ghostfolio export (an `assetProfiles`
+ * list) gives each asset profile as a record (row: its number in the list, from 1) followed by a record per point
+ * of its `marketData` (the same row; `__point` its index). Only one profile is held at a time.
+ */
+async function jsonDocument(path: string, counter: { bytes: () => number }, size: number): Promise<InputFile> {
+  const scanner = new ProfilesScanner();
+  const chunks = (textStream(path, counter) as AsyncIterable<string>)[Symbol.asyncIterator]();
+  const pending: string[] = [];
+  // The columns are the keys seen up to the profiles (or all of them): a Ghostfolio export lists them early.
+  while (!scanner.sawProfiles && !scanner.ended) {
+    const n = await chunks.next();
+    if (n.done) break;
+    pending.push(...scanner.feed(n.value));
+  }
+  if (scanner.keys.length === 0 && !scanner.ended) throw new InputError("not a JSON document holding one object");
+  async function* gen(): AsyncGenerator<InputRecord[]> {
+    let row = 0;
+    for (const text of pending.splice(0)) yield profileRecords(text, ++row);
+    for (;;) {
+      const n = await chunks.next();
+      if (n.done) break;
+      for (const text of scanner.feed(n.value)) yield profileRecords(text, ++row);
+    }
+    if (!scanner.ended) throw new InputError("the JSON document ends before its object closes");
+  }
+  return { format: "json", columns: [...scanner.keys], records: gen(), bytesRead: () => counter.bytes(), size };
 }
 
 /**
@@ -163,10 +327,11 @@ export function formatOf(path: string): "csv" | "jsonl" {
  * object's. A record that cannot be read as one (not JSON, not an object, more cells than the header) carries the
  * reason in `values.__error`, so it is rejected as a row while the rest of the file goes in.
  */
-export async function openInput(path: string): Promise<InputFile> {
+export async function openInput(path: string, named?: string): Promise<InputFile> {
   const counter = { bytes: () => 0 };
   const size = statSync(path).size;
-  const format = formatOf(path);
+  const format = named === "ghostfolio" ? "json" : formatOf(path);
+  if (format === "json") return jsonDocument(path, counter, size);
   if (format === "csv") {
     const records = csvRecords(textStream(path, counter));
     // The header is the first record; the rest of its run are the first rows.

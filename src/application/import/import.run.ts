@@ -14,9 +14,21 @@ export const EXIT_REJECTED = 2;
 export const DEFAULT_MAX_ERRORS = 1_000;
 export const DEFAULT_BATCH_ROWS = 5_000;
 
+/**
+ * Something to import that is not a file on disk (the rows a provider fetched): its name in the report, a size in
+ * the unit its `bytesRead` counts, and how to open it as records.
+ */
+export interface ImportInput {
+  name: string;
+  size: number;
+  open(): Promise<InputFile>;
+}
+
 export interface ImportOptions extends KindOptions {
   kind: ImportKind;
   files: readonly string[];
+  /** Read instead of `files` when given. */
+  inputs?: readonly ImportInput[];
   maxErrors: number;
   /** The rejection report (CSV), written when a row is rejected. */
   reportPath: string;
@@ -36,6 +48,8 @@ export interface ImportSummary {
   stopped: boolean;
   /** The report file, when a row was rejected. */
   report?: string;
+  /** Rows of other kinds a file also wrote (a Ghostfolio export's securities). */
+  also: Record<string, { inserted: number; changed: number; unchanged: number }>;
 }
 
 /** A cell of the rejection report, quoted when it must be. */
@@ -84,16 +98,20 @@ export async function runImport(
     unchanged: 0,
     rejected: 0,
     stopped: false,
+    also: {},
   };
   const report = new RejectionReport(opts.reportPath);
   const batchRows = opts.batchRows ?? DEFAULT_BATCH_ROWS;
-  const totalBytes = opts.files.reduce((n, f) => n + statSync(f).size, 0);
+  const inputs: readonly ImportInput[] =
+    opts.inputs ??
+    opts.files.map((f) => ({ name: basename(f), size: statSync(f).size, open: () => openInput(f, opts.format) }));
+  const totalBytes = inputs.reduce((n, i) => n + i.size, 0);
   let doneBytes = 0;
   let input: InputFile | undefined;
   try {
-    for (const file of opts.files) {
-      input = await openInput(file);
-      const name = basename(file);
+    for (const source of inputs) {
+      input = await source.open();
+      const name = source.name;
       const plan = await planFile(opts.kind, input.columns, opts, sink);
       let rows: unknown[] = [];
       /** The file row of each batch row, for the conflicts a batch answers. */
@@ -131,6 +149,7 @@ export async function runImport(
       };
       read: for await (const run of input.records) {
         for (const rec of run) {
+          if (plan.skip?.(rec.values)) continue;
           summary.rows++;
           if (typeof rec.values.__error === "string") {
             await reject(rec.row, "", "", rec.values.__error);
@@ -152,6 +171,13 @@ export async function runImport(
       }
       // The rows validated before the limit was reached go in too: a rerun after fixing the file resumes from them.
       await flush();
+      const also = plan.also?.();
+      if (also) {
+        const sum = (summary.also[also.kind] ??= { inserted: 0, changed: 0, unchanged: 0 });
+        sum.inserted += also.counts.inserted;
+        sum.changed += also.counts.changed;
+        sum.unchanged += also.counts.unchanged;
+      }
       doneBytes += input.size;
       progress.update({ ...state(summary), bytes: doneBytes, totalBytes });
       if (summary.stopped) break;
@@ -182,6 +208,9 @@ export function summaryLines(s: ImportSummary, dryRun: boolean): string[] {
         " (dry run: nothing written)"
       : `${s.kind}: ${s.inserted} inserted, ${s.changed} changed, ${s.unchanged} unchanged, ${s.rejected} rejected`,
   ];
+  for (const [kind, c] of Object.entries(s.also)) {
+    lines.push(`${kind}: ${c.inserted} inserted, ${c.changed} changed, ${c.unchanged} unchanged`);
+  }
   if (s.report) lines.push(`rejected rows: ${s.report}`);
   if (s.stopped)
     lines.push(`stopped after ${s.rejected} rejected rows (--max-errors); the batches before stay written`);

@@ -180,3 +180,38 @@ export function bar(
   if (Math.min(o, c) < l) throw new RowError(columns.l, values[columns.l], "low is above the open or the close");
   return { o, h, l, c, v };
 }
+
+/** A weight in percent: a finite number from 0 to 100. */
+export function weight(values: Record<string, unknown>, column: string): number {
+  const n = finite(values, column);
+  if (n < 0 || n > 100) throw new RowError(column, values[column], "a weight is a percent from 0 to 100");
+  return n;
+}
+
+/** A whole number from `min` to `max`. */
+export function whole(values: Record<string, unknown>, column: string, min: number, max: number): number {
+  const n = finite(values, column);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new RowError(column, values[column], `expected a whole number from ${min} to ${max}`);
+  }
+  return n;
+}
+
+/** An optional day: null when the cell is empty. */
+export function optionalDay(values: Record<string, unknown>, column: string): string | null {
+  return text(values, column) === "" ? null : day(values, column);
+}
+
+/** A required ISO 3166 alpha-2 country. */
+export function requiredCountry(values: Record<string, unknown>, column: string): string {
+  const c = country(values, column);
+  if (c === undefined) throw new RowError(column, values[column] ?? "", "required");
+  return c;
+}
+
+/** An ISO 4217 currency of a major unit (a profile's or a report's amounts are not kept in pence or cents). */
+export function majorCurrency(values: Record<string, unknown>, column: string): string {
+  const unit = currency(values, column);
+  if (unit.per !== 1) throw new RowError(column, values[column], "expected the major unit (GBP, ZAR)");
+  return unit.currency;
+}

@@ -1,4 +1,12 @@
-import type { BarRow, QuoteRow, SecurityType } from "./source.types";
+import type {
+  BarRow,
+  DividendRow,
+  EtfProfileRow,
+  FundProfileRow,
+  QuarterlyFinancialsRow,
+  QuoteRow,
+  SecurityType,
+} from "./source.types";
 
 /** What one batch did: rows new to the store, rows whose stored values differed, rows already as given. */
 export interface ImportCounts {
@@ -75,6 +83,62 @@ export interface FxImportRow {
   perUsd: number;
 }
 
+/** A 5-minute bar of a listing; `t` is the Unix second the bar starts. */
+export interface IntradayBarImportRow extends BarRow {
+  listingId: number;
+}
+
+/** An ETF's profile, keyed by its security; a second profile of the ETF replaces the first. */
+export type EtfProfileImportRow = EtfProfileRow;
+
+/** A fund's profile, keyed by its security. */
+export type FundProfileImportRow = FundProfileRow;
+
+/**
+ * A position of an ETF's or a fund's holdings, keyed by the holder and `position` (1 = first). `holder` is the
+ * holder's type: an ETF's positions carry `shares`, a fund's an `assetClass`.
+ */
+export interface HoldingImportRow {
+  holderId: number;
+  holder: "etf" | "fund";
+  position: number;
+  holdingSecurityId: number | null;
+  symbol: string | null;
+  name: string;
+  isin: string | null;
+  cusip: string | null;
+  assetClass: string | null;
+  sector: string | null;
+  country: string | null;
+  shares: number | null;
+  /** Percent of the holder's assets, 0 to 100. */
+  weight: number;
+  marketValue: number;
+}
+
+/** One weight of an ETF's or a fund's exposure, keyed by the holder, the exposure and `name`. */
+export interface ExposureImportRow {
+  holderId: number;
+  holder: "etf" | "fund";
+  /** `allocation` (asset classes) is kept for funds only. */
+  exposure: "sector" | "country" | "allocation";
+  /** A sector, an ISO 3166 alpha-2 country, or an asset class. */
+  name: string;
+  /** Percent, 0 to 100. */
+  weight: number;
+}
+
+/** A quarter of a security's financials, keyed by the security and `periodEnd`. */
+export interface FinancialsImportRow extends QuarterlyFinancialsRow {
+  securityId: number;
+}
+
+/**
+ * A dividend of a security, keyed by the security and `exDate`. `adjustedAmount` is not given: the store sets it
+ * from `amount` and the splits it knows after the ex-date, and keeps it so when a split arrives later.
+ */
+export type DividendImportRow = Omit<DividendRow, "adjustedAmount">;
+
 export interface ImportListing {
   listingId: number;
   securityId: number;
@@ -112,9 +176,22 @@ export interface ImportSink {
   upsertQuotes(rows: readonly QuoteImportRow[]): Promise<ImportCounts>;
   /**
    * Stores splits and keeps the bars' convention (adjusted for every split the store knows): a new split divides
-   * the prices of the security's earlier daily bars by its ratio and multiplies their volumes, a changed one by the
-   * change, in the same transaction.
+   * the prices of the security's earlier daily and intraday bars and the adjusted amounts of its earlier dividends by
+   * its ratio and multiplies the bars' volumes, a changed one by the change, in the same transaction.
    */
   upsertSplits(rows: readonly SplitImportRow[]): Promise<ImportCounts>;
+  /** The security holding `isin`, or null. */
+  securityOfIsin(isin: string): Promise<number | null>;
+  /** The type of a security (null when the store has no such security). */
+  securityType(securityId: number): Promise<SecurityType | null>;
+  upsertIntradayBars(rows: readonly IntradayBarImportRow[]): Promise<ImportCounts>;
+  upsertEtfProfiles(rows: readonly EtfProfileImportRow[]): Promise<ImportCounts>;
+  upsertFundProfiles(rows: readonly FundProfileImportRow[]): Promise<ImportCounts>;
+  upsertHoldings(rows: readonly HoldingImportRow[]): Promise<ImportCounts>;
+  upsertExposures(rows: readonly ExposureImportRow[]): Promise<ImportCounts>;
+  /** Stores quarters and keeps each security's trailing-twelve-month EPS and net income in the same transaction. */
+  upsertFinancials(rows: readonly FinancialsImportRow[]): Promise<ImportCounts>;
+  /** Stores dividends with their amount adjusted for the splits the store knows after each ex-date. */
+  upsertDividends(rows: readonly DividendImportRow[]): Promise<ImportCounts>;
   close(): Promise<void>;
 }

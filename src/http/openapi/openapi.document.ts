@@ -40,6 +40,7 @@ export interface DocumentedRoute {
   maxAgeSeconds?: number;
   examples?: RequestExamples;
   emptyExample?: NamedExample;
+  emptyAnswer?: string;
   /** The GraphQL operation it runs, where it runs one (the docs' tables name its root fields). */
   operation?: DocumentNode;
 }

@@ -4,9 +4,9 @@ import { jsonSchemaOf, tagOf, type DocumentedRoute } from "./openapi.document";
 
 /**
  * The tables of the docs that list endpoints, written from the same declarations the router serves: docs/contract.md
- * section 1 (every path, its body, scope and GET lifetime) and the README's "What it serves" (each area's v1 paths and
- * the GraphQL fields they run). `npm run openapi` writes them between their markers; a test fails when a committed
- * table differs.
+ * section 1 (every path, its body, scope and GET lifetime) and section 4 (what a known security without data
+ * answers), and the README's "What it serves" (each area's v1 paths and the GraphQL fields they run). `npm run
+ * openapi` writes them between their markers; a test fails when a committed table differs.
  */
 
 type TabledRoute = DocumentedRoute;
@@ -95,6 +95,23 @@ export function areaTableMarkdown(routes: readonly TabledRoute[]): string {
   return lines.join("\n") + "\n";
 }
 
+/** docs/contract.md section 4: the empty answer of each endpoint that names a security, alike ones on one row. */
+export function emptyAnswerTableMarkdown(routes: readonly TabledRoute[]): string {
+  const rows = new Map<string, string[]>();
+  for (const r of routes) {
+    if (r.removedOn || r.emptyAnswer === undefined) continue;
+    rows.set(r.emptyAnswer, [...(rows.get(r.emptyAnswer) ?? []), r.path]);
+  }
+  const lines = ["| endpoint | a known security without the data answers |", "|---|---|"];
+  for (const [answer, paths] of rows) lines.push(`| ${paths.map(code).join(", ")} | ${answer} |`);
+  return lines.join("\n") + "\n";
+}
+
+export const EMPTY_TABLE_MARKERS = [
+  "<!-- empty-table:begin (npm run openapi writes this table from the REST declarations) -->",
+  "<!-- empty-table:end -->",
+] as const;
+
 export const ENDPOINT_TABLE_MARKERS = [
   "<!-- endpoint-table:begin (npm run openapi writes this table from the REST declarations) -->",
   "<!-- endpoint-table:end -->",
@@ -112,7 +129,11 @@ export function withEndpointTables(
 ): { readme: string; contract: string } {
   return {
     readme: withTable(docs.readme, AREA_TABLE_MARKERS, areaTableMarkdown(routes)),
-    contract: withTable(docs.contract, ENDPOINT_TABLE_MARKERS, endpointTableMarkdown(routes)),
+    contract: withTable(
+      withTable(docs.contract, ENDPOINT_TABLE_MARKERS, endpointTableMarkdown(routes)),
+      EMPTY_TABLE_MARKERS,
+      emptyAnswerTableMarkdown(routes),
+    ),
   };
 }
 

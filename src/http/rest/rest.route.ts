@@ -51,6 +51,11 @@ export interface RouteEntry<
   examples?: RequestExamples;
   /** The answer of a known security without data (docs/contract.md section 4), shown beside the typical answer. */
   emptyExample?: NamedExample;
+  /**
+   * What a known security without this kind of data answers, in a phrase: docs/contract.md section 4's table of empty
+   * answers is written from it (`npm run openapi`). Every entry that names one security says it.
+   */
+  emptyAnswer?: string;
 }
 
 /** An hour: reference data changes daily at most. */

@@ -2,11 +2,12 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Pool, PoolClient } from "pg";
 import { from as copyFrom } from "pg-copy-streams";
-import type { BarRow } from "../../domain/ports/source.types";
+import type { BarRow, SecurityType } from "../../domain/ports/source.types";
 import type {
   DailyBarImportRow,
   ExchangeImportRow,
   FxImportRow,
+  IntradayBarImportRow,
   ImportCounts,
   ImportListing,
   ImportResult,
@@ -65,6 +66,11 @@ const DAILY_BARS: StagedTable<DailyBarImportRow> = {
   ],
   row: (r) => [r.listingId, r.t, r.o, r.h, r.l, r.c, r.v],
   key: (r) => `${r.listingId}:${r.t}`,
+};
+
+const INTRADAY_BARS: StagedTable<IntradayBarImportRow> = {
+  ...(DAILY_BARS as unknown as StagedTable<IntradayBarImportRow>),
+  table: "intraday_bars",
 };
 
 const FX: StagedTable<FxImportRow> = {
@@ -151,6 +157,11 @@ function uniqueUpsertSql(t: StagedTable<unknown>, stage: string): string {
     )
     SELECT count(*) FILTER (WHERE inserted)::int AS inserted, count(*) FILTER (WHERE NOT inserted)::int AS changed
     FROM up`;
+}
+
+/** A kind this sink does not write yet: refused before anything is written, naming the kind. */
+function notYet(kind: string): () => Promise<never> {
+  return () => Promise.reject(new Error(`importing ${kind} into PostgreSQL is not supported yet (SQLite takes it)`));
 }
 
 interface StoredSecurity {
@@ -484,10 +495,17 @@ export class PostgresImportSink implements ImportSink {
             .filter((id) => !this.checked.has(id) && !materialized.includes(id));
           await this.materialize(c, listings);
           materialized.push(...listings);
+          const at = [ratio / was, r.securityId, Date.parse(`${r.day}T00:00:00Z`) / 1000];
+          for (const table of ["daily_bars", "intraday_bars"]) {
+            await c.query(
+              `UPDATE ${table} SET o = o / $1, h = h / $1, l = l / $1, c = c / $1, v = v * $1
+               WHERE listing_id IN (SELECT id FROM listings WHERE security_id = $2) AND t < $3`,
+              at,
+            );
+          }
           await c.query(
-            `UPDATE daily_bars SET o = o / $1, h = h / $1, l = l / $1, c = c / $1, v = v * $1
-             WHERE listing_id IN (SELECT id FROM listings WHERE security_id = $2) AND t < $3`,
-            [ratio / was, r.securityId, Date.parse(`${r.day}T00:00:00Z`) / 1000],
+            `UPDATE dividends SET adjusted_amount = adjusted_amount / $1 WHERE security_id = $2 AND ex_date < $3`,
+            [ratio / was, r.securityId, r.day],
           );
         }
         if (s) counts.changed++;
@@ -498,6 +516,31 @@ export class PostgresImportSink implements ImportSink {
     for (const id of materialized) this.checked.add(id);
     return out;
   }
+
+  async securityOfIsin(isin: string): Promise<number | null> {
+    return (
+      (await this.pool.query<{ id: number }>(`SELECT id FROM securities WHERE isin = $1`, [isin])).rows[0]?.id ?? null
+    );
+  }
+
+  async securityType(securityId: number): Promise<SecurityType | null> {
+    const { rows } = await this.pool.query<{ type: SecurityType }>(`SELECT type FROM securities WHERE id = $1`, [
+      securityId,
+    ]);
+    return rows[0]?.type ?? null;
+  }
+
+  async upsertIntradayBars(rows: readonly IntradayBarImportRow[]): Promise<ImportCounts> {
+    if (rows.length === 0) return { inserted: 0, changed: 0, unchanged: 0 };
+    return this.tx((c) => this.staged(c, INTRADAY_BARS, rows));
+  }
+
+  upsertEtfProfiles = notYet("etf-profiles");
+  upsertFundProfiles = notYet("fund-profiles");
+  upsertHoldings = notYet("holdings");
+  upsertExposures = notYet("exposures");
+  upsertFinancials = notYet("financials");
+  upsertDividends = notYet("dividends");
 
   /** The pool is the store's: whoever opened the store closes it. */
   async close(): Promise<void> {}

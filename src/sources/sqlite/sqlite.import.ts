@@ -1,9 +1,16 @@
 import type { Database as Db, Statement } from "better-sqlite3";
-import type { BarRow } from "../../domain/ports/source.types";
+import type { BarRow, SecurityType } from "../../domain/ports/source.types";
 import type {
   DailyBarImportRow,
+  DividendImportRow,
+  EtfProfileImportRow,
   ExchangeImportRow,
+  ExposureImportRow,
+  FinancialsImportRow,
+  FundProfileImportRow,
   FxImportRow,
+  HoldingImportRow,
+  IntradayBarImportRow,
   ImportCounts,
   ImportListing,
   ImportResult,
@@ -13,7 +20,159 @@ import type {
   SecurityImportRow,
   SplitImportRow,
 } from "../../domain/ports/source.import";
+import type { IngestStateStore } from "../../domain/ports/source.ingest";
 import { SampleSeriesBars } from "./sqlite.synthetic";
+
+/** A table's natural key and the other columns an import sets, each as named in the row and in the table. */
+interface TableShape {
+  table: string;
+  key: readonly (readonly [string, string])[];
+  values: readonly (readonly [string, string])[];
+}
+
+const ETF_PROFILE_SHAPE: TableShape = {
+  table: "etf_profiles",
+  key: [["securityId", "security_id"]],
+  values: [
+    ["issuer", "issuer"],
+    ["assetClass", "asset_class"],
+    ["aum", "aum"],
+    ["nav", "nav"],
+    ["navCurrency", "nav_currency"],
+    ["expenseRatio", "expense_ratio"],
+    ["inceptionDate", "inception_date"],
+    ["domicile", "domicile"],
+    ["replication", "replication"],
+    ["distributionPolicy", "distribution_policy"],
+    ["benchmark", "benchmark"],
+    ["holdingsCount", "holdings_count"],
+    ["holdingsDate", "holdings_date"],
+  ],
+};
+
+const FUND_PROFILE_SHAPE: TableShape = {
+  table: "fund_profiles",
+  key: [["securityId", "security_id"]],
+  values: [
+    ["fundCompany", "fund_company"],
+    ["category", "category"],
+    ["assetClass", "asset_class"],
+    ["aum", "aum"],
+    ["nav", "nav"],
+    ["navCurrency", "nav_currency"],
+    ["ongoingCharge", "ongoing_charge"],
+    ["entryCharge", "entry_charge"],
+    ["inceptionDate", "inception_date"],
+    ["domicile", "domicile"],
+    ["benchmark", "benchmark"],
+    ["riskClass", "risk_class"],
+    ["distributionPolicy", "distribution_policy"],
+    ["minInvestment", "min_investment"],
+    ["holdingsCount", "holdings_count"],
+    ["holdingsDate", "holdings_date"],
+  ],
+};
+
+const HOLDING_COMMON = [
+  ["holdingSecurityId", "holding_security_id"],
+  ["symbol", "symbol"],
+  ["name", "name"],
+  ["isin", "isin"],
+  ["sector", "sector"],
+  ["country", "country"],
+  ["weight", "weight"],
+  ["marketValue", "market_value"],
+] as const;
+
+const ETF_HOLDING_SHAPE: TableShape = {
+  table: "etf_holdings",
+  key: [
+    ["holderId", "etf_id"],
+    ["position", "position"],
+  ],
+  values: [...HOLDING_COMMON, ["cusip", "cusip"], ["shares", "shares"]],
+};
+
+const FUND_HOLDING_SHAPE: TableShape = {
+  table: "fund_holdings",
+  key: [
+    ["holderId", "fund_id"],
+    ["position", "position"],
+  ],
+  values: [...HOLDING_COMMON, ["assetClass", "asset_class"]],
+};
+
+/** The exposure tables, by holder and exposure. */
+const EXPOSURE_SHAPES: Readonly<Record<string, TableShape>> = Object.fromEntries(
+  (
+    [
+      ["etf", "sector", "etf_sector_exposure", "etf_id", "sector"],
+      ["etf", "country", "etf_country_exposure", "etf_id", "country"],
+      ["fund", "sector", "fund_sector_exposure", "fund_id", "sector"],
+      ["fund", "country", "fund_country_exposure", "fund_id", "country"],
+      ["fund", "allocation", "fund_allocation", "fund_id", "asset_class"],
+    ] as const
+  ).map(([holder, exposure, table, id, name]) => [
+    `${holder}:${exposure}`,
+    {
+      table,
+      key: [
+        ["holderId", id],
+        ["name", name],
+      ],
+      values: [["weight", "weight"]],
+    },
+  ]),
+);
+
+const FINANCIALS_SHAPE: TableShape = {
+  table: "quarterly_financials",
+  key: [
+    ["securityId", "security_id"],
+    ["periodEnd", "period_end"],
+  ],
+  values: (
+    [
+      "fiscalYear",
+      "fiscalQuarter",
+      "reportedDate",
+      "currency",
+      "revenue",
+      "costOfRevenue",
+      "grossProfit",
+      "operatingIncome",
+      "netIncome",
+      "eps",
+      "totalAssets",
+      "totalLiabilities",
+      "totalEquity",
+      "cash",
+      "totalDebt",
+      "sharesOutstanding",
+      "operatingCashFlow",
+      "capex",
+      "freeCashFlow",
+      "dividendsPaid",
+    ] as const
+  ).map((f) => [f, f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] as const),
+};
+
+const DIVIDEND_SHAPE: TableShape = {
+  table: "dividends",
+  key: [
+    ["securityId", "security_id"],
+    ["exDate", "ex_date"],
+  ],
+  values: [
+    ["recordDate", "record_date"],
+    ["payDate", "pay_date"],
+    ["declarationDate", "declaration_date"],
+    ["amount", "amount"],
+    ["adjustedAmount", "adjusted_amount"],
+    ["currency", "currency"],
+    ["frequency", "frequency"],
+  ],
+};
 
 /** The security columns an import may set, as named in the row and in the table. */
 const SECURITY_FIELDS = [
@@ -49,7 +208,7 @@ interface StoredSecurity {
  * written out as rows (and marked stored) in the transaction of its first imported bar: the imported rows then
  * replace the computed ones on their days, and the listing keeps answering its other days as before.
  */
-export class SqliteImportSink implements ImportSink {
+export class SqliteImportSink implements ImportSink, IngestStateStore {
   private readonly stmts = new Map<string, Statement>();
   private readonly series: SampleSeriesBars;
   private hasSeriesTable: boolean | undefined;
@@ -293,6 +452,13 @@ export class SqliteImportSink implements ImportSink {
       `UPDATE daily_bars SET o = o / @f, h = h / @f, l = l / @f, c = c / @f, v = v * @f
        WHERE listing_id IN (SELECT id FROM listings WHERE security_id = @securityId) AND t < @before`,
     );
+    const rescaleIntraday = this.stmt(
+      `UPDATE intraday_bars SET o = o / @f, h = h / @f, l = l / @f, c = c / @f, v = v * @f
+       WHERE listing_id IN (SELECT id FROM listings WHERE security_id = @securityId) AND t < @before`,
+    );
+    const rescaleDividends = this.stmt(
+      `UPDATE dividends SET adjusted_amount = adjusted_amount / @f WHERE security_id = @securityId AND ex_date < @day`,
+    );
     this.db
       .transaction(() => {
         for (const r of rows) {
@@ -307,7 +473,10 @@ export class SqliteImportSink implements ImportSink {
           if (ratio !== was) {
             // Computed sample paths become rows first, so that they are rescaled with the rest.
             for (const id of listings.all(r.securityId) as number[]) if (!this.checked.has(id)) this.materialize(id);
-            rescale.run({ f: ratio / was, securityId: r.securityId, before: Date.parse(`${r.day}T00:00:00Z`) / 1000 });
+            const at = { f: ratio / was, securityId: r.securityId, before: Date.parse(`${r.day}T00:00:00Z`) / 1000 };
+            rescale.run(at);
+            rescaleIntraday.run(at);
+            rescaleDividends.run({ f: at.f, securityId: r.securityId, day: r.day });
           }
           if (s) out.changed++;
           else out.inserted++;
@@ -315,6 +484,145 @@ export class SqliteImportSink implements ImportSink {
       })
       .immediate();
     return out;
+  }
+
+  /**
+   * Upserts rows of one table on its natural key, counting each: inserted, changed (a stored value differed), or
+   * unchanged. Runs inside the caller's transaction.
+   */
+  private upsertShaped(shape: TableShape, row: Record<string, unknown>, out: ImportCounts): void {
+    const where = shape.key.map(([, c]) => `${c} = ?`).join(" AND ");
+    const keyValues = shape.key.map(([f]) => row[f]);
+    const stored = this.stmt(`SELECT ${shape.values.map(([, c]) => c).join(", ")} FROM ${shape.table} WHERE ${where}`)
+      .raw()
+      .get(...keyValues) as unknown[] | undefined;
+    const values = shape.values.map(([f]) => row[f] ?? null);
+    if (!stored) {
+      const columns = [...shape.key, ...shape.values].map(([, c]) => c);
+      this.stmt(`INSERT INTO ${shape.table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`).run(
+        ...keyValues,
+        ...values,
+      );
+      out.inserted++;
+      return;
+    }
+    if (values.every((v, i) => v === stored[i])) {
+      out.unchanged++;
+      return;
+    }
+    this.stmt(`UPDATE ${shape.table} SET ${shape.values.map(([, c]) => `${c} = ?`).join(", ")} WHERE ${where}`).run(
+      ...values,
+      ...keyValues,
+    );
+    out.changed++;
+  }
+
+  private upsertAll<R extends object>(rows: readonly R[], shapeOf: (row: R) => TableShape, after?: () => void) {
+    const out: ImportCounts = { inserted: 0, changed: 0, unchanged: 0 };
+    this.db
+      .transaction(() => {
+        for (const r of rows) this.upsertShaped(shapeOf(r), r as Record<string, unknown>, out);
+        after?.();
+      })
+      .immediate();
+    return out;
+  }
+
+  async securityOfIsin(isin: string): Promise<number | null> {
+    return (this.stmt(`SELECT id FROM securities WHERE isin = ?`).pluck().get(isin) as number | undefined) ?? null;
+  }
+
+  async securityType(securityId: number): Promise<SecurityType | null> {
+    return (this.stmt(`SELECT type FROM securities WHERE id = ?`).pluck().get(securityId) as SecurityType) ?? null;
+  }
+
+  async upsertIntradayBars(rows: readonly IntradayBarImportRow[]): Promise<ImportCounts> {
+    const out: ImportCounts = { inserted: 0, changed: 0, unchanged: 0 };
+    const insert = this.stmt(
+      `INSERT OR IGNORE INTO intraday_bars (listing_id, t, o, h, l, c, v) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const update = this.stmt(
+      `UPDATE intraday_bars SET o = @o, h = @h, l = @l, c = @c, v = @v WHERE listing_id = @listingId AND t = @t
+       AND (o IS NOT @o OR h IS NOT @h OR l IS NOT @l OR c IS NOT @c OR v IS NOT @v)`,
+    );
+    this.db
+      .transaction(() => {
+        for (const r of rows) {
+          if (insert.run(r.listingId, r.t, r.o, r.h, r.l, r.c, r.v).changes === 1) out.inserted++;
+          else if (update.run(r).changes === 1) out.changed++;
+          else out.unchanged++;
+        }
+      })
+      .immediate();
+    return out;
+  }
+
+  async upsertEtfProfiles(rows: readonly EtfProfileImportRow[]): Promise<ImportCounts> {
+    return this.upsertAll(rows, () => ETF_PROFILE_SHAPE);
+  }
+
+  async upsertFundProfiles(rows: readonly FundProfileImportRow[]): Promise<ImportCounts> {
+    return this.upsertAll(rows, () => FUND_PROFILE_SHAPE);
+  }
+
+  async upsertHoldings(rows: readonly HoldingImportRow[]): Promise<ImportCounts> {
+    return this.upsertAll(rows, (r) => (r.holder === "etf" ? ETF_HOLDING_SHAPE : FUND_HOLDING_SHAPE));
+  }
+
+  async upsertExposures(rows: readonly ExposureImportRow[]): Promise<ImportCounts> {
+    return this.upsertAll(rows, (r) => EXPOSURE_SHAPES[`${r.holder}:${r.exposure}`] as TableShape);
+  }
+
+  async upsertFinancials(rows: readonly FinancialsImportRow[]): Promise<ImportCounts> {
+    // The trailing twelve months kept with a stock (migration 2) follow its latest four quarters; null with fewer.
+    const ttm = this.stmt(
+      `UPDATE securities SET
+         eps_ttm = CASE WHEN (SELECT count(*) FROM quarterly_financials f WHERE f.security_id = @id) >= 4
+           THEN (SELECT sum(eps) FROM (SELECT eps FROM quarterly_financials f WHERE f.security_id = @id
+                 ORDER BY f.period_end DESC LIMIT 4)) END,
+         net_income_ttm = CASE WHEN (SELECT count(*) FROM quarterly_financials f WHERE f.security_id = @id) >= 4
+           THEN (SELECT sum(net_income) FROM (SELECT net_income FROM quarterly_financials f WHERE f.security_id = @id
+                 ORDER BY f.period_end DESC LIMIT 4)) END
+       WHERE id = @id AND type = 'stock'`,
+    );
+    return this.upsertAll(
+      rows,
+      () => FINANCIALS_SHAPE,
+      () => {
+        for (const id of new Set(rows.map((r) => r.securityId))) ttm.run({ id });
+      },
+    );
+  }
+
+  async upsertDividends(rows: readonly DividendImportRow[]): Promise<ImportCounts> {
+    const out: ImportCounts = { inserted: 0, changed: 0, unchanged: 0 };
+    const splitsOf = this.stmt(`SELECT day, numerator, denominator FROM splits WHERE security_id = ?`);
+    this.db
+      .transaction(() => {
+        // Read inside the transaction, so a split committed by another import is either in the factor or after it.
+        const splits = new Map<number, ImportSplit[]>();
+        for (const r of rows) {
+          let known = splits.get(r.securityId);
+          if (!known) splits.set(r.securityId, (known = splitsOf.all(r.securityId) as ImportSplit[]));
+          let f = 1;
+          for (const s of known) if (s.day > r.exDate) f *= s.numerator / s.denominator;
+          this.upsertShaped(DIVIDEND_SHAPE, { ...r, adjustedAmount: r.amount / f }, out);
+        }
+      })
+      .immediate();
+    return out;
+  }
+
+  /** Kept in the meta table under `ingest:` keys, apart from the sample's own rows there. */
+  async readIngestState(key: string): Promise<string | undefined> {
+    return this.stmt(`SELECT value FROM meta WHERE key = ?`).pluck().get(`ingest:${key}`) as string | undefined;
+  }
+
+  async writeIngestState(key: string, value: string): Promise<void> {
+    this.stmt(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run(
+      `ingest:${key}`,
+      value,
+    );
   }
 
   async close(): Promise<void> {

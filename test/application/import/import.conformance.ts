@@ -82,8 +82,9 @@ export function importConformance(open: () => Promise<ImportStore>): void {
     expect((await store.app.post("/v1/quote", { symbol: "ACME" })).status).toBe(404);
     const expected: Record<string, [number, number, number]> = {
       exchanges: [0, 0, 3],
-      securities: [3, 0, 0],
+      securities: [4, 0, 0],
       "daily-bars": [5, 0, 0],
+      "intraday-bars": [4, 0, 0],
       fx: [0, 3, 0],
       quotes: [1, 0, 0],
     };

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { csvRecords, InputError, openInput } from "../../../src/application/import/import.readers";
+import { csvRecords, InputError, openInput, ProfilesScanner } from "../../../src/application/import/import.readers";
 
 async function* chunks(...parts: string[]): AsyncGenerator<string> {
   yield* parts;
@@ -50,5 +50,40 @@ describe("input files", () => {
       { row: 2, values: { Date: "2026-01-02", USD: "1.1" } },
       { row: 3, values: { Date: "2026-01-03", USD: "1.2", __error: "3 cells, but the header has 2" } },
     ]);
+  });
+});
+
+describe("a JSON document's asset profiles", () => {
+  const doc = JSON.stringify({
+    meta: { date: "2026-11-20T00:00:00.000Z", note: 'a "quoted" ] and } in a string' },
+    accounts: [{ id: "a", balances: [{ value: 1 }] }],
+    assetProfiles: [
+      { symbol: "X]}", marketData: [{ date: "2026-11-19", marketPrice: 1 }], note: 'back\\slash "q" {[' },
+      7,
+      "text, with a comma",
+      { symbol: "Y", marketData: [] },
+    ],
+    tags: [],
+  });
+
+  it("hands out each element whole, whatever the chunks, and keeps the root's keys", () => {
+    const expected = (JSON.parse(doc) as { assetProfiles: unknown[] }).assetProfiles;
+    for (const size of [1, 2, 3, 7, 64, doc.length]) {
+      const scanner = new ProfilesScanner();
+      const out: unknown[] = [];
+      for (let at = 0; at < doc.length; at += size) out.push(...scanner.feed(doc.slice(at, at + size)));
+      expect({ size, out: out.map((t) => JSON.parse(t as string)) }).toEqual({ size, out: expected });
+      expect(scanner.keys).toEqual(["meta", "accounts", "assetProfiles", "tags"]);
+      expect(scanner.ended).toBe(true);
+    }
+  });
+
+  it("refuses an element over its bound, and a document that is not one object", () => {
+    const small = new ProfilesScanner(40);
+    expect(() => {
+      for (let at = 0; at < doc.length; at += 16) small.feed(doc.slice(at, at + 16));
+    }).toThrow(/an asset profile of this JSON document is over/);
+    expect(() => new ProfilesScanner().feed("[1, 2]")).toThrow(InputError);
+    expect(() => new ProfilesScanner().feed("{} {}")).toThrow(/not a JSON document holding one object/);
   });
 });

@@ -61,6 +61,7 @@ export const CANDLE_ROUTES: readonly RouteEntry[] = [
         currency: "USD",
       },
     },
+    emptyAnswer: '`s: "no_data"`, empty arrays, `from`, `to`, `resolution`, `key`, `currency`',
     singleSecurity: true,
   }),
   route({
@@ -90,6 +91,7 @@ export const CANDLE_ROUTES: readonly RouteEntry[] = [
         currency: "USD",
       },
     },
+    emptyAnswer: '`s: "no_data"`, empty arrays, `from`, `to`, `resolution`, `key`, `currency`',
     singleSecurity: true,
     removedOn: "2024-12-31",
     replacement: "/v1/candle",

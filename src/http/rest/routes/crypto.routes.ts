@@ -34,6 +34,9 @@ export const CRYPTO_ROUTES: readonly RouteEntry[] = [
     response: cryptoPriceResponse,
     maxAgeSeconds: 5,
     examples: (s) => ({ crypto: example("The first crypto pair", { symbol: s.crypto }) }),
+    emptyAnswer:
+      "no empty form (every field is a price the client's model requires): a listing without any price answers " +
+      "404 `NOT_FOUND` saying so; every listing of the sample has one",
     singleSecurity: true,
   }),
 ];

@@ -105,6 +105,7 @@ export const DIVIDEND_ROUTES: readonly RouteEntry[] = [
       upcoming: example("The next ten ex-dates", { limit: 10 }),
       etf: example("The first ETF's dividends of 2026", { symbol: s.etf, from: "2026-01-01", to: "2026-12-31" }),
     }),
+    emptyAnswer: "an empty list",
     singleSecurity: false,
   }),
   route({
@@ -139,6 +140,9 @@ export const DIVIDEND_ROUTES: readonly RouteEntry[] = [
         priceCurrency: "USD",
       },
     },
+    emptyAnswer:
+      "`years: []`, `latestDividend: null`, `frequency: null` (none), `forwardAnnualDividend: 0`, `forwardYield: " +
+      "0` (null without a price)",
     singleSecurity: true,
   }),
   route({
@@ -151,6 +155,8 @@ export const DIVIDEND_ROUTES: readonly RouteEntry[] = [
     shape: (d) => d.dividendEstimate,
     response: dividendEstimateResponse,
     examples: (s) => ({ etf: example("The first ETF", { symbol: s.etf }) }),
+    emptyAnswer:
+      "`dividends: []`, `total: 0`, `frequency: null` (none), the window, a `method` saying nothing is estimated",
     singleSecurity: true,
   }),
 ];

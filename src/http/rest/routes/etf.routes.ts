@@ -191,6 +191,9 @@ export const ETF_ROUTES: readonly RouteEntry[] = [
       monthly: example("The first ETF's monthly returns", { symbol: s.etf, resolution: "M" }),
       daily: example("Daily returns of 2026 so far", { symbol: s.etf, from: "2026-01-01" }),
     }),
+    emptyAnswer:
+      "`startDate`, `endDate`, `startValue`, `endValue`, `totalReturn`, the annualised figures, `maxDrawdown`, " +
+      "`bestPeriod`, `worstPeriod` null; `periods: 0`, `series: []`, a note saying the range holds no close",
     singleSecurity: true,
   }),
   route({
@@ -203,6 +206,7 @@ export const ETF_ROUTES: readonly RouteEntry[] = [
     shape: (d) => d.etf,
     response: fundamentalsResponse,
     examples: (s) => ({ etf: example("The first ETF", { symbol: s.etf }) }),
+    emptyAnswer: "`profile: null` (`fundamentals: null`): the Bavest SDK's ETF profile model takes a null profile",
     singleSecurity: true,
   }),
   route({
@@ -216,6 +220,7 @@ export const ETF_ROUTES: readonly RouteEntry[] = [
     response: profileResponse,
     examples: (s) => ({ etf: example("The first ETF", { symbol: s.etf }) }),
     emptyExample: { summary: "A known ETF the store holds no profile of", value: { symbol: "XYZ", profile: null } },
+    emptyAnswer: "`profile: null` (`fundamentals: null`): the Bavest SDK's ETF profile model takes a null profile",
     singleSecurity: true,
   }),
   route({
@@ -232,6 +237,7 @@ export const ETF_ROUTES: readonly RouteEntry[] = [
       summary: "A known ETF that reports no holdings",
       value: { symbol: "XYZ", atDate: null, holdings: [] },
     },
+    emptyAnswer: "`atDate: null`, `holdings: []`",
     singleSecurity: true,
   }),
   route({
@@ -244,6 +250,7 @@ export const ETF_ROUTES: readonly RouteEntry[] = [
     shape: (d) => ({ symbol: d.etf.symbol, sectorExposure: d.etf.sectorExposure }),
     response: sectorResponse,
     examples: (s) => ({ etf: example("The first ETF", { symbol: s.etf }) }),
+    emptyAnswer: "an empty list",
     singleSecurity: true,
   }),
   route({
@@ -256,6 +263,7 @@ export const ETF_ROUTES: readonly RouteEntry[] = [
     shape: (d) => ({ symbol: d.etf.symbol, countryExposure: d.etf.countryExposure }),
     response: countryResponse,
     examples: (s) => ({ etf: example("The first ETF", { symbol: s.etf }) }),
+    emptyAnswer: "an empty list",
     singleSecurity: true,
   }),
 ];

@@ -93,6 +93,7 @@ export const FUND_ROUTES: readonly RouteEntry[] = [
     shape: (d) => d.fund,
     response: profileResponse,
     examples: (s) => ({ fund: example("The first fund, by ISIN", { isin: s.fundIsin }) }),
+    emptyAnswer: "`profile: null` (`fundamentals: null`): the Bavest SDK's ETF profile model takes a null profile",
     singleSecurity: true,
   }),
   route({
@@ -105,6 +106,7 @@ export const FUND_ROUTES: readonly RouteEntry[] = [
     shape: (d) => ({ isin: d.fund.isin, symbol: d.fund.symbol, sectorExposure: d.fund.sectors }),
     response: sectorResponse,
     examples: (s) => ({ fund: example("The first fund, by ISIN", { isin: s.fundIsin }) }),
+    emptyAnswer: "an empty list",
     singleSecurity: true,
   }),
   route({
@@ -117,6 +119,7 @@ export const FUND_ROUTES: readonly RouteEntry[] = [
     shape: (d) => ({ isin: d.fund.isin, symbol: d.fund.symbol, countryExposure: d.fund.countries }),
     response: countryResponse,
     examples: (s) => ({ fund: example("The first fund, by ISIN", { isin: s.fundIsin }) }),
+    emptyAnswer: "an empty list",
     singleSecurity: true,
   }),
   route({
@@ -129,6 +132,7 @@ export const FUND_ROUTES: readonly RouteEntry[] = [
     shape: (d) => ({ isin: d.fund.isin, symbol: d.fund.symbol, ...d.fund.holdings }),
     response: holdingResponse,
     examples: (s) => ({ fund: example("The first fund, by ISIN", { isin: s.fundIsin }) }),
+    emptyAnswer: "`atDate: null`, `holdings: []`",
     singleSecurity: true,
   }),
   route({
@@ -141,6 +145,7 @@ export const FUND_ROUTES: readonly RouteEntry[] = [
     shape: (d) => d.fund,
     response: allocationResponse,
     examples: (s) => ({ fund: example("The first fund, by ISIN", { isin: s.fundIsin }) }),
+    emptyAnswer: "an empty list",
     singleSecurity: true,
   }),
 ];

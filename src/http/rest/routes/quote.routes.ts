@@ -100,6 +100,9 @@ export const QUOTE_ROUTES: readonly RouteEntry[] = [
       forex: example("A forex pair", { symbol: s.forex }),
       converted: example("The first stock, prices in another currency", { symbol: s.stock, currency: "JPY" }),
     }),
+    emptyAnswer:
+      "no empty form (every field is a price the client's model requires): a listing without any price answers " +
+      "404 `NOT_FOUND` saying so; every listing of the sample has one",
     singleSecurity: true,
   }),
 ];

@@ -1,0 +1,490 @@
+import Database from "better-sqlite3";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { main } from "../../../src/application/cli/import.cli";
+import { SqliteImportSink } from "../../../src/sources/sqlite/sqlite.import";
+import { createTestApp, type TestApp } from "../../helpers/app";
+import { TEST_STORE_PATH } from "../../helpers/constants";
+
+const ROOT = join(__dirname, "..", "..", "..");
+const FIXTURES = join(ROOT, "test", "fixtures");
+const EXAMPLES = join(ROOT, "examples", "data");
+
+let dir: string;
+let store: string;
+let t: TestApp;
+
+/** Runs the CLI against `store` on a connection of its own, as another process would. */
+async function run(args: string[]): Promise<{ code: number; err: string[]; report: string[] }> {
+  const err: string[] = [];
+  const report = join(dir, `report-${Math.random().toString(36).slice(2)}.csv`);
+  const code = await main([...args, "--report", report], {
+    openSink: async () => {
+      const db = new Database(store);
+      db.pragma("busy_timeout = 5000");
+      const sink = new SqliteImportSink(db);
+      return { sink, close: () => sink.close() };
+    },
+    out: { log: (l) => err.push(l), error: (l) => err.push(l) },
+    tty: false,
+  });
+  let lines: string[] = [];
+  try {
+    lines = readFileSync(report, "utf8").trimEnd().split("\n");
+  } catch {
+    // No rejection, no report.
+  }
+  return { code, err, report: lines };
+}
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+function query<T>(sql: string, ...params: unknown[]): T[] {
+  const db = new Database(store, { readonly: true });
+  try {
+    return db.prepare(sql).all(...params) as T[];
+  } finally {
+    db.close();
+  }
+}
+
+const example = (kind: string) => join(EXAMPLES, `${kind}.csv`);
+const unix = (iso: string) => Date.parse(iso) / 1000;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "mdg-import-kinds-"));
+  store = join(dir, "store.db");
+  const src = new Database(TEST_STORE_PATH, { readonly: true });
+  src.exec(`VACUUM INTO '${store.replace(/'/g, "''")}'`);
+  src.close();
+  t = await createTestApp({ storePath: store });
+  for (const kind of ["securities", "daily-bars", "quotes"]) {
+    const r = await run([kind, example(kind)]);
+    expect({ kind, code: r.code, report: r.report }).toEqual({ kind, code: 0, report: [] });
+  }
+});
+
+afterAll(async () => {
+  await t.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const NEW_KINDS = [
+  "intraday-bars",
+  "etf-profiles",
+  "fund-profiles",
+  "holdings",
+  "exposures",
+  "financials",
+  "dividends",
+] as const;
+
+describe("the example file of each kind", () => {
+  it("goes in whole, and a second import reports 0 changed", async () => {
+    const counts: Record<string, string> = {};
+    for (const kind of NEW_KINDS) {
+      const r = await run([kind, example(kind)]);
+      expect({ kind, code: r.code, report: r.report }).toEqual({ kind, code: 0, report: [] });
+      counts[kind] = r.err.find((l) => l.startsWith(`${kind}:`)) ?? "";
+    }
+    expect(counts).toEqual({
+      "intraday-bars": "intraday-bars: 4 inserted, 0 changed, 0 unchanged, 0 rejected",
+      "etf-profiles": "etf-profiles: 1 inserted, 0 changed, 0 unchanged, 0 rejected",
+      "fund-profiles": "fund-profiles: 1 inserted, 0 changed, 0 unchanged, 0 rejected",
+      holdings: "holdings: 5 inserted, 0 changed, 0 unchanged, 0 rejected",
+      exposures: "exposures: 8 inserted, 0 changed, 0 unchanged, 0 rejected",
+      financials: "financials: 4 inserted, 0 changed, 0 unchanged, 0 rejected",
+      dividends: "dividends: 4 inserted, 0 changed, 0 unchanged, 0 rejected",
+    });
+    for (const kind of NEW_KINDS) {
+      const again = await run([kind, example(kind)]);
+      expect(again.err.find((l) => l.startsWith(`${kind}:`))).toMatch(
+        new RegExp(`^${kind}: 0 inserted, 0 changed, \\d+ unchanged, 0 rejected$`),
+      );
+    }
+  });
+
+  it("is answered by the service: candle at 5 minutes, ETF and fund endpoints, financials, dividends", async () => {
+    const candle = await t.post("/v1/candle", {
+      symbol: "ACME",
+      resolution: "5",
+      from: unix("2026-11-20T14:30:00Z"),
+      to: unix("2026-11-20T14:45:00Z"),
+    });
+    expect(candle.status).toBe(200);
+    expect(candle.body).toMatchObject({ s: "ok", c: [101.9, 102.4, 101.8, 101.4], v: [84000, 61000, 57000, 49000] });
+
+    const profile = await t.post("/v1/etf/profile", { symbol: "NORD" });
+    expect(profile.status).toBe(200);
+    expect(profile.body.profile).toMatchObject({
+      etfCompany: "Nordlicht Asset Management",
+      expenseRatio: 0.2,
+      nav: 48.72,
+      navCurrency: "EUR",
+      domicile: "DE",
+      inceptionDate: "2019-05-14",
+      holdingsCount: 3,
+    });
+    const holdings = await t.post("/v1/etf/holdings", { symbol: "NORD" });
+    expect(holdings.status).toBe(200);
+    expect(holdings.body.atDate).toBe("2026-11-19");
+    expect(holdings.body.holdings[0]).toMatchObject({ symbol: "ACME", percent: 40.2, share: 2400000 });
+    expect(holdings.body.holdings).toHaveLength(3);
+    const sector = await t.post("/v1/etf/sector", { symbol: "NORD" });
+    expect(sector.body.sectorExposure).toEqual([
+      { sector: "Technology", weightPercentage: 40.2 },
+      { sector: "Utilities", weightPercentage: 35.1 },
+      { sector: "Consumer Staples", weightPercentage: 24.7 },
+    ]);
+    const country = await t.post("/v1/etf/country", { symbol: "NORD" });
+    expect(country.body.countryExposure.map((c: { exposure: number }) => c.exposure)).toEqual([40.2, 35.1, 24.7]);
+
+    const fund = await t.post("/v1/fund/profile", { symbol: "NRDF" });
+    expect(fund.status).toBe(200);
+    expect(JSON.stringify(fund.body)).toContain("EUR Moderate Allocation");
+    const fundHoldings = await t.post("/v1/fund/holding", { symbol: "NRDF" });
+    expect(fundHoldings.status).toBe(200);
+    expect(JSON.stringify(fundHoldings.body)).toContain("Bundesrepublik Deutschland 2.5% 2035");
+    const allocation = await t.post("/v1/fund/allocation-exposure", { symbol: "NRDF" });
+    expect(allocation.status).toBe(200);
+    expect(JSON.stringify(allocation.body)).toMatch(/Equity.*61\.5.*Bonds.*38\.5/);
+
+    const ttm = await t.post("/v1/stock/financials/ttm", { symbol: "ACME" });
+    expect(ttm.status).toBe(200);
+    expect(ttm.body.quarters).toHaveLength(4);
+    expect(ttm.body.ttm.revenue).toBe(410e6 + 425e6 + 441e6 + 458e6);
+    // The trailing EPS kept with the security follows the imported quarters.
+    expect(
+      query(`SELECT eps_ttm FROM securities s JOIN listings l ON l.security_id = s.id WHERE l.symbol = 'ACME'`),
+    ).toEqual([{ eps_ttm: expect.closeTo(0.96 + 1.01 + 1.06 + 1.13, 9) }]);
+
+    const annual = await t.post("/v1/dividends/annual", { symbol: "ACME" });
+    expect(annual.status).toBe(200);
+    expect(annual.body.years).toEqual([
+      expect.objectContaining({ year: 2026, count: 4, amount: expect.closeTo(0.82, 9) }),
+    ]);
+  });
+
+  it("rescales earlier dividends and intraday bars when a split comes later, as one known first does", async () => {
+    const calendar = async (symbol: string) =>
+      (await t.post("/v1/calendar/dividends", { symbol, from: "2026-01-01", to: "2026-12-31" })).body.dividends as {
+        date: string;
+        amount: number;
+        adjustedAmount: number;
+      }[];
+    // ACME: dividends first (the test above), then the split. IMPV: the split first, then the dividends.
+    await run(["securities", file("v.csv", "symbol,exchange,currency,type,name\nIMPV,XNAS,USD,stock,Split early\n")]);
+    const before = file("intraday-before.csv", "symbol,t,o,h,l,c,v\nACME,2026-11-17T15:00:00Z,100,104,98,102,500\n");
+    expect((await run(["intraday-bars", before])).code).toBe(0);
+    expect((await run(["splits", example("splits")])).code).toBe(0);
+    const early = file("split-v.csv", "symbol,day,numerator,denominator\nIMPV,2026-11-18,2,1\n");
+    expect((await run(["splits", early])).code).toBe(0);
+    const dividends = readFileSync(example("dividends"), "utf8").replace(/\nACME,/g, "\nIMPV,");
+    expect((await run(["dividends", file("dividends-v.csv", dividends)])).code).toBe(0);
+
+    const acme = await calendar("ACME");
+    expect(acme.map((d) => [d.date, d.amount, d.adjustedAmount])).toEqual([
+      ["2026-02-12", 0.2, 0.1],
+      ["2026-05-14", 0.2, 0.1],
+      ["2026-08-13", 0.2, 0.1],
+      ["2026-11-12", 0.22, 0.11],
+    ]);
+    // The split on 2026-11-18 also rescales the earlier intraday bar, as it does the daily ones.
+    const bar = await t.post("/v1/candle", {
+      symbol: "ACME",
+      resolution: "5",
+      from: unix("2026-11-17T15:00:00Z"),
+      to: unix("2026-11-17T15:00:00Z"),
+    });
+    expect(bar.body).toMatchObject({ o: [50], h: [52], l: [49], c: [51], v: [1000] });
+    expect(await calendar("IMPV")).toEqual(acme.map((d) => ({ ...d, symbol: "IMPV" })));
+    // The same split again changes nothing.
+    expect((await run(["splits", example("splits")])).err).toContain(
+      "splits: 0 inserted, 0 changed, 1 unchanged, 0 rejected",
+    );
+    expect((await calendar("ACME")).map((d) => d.adjustedAmount)).toEqual([0.1, 0.1, 0.1, 0.11]);
+  });
+});
+
+describe("validation of the new kinds", () => {
+  it("rejects each bad row with its reason and loads the rest", async () => {
+    const cases: [string, string, string[], RegExp][] = [
+      [
+        "intraday-bars",
+        [
+          "symbol,t,o,h,l,c,v",
+          "ACME,2026-11-20T15:00:00Z,1,2,1,1.5,10",
+          "ACME,2026-11-20T15:05:00,1,2,1,1.5,10",
+          "ACME,2026-11-20T15:07:00Z,1,2,1,1.5,10",
+          "ACME,2026-11-20T15:10:00+01:00,1,0.5,1,1,10",
+          "NOPE,1795190400,1,2,1,1.5,10",
+        ].join("\n"),
+        [
+          "intraday.csv,3,t,2026-11-20T15:05:00," +
+            '"expected an ISO 8601 date-time with an offset (…Z, …+01:00) or Unix seconds"',
+          "intraday.csv,4,t,2026-11-20T15:07:00Z,not the start of a 5-minute bar (the store keeps 5-minute bars)",
+          "intraday.csv,5,h,0.5,high is below the open or the close",
+          "intraday.csv,6,symbol,NOPE,no such listing in the store (import it with securities)",
+        ],
+        /intraday-bars: 1 inserted/,
+      ],
+      [
+        "holdings",
+        [
+          "symbol,position,name,isin,asset_class,country,shares,weight,market_value",
+          "NORD,4,Fjord Bank ASA,,,NO,100,0,1000",
+          "NORD,5,Over Weight AG,,,DE,100,100.5,1000",
+          "NORD,6,Negative AG,,,DE,100,-1,1000",
+          "NOPE,1,No fund,,,,100,1,1000",
+          "ACME,1,A stock holds nothing,,,,100,1,1000",
+          "NORD,7,Bad Country,,,QQ,100,1,1000",
+          "NORD,8,Bad Isin,US0378331006,,,100,1,1000",
+          "NRDF,3,No asset class,,,DE,,1,1000",
+        ].join("\n"),
+        [
+          "holdings.csv,3,weight,100.5,a weight is a percent from 0 to 100",
+          "holdings.csv,4,weight,-1,a weight is a percent from 0 to 100",
+          "holdings.csv,5,symbol,NOPE,no such listing in the store (import it with securities)",
+          'holdings.csv,6,symbol,ACME,"ACME is a stock security, not an ETF or fund"',
+          "holdings.csv,7,country,QQ,not an ISO 3166 alpha-2 country",
+          "holdings.csv,8,isin,US0378331006,not an ISIN (shape or check digit)",
+          "holdings.csv,9,asset_class,,required",
+        ],
+        /holdings: 1 inserted/,
+      ],
+      [
+        "exposures",
+        [
+          "symbol,exposure,name,weight",
+          "NORD,sector,Financials,0",
+          "NORD,region,Europe,10",
+          "NORD,country,XX,10",
+          "NORD,allocation,Equity,100",
+          "NRDF,sector,Financials,101",
+        ].join("\n"),
+        [
+          'exposures.csv,3,exposure,region,"expected sector, country or allocation"',
+          "exposures.csv,4,name,XX,not an ISO 3166 alpha-2 country",
+          "exposures.csv,5,exposure,allocation,an allocation (by asset class) is kept for funds only",
+          "exposures.csv,6,weight,101,a weight is a percent from 0 to 100",
+        ],
+        /exposures: 1 inserted/,
+      ],
+      [
+        "etf-profiles",
+        [
+          readFileSync(example("etf-profiles"), "utf8").trimEnd(),
+          "NRDF,X,Equity,1,1,EUR,0.2,2019-05-14,DE,Physical,Accumulating,B,3,2026-11-19",
+          "NORD,X,Equity,1,1,USX,0.2,2019-05-14,DE,Physical,Accumulating,B,3,2026-11-19",
+          "NORD,X,Equity,1,1,EUR,150,2019-05-14,DE,Physical,Accumulating,B,3,2026-11-19",
+          "NORD,X,Equity,1,1,EUR,0.2,2019-05-14,ZZ,Physical,Accumulating,B,3,2026-11-19",
+          "NORD,X,Equity,1,1,GBp,0.2,2019-05-14,DE,Physical,Accumulating,B,3,2026-11-19",
+          "NORD,X,Equity,1,1,EUR,0.2,2019-05-14,DE,Physical,Accumulating,B,2.5,2026-11-19",
+        ].join("\n"),
+        [
+          "etf-profiles.csv,3,symbol,NRDF,NRDF is not an etf",
+          'etf-profiles.csv,4,nav_currency,USX,"not an ISO 4217 currency (or GBp, GBX, ZAc)"',
+          "etf-profiles.csv,5,expense_ratio,150,a weight is a percent from 0 to 100",
+          "etf-profiles.csv,6,domicile,ZZ,not an ISO 3166 alpha-2 country",
+          'etf-profiles.csv,7,nav_currency,GBp,"expected the major unit (GBP, ZAR)"',
+          "etf-profiles.csv,8,holdings_count,2.5,expected a whole number from 0 to 1000000000",
+        ],
+        /etf-profiles: 0 inserted, 0 changed, 1 unchanged/,
+      ],
+      [
+        "fund-profiles",
+        [
+          readFileSync(example("fund-profiles"), "utf8").trimEnd(),
+          readFileSync(example("fund-profiles"), "utf8")
+            .trimEnd()
+            .split("\n")[1]!
+            .replace(",4,Distributing", ",9,Distributing"),
+        ].join("\n"),
+        ["fund-profiles.csv,3,risk_class,9,expected a whole number from 1 to 7"],
+        /fund-profiles: 0 inserted, 0 changed, 1 unchanged/,
+      ],
+      [
+        "financials",
+        [
+          readFileSync(example("financials"), "utf8").trimEnd().split("\n")[0]!,
+          ...readFileSync(example("financials"), "utf8")
+            .trimEnd()
+            .split("\n")
+            .slice(1, 4)
+            .map((l, i) =>
+              i === 0
+                ? l.replace(",2025,4,", ",2025,5,")
+                : i === 1
+                  ? l.replace(",425000000,", ",NaN,")
+                  : l.replace("2026-06-30,", "2026-06-31,"),
+            ),
+        ].join("\n"),
+        [
+          "financials.csv,2,fiscal_quarter,5,expected a whole number from 1 to 4",
+          "financials.csv,3,revenue,NaN,not a finite number",
+          "financials.csv,4,period_end,2026-06-31,not a calendar day",
+        ],
+        /financials: 0 inserted, 0 changed, 0 unchanged, 3 rejected/,
+      ],
+      [
+        "dividends",
+        [
+          "symbol,ex_date,amount,currency,frequency,pay_date",
+          "ACME,2025-11-13,0.19,USD,4,2025-12-01",
+          "ACME,2025-08-14,0.19,USD,3,",
+          "ACME,2025-05-15,-0.19,USD,4,",
+          "ACME,2025-02-13,0.19,DOL,4,",
+          "ACME,2024-11-14,0.19,USD,4,2024-12-32",
+        ].join("\n"),
+        [
+          'dividends.csv,3,frequency,3,"expected payments per year: 1, 2, 4, 12"',
+          "dividends.csv,4,amount,-0.19,must not be negative",
+          'dividends.csv,5,currency,DOL,"not an ISO 4217 currency (or GBp, GBX, ZAc)"',
+          "dividends.csv,6,pay_date,2024-12-32,not a calendar day",
+        ],
+        /dividends: 1 inserted/,
+      ],
+    ];
+    const names: Record<string, string> = { "intraday-bars": "intraday.csv" };
+    for (const [kind, text, report, summary] of cases) {
+      const r = await run([kind, file(names[kind] ?? `${kind}.csv`, text)]);
+      expect({ kind, code: r.code, report: r.report.slice(1) }).toEqual({ kind, code: 2, report });
+      expect(r.err.join("\n")).toMatch(summary);
+    }
+  });
+});
+
+describe("a Ghostfolio export", () => {
+  const real = join(FIXTURES, "ghostfolio", "sample.json");
+  const PENTHOUSE = "7e91b7d4-1430-4212-8380-289a06c9bbc1";
+
+  it("makes the real export's MANUAL asset profiles securities (symbols upper-cased) on exchange MANUAL", async () => {
+    const r = await run(["daily-bars", real]);
+    expect({ code: r.code, report: r.report }).toEqual({ code: 0, report: [] });
+    expect(r.err).toContain("securities: 2 inserted, 0 changed, 0 unchanged");
+    expect(
+      query(
+        `SELECT l.symbol, l.exchange, l.currency, s.name, s.type
+         FROM listings l JOIN securities s ON s.id = l.security_id
+         WHERE l.exchange = 'MANUAL' ORDER BY l.symbol`,
+      ),
+    ).toEqual([
+      {
+        symbol: "14A69CB9-1E31-43FA-B320-83703D8ED74B",
+        exchange: "MANUAL",
+        currency: "USD",
+        name: "Account Opening Fee",
+        type: "stock",
+      },
+      {
+        symbol: PENTHOUSE.toUpperCase(),
+        exchange: "MANUAL",
+        currency: "USD",
+        name: "Penthouse Apartment",
+        type: "stock",
+      },
+    ]);
+  });
+
+  it("turns market data into close-only daily bars, rejecting a bad point or a profile priced elsewhere", async () => {
+    const doc = JSON.parse(readFileSync(real, "utf8")) as { assetProfiles: Record<string, unknown>[] };
+    const penthouse = doc.assetProfiles.find((p) => p.symbol === PENTHOUSE)!;
+    // The shape export.service.ts writes: { date: date.toISOString(), marketPrice }.
+    penthouse.marketData = [
+      { date: "2026-11-16T00:00:00.000Z", marketPrice: 500000 },
+      { date: "2026-11-17T00:00:00.000Z", marketPrice: null },
+      { date: "2026-11-18T00:00:00.000Z", marketPrice: 505000 },
+      { date: "2026-11-19", marketPrice: 510000.5 },
+    ];
+    doc.assetProfiles.push({
+      ...penthouse,
+      symbol: "MSFT",
+      dataSource: "YAHOO",
+      marketData: [{ date: "2026-11-16T00:00:00.000Z", marketPrice: 400 }],
+    });
+    const path = file("export.json", JSON.stringify(doc));
+    const r = await run(["daily-bars", path]);
+    expect(r.code).toBe(2);
+    expect(r.report.slice(1)).toEqual([
+      "export.json,2,marketData[1].marketPrice,,required",
+      "export.json,3,dataSource,YAHOO,only MANUAL asset profiles carry their own prices; this one's come from YAHOO",
+      "export.json,3,,,its asset profile was rejected",
+    ]);
+    expect(r.err).toContain("daily-bars: 3 inserted, 0 changed, 0 unchanged, 3 rejected");
+    expect(r.err).toContain("securities: 0 inserted, 0 changed, 2 unchanged");
+    const candle = await t.post("/v1/candle", {
+      symbol: PENTHOUSE,
+      resolution: "D",
+      from: "2026-11-16",
+      to: "2026-11-19",
+    });
+    expect(candle.status).toBe(200);
+    expect(candle.body).toMatchObject({
+      s: "ok",
+      o: [500000, 505000, 510000.5],
+      h: [500000, 505000, 510000.5],
+      l: [500000, 505000, 510000.5],
+      c: [500000, 505000, 510000.5],
+      v: [0, 0, 0],
+    });
+    const again = await run(["daily-bars", path]);
+    expect(again.err).toContain("daily-bars: 0 inserted, 0 changed, 3 unchanged, 3 rejected");
+
+    // As securities, the same file gives its profiles only, on the exchange --exchange names.
+    const renamed = JSON.stringify({
+      ...doc,
+      assetProfiles: [{ ...penthouse, symbol: "IMPGF", name: "Ghostfolio ETF", assetSubClass: "ETF" }],
+    });
+    const s = await run(["securities", file("export-etf.json", renamed), "--exchange", "XETR"]);
+    expect({ code: s.code, report: s.report }).toEqual({ code: 0, report: [] });
+    expect(s.err).toContain("securities: 1 inserted, 0 changed, 0 unchanged, 0 rejected");
+    expect(
+      query(
+        `SELECT l.exchange, s.type FROM listings l JOIN securities s ON s.id = l.security_id WHERE symbol = 'IMPGF'`,
+      ),
+    ).toEqual([{ exchange: "XETR", type: "etf" }]);
+  });
+
+  it("refuses a document that is not one object, or that ends before it closes", async () => {
+    const notObject = await run(["daily-bars", file("list.json", "[1, 2]")]);
+    expect(notObject.code).toBe(1);
+    expect(notObject.err.join("\n")).toMatch(/not a JSON document holding one object/);
+    const text = readFileSync(real, "utf8");
+    const cut = await run(["daily-bars", file("cut.json", text.slice(0, text.indexOf('"platforms"')))]);
+    expect(cut.code).toBe(1);
+    expect(cut.err.join("\n")).toMatch(/the JSON document ends before its object closes/);
+    const other = await run(["fx", real]);
+    expect(other.code).toBe(1);
+    expect(other.err.join("\n")).toMatch(/a Ghostfolio export is imported as daily-bars or securities, not fx/);
+  });
+});
+
+describe("--format", () => {
+  it("names a format instead of the header; a wrong name or kind is refused with the names", async () => {
+    const bad = await run(["daily-bars", example("daily-bars"), "--format", "csv"]);
+    expect(bad.code).toBe(1);
+    expect(bad.err.join("\n")).toMatch(
+      /--format: unknown format "csv"; expected one of native, yahoo, stooq, ecb, ghostfolio/,
+    );
+    const kind = await run(["daily-bars", example("daily-bars"), "--format", "ecb"]);
+    expect(kind.err.join("\n")).toMatch(/--format ecb is for fx, not daily-bars/);
+
+    // Yahoo's columns hold Stooq's, so a Yahoo file named as Stooq goes in as Stooq's columns.
+    const yahoo = join(FIXTURES, "yahoo", "AAPL.csv");
+    await run(["securities", file("f.csv", "symbol,exchange,currency,type,name\nIMPFMT,XNAS,USD,stock,Format\n")]);
+    const stooq = await run(["daily-bars", yahoo, "--format", "stooq", "--symbol", "IMPFMT", "--prices", "adjusted"]);
+    expect(stooq.code).toBe(0);
+    expect(stooq.err.join("\n")).toMatch(/daily-bars: 30 inserted/);
+    const native = await run(["daily-bars", yahoo, "--format", "native"]);
+    expect(native.code).toBe(1);
+    expect(native.err.join("\n")).toMatch(/daily-bars: expected the columns symbol,day,o,h,l,c,v/);
+    const ghost = await run(["daily-bars", example("daily-bars"), "--format", "ghostfolio"]);
+    expect(ghost.code).toBe(1);
+    expect(ghost.err.join("\n")).toMatch(/not a JSON document/);
+  });
+});
