@@ -39,6 +39,7 @@ import { restRouter } from "./http/rest/rest.router";
 import { staleStage } from "./http/graphql/graphql.stale";
 import type { MarketDataSource } from "./domain/ports/source.capabilities";
 import { cacheInstruments, type CachedSource } from "./sources/source.cache";
+import { configureWorkerPool } from "./platform/workers/worker.pool";
 
 export interface AppParts {
   /** The whole service as one request listener: REST, then POST /graphql, then Express for everything else. */
@@ -73,6 +74,8 @@ export async function createApp(
     rateLimiter: appDeps.rateLimiter ?? createRateLimiter(appDeps.config.rateLimit, appDeps.clock, logger),
   };
   const rateLimiter = deps.rateLimiter!;
+  // Heavy work's threads, made on its first job (src/platform/workers/worker.pool.ts).
+  configureWorkerPool({ nice: deps.config.workerNice });
   // Prometheus metrics (MDG_METRICS_ENABLED): per-route latency, GraphQL operations, store calls, key cache
   // (src/platform/metrics/).
   const metrics = deps.config.metrics.enabled ? new Metrics({ keyCache: apiKeys.cacheStats }) : null;

@@ -137,6 +137,11 @@ export const CONFIG_REFERENCE: Record<keyof z.input<typeof envSchema>, ConfigRef
     meaning:
       "longest a heavy operation waits in line for `MDG_HEAVY_CAPACITY`; then it gets 500 `BUSY` with `Retry-After`",
   },
+  MDG_WORKER_NICE: {
+    meaning:
+      "how far below the main thread's OS priority the worker threads of heavy work run (nice value added, per " +
+      "thread on Linux; 19 the lowest): when the cores are busy, light requests go first",
+  },
   MDG_GRAPHQL_INTROSPECTION: {
     meaning: 'GraphQL introspection and "did you mean" suggestions',
     default: "on, off under `NODE_ENV=production`",
@@ -216,6 +221,30 @@ export const CONFIG_REFERENCE: Record<keyof z.input<typeof envSchema>, ConfigRef
   },
   MDG_UPSTREAM_CACHE_MB: {
     meaning: "heap (estimated, MiB) for upstream answers in this process; with `REDIS_URL` they are in " + "Redis too",
+  },
+  MDG_PROVIDER_ECB_URL: {
+    meaning:
+      "`npm run ingest -- ecb`: base URL of the ECB's euro reference rates (`/stats/eurofxref/…` below it); " +
+      "a mirror or a local copy (see [providers.md](providers.md))",
+  },
+  MDG_PROVIDER_SEC_URL: {
+    meaning: "`npm run ingest -- sec`: base URL of SEC EDGAR's `www.sec.gov` (`/files/company_tickers_exchange.json`)",
+  },
+  MDG_PROVIDER_SEC_DATA_URL: {
+    meaning: "`npm run ingest -- sec`: base URL of SEC EDGAR's `data.sec.gov` (submissions, company facts)",
+  },
+  MDG_SEC_USER_AGENT: {
+    meaning:
+      "`npm run ingest -- sec`: the `User-Agent` the SEC requires of every caller, naming the operator and an " +
+      "e-mail address (`Example Corp admin@example.com`); without it `sec` refuses to run",
+  },
+  MDG_PROVIDER_TIMEOUT_MS: {
+    meaning: "`npm run ingest`: longest one call to a provider may take, its body included, before it is retried",
+  },
+  MDG_PROVIDER_RETRIES: {
+    meaning:
+      "`npm run ingest`: attempts after the first when a provider answers 429 (its `Retry-After` waited out), " +
+      "a 5xx, or does not answer (full-jitter backoff between them)",
   },
   LOG_LEVEL: {
     meaning: "pino level: `fatal`, `error`, `warn`, `info` (one line per request), `debug`, `trace` or " + "`silent`",

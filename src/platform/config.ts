@@ -161,6 +161,24 @@ function upstreamUrlProblem(value: string): string | undefined {
   return undefined;
 }
 
+/**
+ * A provider's base URL: unset or empty means the provider's real address; otherwise `http(s)://host[:port][/base
+ * path]` (a mirror, or a local copy in tests). A bad value is refused without being repeated.
+ */
+function providerUrl(fallback: string) {
+  return z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const text = v === undefined || v.trim() === "" ? fallback : v.trim();
+      const problem = upstreamUrlProblem(text);
+      if (problem === undefined) return text.replace(/\/+$/, "");
+      ctx.addIssue({ code: "custom", message: problem.replace("of a Bavest-compatible API", "of the provider") });
+      return z.NEVER;
+    })
+    .meta({ default: fallback, range: "an http(s) URL" } satisfies EnvMeta);
+}
+
 export const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   // 0 (a free port chosen by the system) only when written out: an empty PORT is a mistake, not a request for one.
@@ -228,11 +246,11 @@ export const envSchema = z.object({
   MDG_GRAPHQL_MAX_COST: envNumber({ fallback: 10_000, min: 1, max: 100_000_000 }),
   /**
    * Bounds on a parsed document checked before validation (src/http/graphql/graphql.document-bounds.ts). The
-   * service's own operations use 1 same-named field, 20 fields in one selection, 1 fragment spread and 226 fields in
+   * service's own operations use 1 same-named field, 21 fields in one selection, 1 fragment spread and 226 fields in
    * all (GraphiQL's introspection query).
    */
   MDG_GRAPHQL_MAX_SAME_NAME_FIELDS: envNumber({ fallback: 100, min: 1, max: 100_000 }),
-  MDG_GRAPHQL_MAX_SELECTION_FIELDS: envNumber({ fallback: 200, min: 1, max: 100_000 }),
+  MDG_GRAPHQL_MAX_SELECTION_FIELDS: envNumber({ fallback: 300, min: 1, max: 100_000 }),
   MDG_GRAPHQL_MAX_FRAGMENT_SPREADS: envNumber({ fallback: 50, min: 1, max: 100_000 }),
   MDG_GRAPHQL_MAX_FIELDS: envNumber({ fallback: 5_000, min: 1, max: 1_000_000 }),
   /** Heavy operations (priced at 1,000 or more) one key may run at once in this process; the next gets 403. */
@@ -244,6 +262,12 @@ export const envSchema = z.object({
   MDG_HEAVY_CAPACITY: envNumber({ fallback: Math.max(1, availableParallelism() - 1), min: 1, max: 1_000 }),
   /** Longest a heavy operation waits in line for MDG_HEAVY_CAPACITY; then it gets 500 BUSY with Retry-After. */
   MDG_HEAVY_QUEUE_MS: envNumber({ fallback: 1_000, min: 0, max: 10 * MINUTE_MS, unit: "milliseconds" }),
+  /**
+   * How much lower the worker threads' OS priority is than the main thread's (their nice value above it, per thread
+   * on Linux; src/platform/workers/worker.pool.ts). 19, the lowest: when the cores are busy, heavy work waits and the
+   * loop answering every request runs; on idle cores the workers run at full speed all the same.
+   */
+  MDG_WORKER_NICE: envNumber({ fallback: 19, min: 0, max: 19 }),
   MDG_GRAPHQL_INTROSPECTION: optionalBool,
   MDG_GRAPHQL_BATCHING: optionalBool,
   REDIS_URL: z
@@ -299,6 +323,16 @@ export const envSchema = z.object({
   MDG_UPSTREAM_TTL_REFERENCE_S: envNumber({ fallback: 3_600, min: 0, max: 7 * 86_400, unit: "seconds" }),
   MDG_UPSTREAM_STALE_S: envNumber({ fallback: 86_400, min: 0, max: 7 * 86_400, unit: "seconds" }),
   MDG_UPSTREAM_CACHE_MB: envNumber({ fallback: 64, min: 0.01, max: 64 * 1024, fraction: true, unit: "MiB" }),
+  /** Public data providers of `npm run ingest` (docs/providers.md): one base URL per host a provider calls. */
+  MDG_PROVIDER_ECB_URL: providerUrl("https://www.ecb.europa.eu"),
+  MDG_PROVIDER_SEC_URL: providerUrl("https://www.sec.gov"),
+  MDG_PROVIDER_SEC_DATA_URL: providerUrl("https://data.sec.gov"),
+  MDG_SEC_USER_AGENT: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim())),
+  MDG_PROVIDER_TIMEOUT_MS: envNumber({ fallback: 60_000, min: 1, max: 10 * MINUTE_MS, unit: "milliseconds" }),
+  MDG_PROVIDER_RETRIES: envNumber({ fallback: 3, min: 0, max: 10 }),
 });
 
 /** What only gateway mode needs: checked when MDG_DATA_SOURCE=upstream, so other modes start without it. */
@@ -348,6 +382,8 @@ export interface Config {
   heavyCapacity: number;
   /** Longest a heavy operation waits for `heavyCapacity` before it is refused with BUSY. */
   heavyQueueMs: number;
+  /** Nice value the worker threads add to the main thread's (src/platform/workers/worker.pool.ts). */
+  workerNice: number;
   /** Longest SIGTERM waits for in-flight requests before closing their connections. */
   shutdownTimeoutMs: number;
   /** Client connections: how many at once, and how long one may take to send its request headers. */
@@ -374,6 +410,19 @@ export interface Config {
    */
   corsOrigins: "*" | readonly string[];
   upstream: UpstreamConfig;
+  providers: ProvidersConfig;
+}
+
+/** The public data providers `npm run ingest` calls (src/sources/providers/). */
+export interface ProvidersConfig {
+  /** Base URL of each host, by provider (and host, for a provider with several: `sec`, `secData`). */
+  urls: { ecb: string; sec: string; secData: string };
+  /** The `User-Agent` the SEC requires of every caller (a name and an e-mail address); unset: `sec` refuses to run. */
+  secUserAgent: string | undefined;
+  /** Longest one attempt may take, the body included. */
+  timeoutMs: number;
+  /** Attempts after the first, for a 429, a 5xx, a timeout or a network error. */
+  retries: number;
 }
 
 /**
@@ -525,6 +574,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxHeavyPerKey: e.MDG_MAX_HEAVY_PER_KEY,
     heavyCapacity: e.MDG_HEAVY_CAPACITY,
     heavyQueueMs: e.MDG_HEAVY_QUEUE_MS,
+    workerNice: e.MDG_WORKER_NICE,
     graphql: {
       maxDepth: e.MDG_GRAPHQL_MAX_DEPTH,
       maxAliases: e.MDG_GRAPHQL_MAX_ALIASES,
@@ -572,6 +622,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       },
       staleSeconds: e.MDG_UPSTREAM_STALE_S,
       cacheBytes: Math.round(e.MDG_UPSTREAM_CACHE_MB * 2 ** 20),
+    },
+    providers: {
+      urls: { ecb: e.MDG_PROVIDER_ECB_URL, sec: e.MDG_PROVIDER_SEC_URL, secData: e.MDG_PROVIDER_SEC_DATA_URL },
+      secUserAgent: e.MDG_SEC_USER_AGENT,
+      timeoutMs: e.MDG_PROVIDER_TIMEOUT_MS,
+      retries: e.MDG_PROVIDER_RETRIES,
     },
   };
 }

@@ -30,7 +30,7 @@ export interface Sources {
   metricsRegistry?: Registry;
   /** Gateway mode: the upstream's state, for /readyz. */
   upstreamState?: () => UpstreamState;
-  /** The import pipeline's writer into this store, on the same connection (absent: the store takes no imports). */
+  /** The import pipeline's writer into this store, on the same connection or pool (absent: it takes no imports). */
   importSink?: () => ImportSink;
   /** Closes whatever was opened, once. */
   close(): Promise<void>;
@@ -176,7 +176,15 @@ async function openPostgres(config: Config, opts: OpenSourcesOptions): Promise<S
     throw postgresStartupError(err);
   }
   const market = withChanges(source, changes);
-  return { market, keys: source.keys, sampleBuilt, changes, close: () => market.close() };
+  const { PostgresImportSink } = await import("./postgres/postgres.import");
+  return {
+    market,
+    keys: source.keys,
+    sampleBuilt,
+    changes,
+    importSink: () => new PostgresImportSink(pool),
+    close: () => market.close(),
+  };
 }
 
 /** What pg throws while connecting or migrating, as one line naming DATABASE_URL (never its value). */

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from "node:fs";
 import type { TestApp } from "../helpers/app";
 import { createTestApp } from "../helpers/app";
 import { BOOTSTRAP_KEY } from "../helpers/constants";
@@ -95,6 +96,38 @@ describe("a heavy operation of one key next to a light request of another", () =
     });
     await lightWhile(heavy);
     expect(heavyStatus).toBe(200);
+  });
+});
+
+/** A thread's nice value, from /proc (the 19th field of its stat). */
+const niceOf = (tid: number) =>
+  Number(readFileSync(`/proc/self/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ")[19 - 3]);
+const onLinux = process.platform === "linux" ? it : it.skip;
+/** The main thread's nice value before the service ran anything. */
+const MAIN_NICE = process.platform === "linux" ? niceOf(process.pid) : 0;
+
+describe("the worker threads' priority (MDG_WORKER_NICE)", () => {
+  onLinux("heavy work runs on threads niced 19 above the main thread, whose own priority stays as it was", async () => {
+    const res = await gql(HEAVY_GQL, { s: etfSymbols().slice(0, 2) }, BOOTSTRAP_KEY);
+    expect(res.status).toBe(200);
+    const nices = readdirSync("/proc/self/task")
+      .map(Number)
+      .filter((tid) => tid !== process.pid)
+      .map(niceOf);
+    expect(workerPoolStats().threads).toBeGreaterThan(0);
+    // At least this pool's threads: pools of the test files run before this one in the process may still be there.
+    expect(nices.filter((n) => n === Math.min(19, MAIN_NICE + 19)).length).toBeGreaterThanOrEqual(
+      workerPoolStats().threads,
+    );
+    expect(niceOf(process.pid)).toBe(MAIN_NICE);
+  });
+
+  it("defaults to 19 and refuses what is not an integer from 0 to 19 at start", () => {
+    expect(loadConfig({}).workerNice).toBe(19);
+    expect(loadConfig({ MDG_WORKER_NICE: "0" }).workerNice).toBe(0);
+    for (const bad of ["-1", "20", "1.5", "low"]) {
+      expect(() => loadConfig({ MDG_WORKER_NICE: bad })).toThrow(/MDG_WORKER_NICE/);
+    }
   });
 });
 

@@ -185,3 +185,22 @@ describe("gateway mode (MDG_UPSTREAM_*)", () => {
     expect(message).not.toContain("s3cr3t");
   });
 });
+
+describe("provider base URLs", () => {
+  it("default to the provider's real address, and take a mirror's base path without its trailing slash", () => {
+    expect(loadConfig({}).providers.urls.ecb).toBe("https://www.ecb.europa.eu");
+    expect(loadConfig({ MDG_PROVIDER_ECB_URL: "" }).providers.urls.ecb).toBe("https://www.ecb.europa.eu");
+    expect(loadConfig({ MDG_PROVIDER_ECB_URL: "http://mirror.local:8080/ecb/" }).providers.urls.ecb).toBe(
+      "http://mirror.local:8080/ecb",
+    );
+  });
+
+  it.each(["ftp://mirror.local", "mirror.local", "https://mirror.local/?token=s3cr3t"])(
+    "refuses MDG_PROVIDER_ECB_URL=%s without echoing it",
+    (url) => {
+      const message = refusal({ MDG_PROVIDER_ECB_URL: url });
+      expect(message).toMatch(/^invalid configuration: MDG_PROVIDER_ECB_URL: not .*of the provider\)?$/);
+      expect(message).not.toContain("mirror.local");
+    },
+  );
+});

@@ -52,7 +52,7 @@ Options:
   --type T           with --symbol: the type of a new security (stock, etf, fund; default stock)
   --prices P         with --symbol: raw (as traded) or adjusted (for splits, as Yahoo's Close)
 
-The store is the one the service's configuration names (MDG_DATA_SOURCE, MDG_SQLITE_PATH).`;
+The store is the one the service's configuration names (MDG_DATA_SOURCE; MDG_SQLITE_PATH or DATABASE_URL).`;
 
 /** Where the CLI writes; `console` fits. */
 export interface ImportCliOutput {
@@ -200,7 +200,7 @@ export async function openConfiguredSink(config: Config): Promise<{ sink: Import
   const sources = await openSources(config, { buildSample: false });
   if (!sources.importSink) {
     await sources.close();
-    throw new ImportSetupError(`importing into MDG_DATA_SOURCE=${config.dataSource} is not supported yet`);
+    throw new ImportSetupError(`MDG_DATA_SOURCE=${config.dataSource}: this store takes no imports`);
   }
   return { sink: sources.importSink(), close: () => sources.close() };
 }

@@ -14,9 +14,21 @@ export const EXIT_REJECTED = 2;
 export const DEFAULT_MAX_ERRORS = 1_000;
 export const DEFAULT_BATCH_ROWS = 5_000;
 
+/**
+ * Something to import that is not a file on disk (the rows a provider fetched): its name in the report, a size in
+ * the unit its `bytesRead` counts, and how to open it as records.
+ */
+export interface ImportInput {
+  name: string;
+  size: number;
+  open(): Promise<InputFile>;
+}
+
 export interface ImportOptions extends KindOptions {
   kind: ImportKind;
   files: readonly string[];
+  /** Read instead of `files` when given. */
+  inputs?: readonly ImportInput[];
   maxErrors: number;
   /** The rejection report (CSV), written when a row is rejected. */
   reportPath: string;
@@ -90,13 +102,16 @@ export async function runImport(
   };
   const report = new RejectionReport(opts.reportPath);
   const batchRows = opts.batchRows ?? DEFAULT_BATCH_ROWS;
-  const totalBytes = opts.files.reduce((n, f) => n + statSync(f).size, 0);
+  const inputs: readonly ImportInput[] =
+    opts.inputs ??
+    opts.files.map((f) => ({ name: basename(f), size: statSync(f).size, open: () => openInput(f, opts.format) }));
+  const totalBytes = inputs.reduce((n, i) => n + i.size, 0);
   let doneBytes = 0;
   let input: InputFile | undefined;
   try {
-    for (const file of opts.files) {
-      input = await openInput(file, opts.format);
-      const name = basename(file);
+    for (const source of inputs) {
+      input = await source.open();
+      const name = source.name;
       const plan = await planFile(opts.kind, input.columns, opts, sink);
       let rows: unknown[] = [];
       /** The file row of each batch row, for the conflicts a batch answers. */

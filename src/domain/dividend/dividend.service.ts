@@ -194,7 +194,7 @@ export function annualTable(past: readonly DividendRow[], today: string): Divide
 }
 
 /** Rows converted into `currency` at each ex-date's FX rate (a no-op when they are all in it already). */
-async function inCurrency(ctx: RequestContext, rows: DividendRow[], currency: string): Promise<DividendRow[]> {
+export async function inCurrency(ctx: RequestContext, rows: DividendRow[], currency: string): Promise<DividendRow[]> {
   const others = [...new Set(rows.filter((d) => d.currency !== currency).map((d) => d.currency))];
   if (others.length === 0) return rows;
   const converters = new Map<string, (day: string) => number>();

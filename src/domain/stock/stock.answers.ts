@@ -1,11 +1,73 @@
 import type { RequestContext } from "../request.context";
 import { candlesOf } from "../candle/candle.service";
 import type { CandleRangeArgs, Candles } from "../candle/candle.types";
-import { annualDividendsOf, dividendEstimateOf, dividendsOf } from "../dividend/dividend.service";
+import {
+  annualDividendsOf,
+  dividendEstimateOf,
+  dividendsOf,
+  inCurrency,
+  isCalendarDay,
+  isKnownOn,
+  todayOf,
+  toDividend,
+} from "../dividend/dividend.service";
+import { InvalidArgumentError } from "../../platform/errors";
+import { normalizeCurrency, unixOfDay } from "../fx/fx.service";
 import type { AnnualDividends, Dividend, DividendEstimate } from "../dividend/dividend.types";
 import type { SecurityRef } from "../instrument/instrument.service";
 import { financialsTtmOf, getStock } from "./stock.service";
 import type { FinancialsTtm, Stock } from "./stock.types";
+
+/**
+ * The company's profile as the store holds it: identity, classification, the latest quote's price, its change and
+ * average volume, the 52-week range of the daily bars, and the latest dividend. Null where the store has no value.
+ */
+export interface StockProfile {
+  symbol: string;
+  companyName: string;
+  /** The listing's currency: of `price`, `changes` and the range. */
+  currency: string;
+  isin: string | null;
+  cusip: string | null;
+  exchange: string;
+  sector: string | null;
+  industry: string | null;
+  country: string | null;
+  website: string | null;
+  description: string | null;
+  /** `YYYY-MM-DD`. */
+  ipo: string | null;
+  isActivelyTrading: boolean;
+  isAdr: boolean;
+  /** In the reporting currency. */
+  marketCapitalization: number | null;
+  price: number | null;
+  changes: number | null;
+  volAvg: number | null;
+  /** Lowest low and highest high of the daily bars of the 365 days to the latest quote; null without bars. */
+  yearLow: number | null;
+  yearHigh: number | null;
+  /** Per share, in the dividend's currency (the reporting currency as a rule); 0 for a stock that has paid none. */
+  lastDiv: number;
+}
+
+/** A split as the SDKs name it: `fromFactor` shares became `toFactor` (a 4-for-1 is 1 to 4), whole numbers. */
+export interface StockSplit {
+  /** Of the listing asked for (by ISIN: the primary listing). */
+  symbol: string;
+  /** `YYYY-MM-DD`, the first day traded on the new shares. */
+  date: string;
+  fromFactor: number;
+  toFactor: number;
+}
+
+/** A stock's dividends in one currency or each in its own (`currency` null then), as stock/dividend answers them. */
+export interface StockDividendHistory {
+  symbol: string;
+  /** The currency asked for; null when none was and each dividend keeps its own. */
+  currency: string | null;
+  dividends: Dividend[];
+}
 
 /** Every answer about a stock, as the resolvers ask for them (the answer level: see etf/etf.answers.ts). */
 export interface StockAnswers {
@@ -18,6 +80,98 @@ export interface StockAnswers {
   /** In the dividends' currency, or converted into `currency`. */
   annualDividends(ctx: RequestContext, stock: Stock, currency?: string | null): Promise<AnnualDividends>;
   dividendEstimate(ctx: RequestContext, stock: Stock): Promise<DividendEstimate>;
+  profile(ctx: RequestContext, stock: Stock): Promise<StockProfile>;
+  /** Every dividend known today, oldest first, each in its own currency or converted into `currency`. */
+  dividendHistory(ctx: RequestContext, stock: Stock, currency?: string | null): Promise<StockDividendHistory>;
+  /** Oldest first, within [from, to] (days `YYYY-MM-DD`); `to` defaults to today, `from` to the first stored. */
+  splits(ctx: RequestContext, stock: Stock, from?: string | null, to?: string | null): Promise<StockSplit[]>;
+}
+
+/** Each dividend at its own ex-date's rate, as dividends/annual converts them. */
+async function dividendHistoryOf(
+  ctx: RequestContext,
+  stock: Stock,
+  currency?: string | null,
+): Promise<StockDividendHistory> {
+  const target = currency ? normalizeCurrency(currency) : null;
+  const today = todayOf(ctx);
+  const known = (await ctx.loaders.dividends.load(stock.row.security.id)).filter((d) => isKnownOn(d, today));
+  const rows = target ? await inCurrency(ctx, known, target) : known;
+  return { symbol: stock.row.listing.symbol, currency: target, dividends: rows.map((d) => toDividend(d)) };
+}
+
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+
+/** The smallest whole numbers in the ratio of two stored factors (a 1.5-for-1 is 2 to 3). */
+function wholeFactors(before: number, after: number): { fromFactor: number; toFactor: number } {
+  let scale = 1;
+  while (scale < 1e6 && (!Number.isInteger(before * scale) || !Number.isInteger(after * scale))) scale *= 10;
+  const [a, b] = [Math.round(before * scale), Math.round(after * scale)];
+  const d = gcd(a, b) || 1;
+  return { fromFactor: a / d, toFactor: b / d };
+}
+
+function dayOrThrow(field: string, value: string): string {
+  const v = value.trim();
+  if (!isCalendarDay(v))
+    throw new InvalidArgumentError(`${field}: ${JSON.stringify(value)} is not a date YYYY-MM-DD`, [
+      { field, issue: "invalid date" },
+    ]);
+  return v;
+}
+
+async function splitsOf(
+  ctx: RequestContext,
+  stock: Stock,
+  from?: string | null,
+  to?: string | null,
+): Promise<StockSplit[]> {
+  const lo = from != null ? dayOrThrow("from", from) : "0000-00-00";
+  const hi = to != null ? dayOrThrow("to", to) : todayOf(ctx);
+  if (lo > hi) throw new InvalidArgumentError(`from: ${lo} is after to: ${hi}`, [{ field: "from", issue: "after to" }]);
+  const all = await ctx.loaders.splits.load(stock.row.security.id);
+  return all
+    .filter((s) => s.day >= lo && s.day <= hi)
+    .map((s) => ({ symbol: stock.row.listing.symbol, date: s.day, ...wholeFactors(s.denominator, s.numerator) }));
+}
+
+const YEAR_SECONDS = 365 * 86_400;
+
+/** One query for the year's bars, one for the dividends (both batched with their kind across the request). */
+async function profileOf(ctx: RequestContext, stock: Stock): Promise<StockProfile> {
+  const { listing, security: s, quote } = stock.row;
+  const to = quote ? quote.t : unixOfDay(todayOf(ctx));
+  const [bars, dividends] = await Promise.all([
+    ctx.loaders.dailyBars.load({ listingId: listing.id, from: to - YEAR_SECONDS, to }),
+    ctx.loaders.dividends.load(s.id),
+  ]);
+  const today = todayOf(ctx);
+  const paid = dividends.filter((d) => d.exDate <= today && isKnownOn(d, today));
+  const last = paid[paid.length - 1];
+  return {
+    symbol: listing.symbol,
+    companyName: s.name,
+    currency: listing.currency,
+    isin: s.isin,
+    cusip: s.cusip,
+    exchange: listing.exchange,
+    sector: s.sector,
+    industry: s.industry,
+    country: s.country,
+    website: s.website,
+    description: s.description,
+    ipo: s.ipoDate,
+    isActivelyTrading: s.isActive,
+    isAdr: s.isAdr,
+    marketCapitalization: s.marketCap,
+    price: quote ? quote.c : null,
+    // As the quote's `d`: the difference of two stored prices, rid of binary noise.
+    changes: quote ? Math.round((quote.c - quote.pc) * 1e10) / 1e10 : null,
+    volAvg: quote ? quote.avgVolume : null,
+    yearLow: bars.length ? Math.min(...bars.map((b) => b.l)) : null,
+    yearHigh: bars.length ? Math.max(...bars.map((b) => b.h)) : null,
+    lastDiv: last ? last.amount : 0,
+  };
 }
 
 /** The answers computed by the domain services from a row store's rows. */
@@ -31,4 +185,7 @@ export const ROW_STORE_STOCK_ANSWERS: StockAnswers = Object.freeze({
   annualDividends: (ctx: RequestContext, stock: Stock, currency?: string | null) =>
     annualDividendsOf(ctx, stock.row, currency),
   dividendEstimate: (ctx: RequestContext, stock: Stock) => dividendEstimateOf(ctx, stock.row),
+  profile: profileOf,
+  dividendHistory: dividendHistoryOf,
+  splits: splitsOf,
 });

@@ -202,6 +202,61 @@ export const unixTimeField = z
   })
   .describe("Unix seconds, or a day YYYY-MM-DD (its 00:00 UTC)");
 
+/** Milliseconds as the Dart client sends them: a string of 11 to 13 digits (1970-04-26 to 2286). */
+const MILLISECOND_TEXT = /^\d{11,13}$/;
+
+/**
+ * An instant in any form the Bavest SDKs send, answered as whole Unix seconds: a number of seconds, integer or
+ * fractional (Python sends `datetime.timestamp()`, a float; the fraction is dropped), a string of 11 to 13 digits in
+ * milliseconds (Dart sends `millisecondsSinceEpoch.toString()`), or a day `YYYY-MM-DD` (its 00:00 UTC). A shorter
+ * string of digits is refused: is "1700000000" seconds or milliseconds? A number of milliseconds is refused as
+ * `unixTimeField` refuses it. docs/contract.md section 1 has the table of these forms.
+ */
+export const sdkTimeField = z
+  .union([z.number(), z.string()], {
+    error: "expected Unix seconds, milliseconds as a string of digits, or a date YYYY-MM-DD",
+  })
+  .transform((v, ctx) => {
+    let n: number | null;
+    if (typeof v === "number") n = Number.isFinite(v) ? Math.floor(v) : null;
+    else {
+      const text = v.trim();
+      n = MILLISECOND_TEXT.test(text) ? Math.floor(Number(text) / 1000) : dayTextToUnix(text);
+    }
+    if (n === null || n < 0) {
+      ctx.addIssue({
+        code: "custom",
+        message:
+          "expected Unix seconds (a non-negative number), milliseconds as a string of 11 to 13 digits, " +
+          "or a date YYYY-MM-DD",
+      });
+      return z.NEVER;
+    }
+    if (n > MAX_UNIX_SECONDS) {
+      ctx.addIssue({
+        code: "custom",
+        message:
+          n >= 1e11
+            ? "expected Unix seconds, got what looks like milliseconds (send them as a string of digits)"
+            : "after 2038-01-19, the last instant supported",
+      });
+      return z.NEVER;
+    }
+    return n;
+  })
+  .describe(
+    "Unix seconds (integer or fractional), milliseconds as a string of 11 to 13 digits, or a day YYYY-MM-DD " +
+      "(its 00:00 UTC)",
+  );
+
+/** `sdkTimeField`'s instant as the UTC day holding it, `YYYY-MM-DD`. */
+export const sdkDayField = sdkTimeField
+  .transform((s) => new Date(s * 1000).toISOString().slice(0, 10))
+  .describe(
+    "A day YYYY-MM-DD, or the UTC day holding an instant given as Unix seconds (integer or fractional) or as " +
+      "milliseconds in a string of 11 to 13 digits",
+  );
+
 /** A day given as `YYYY-MM-DD` or as Unix seconds (the UTC day holding that instant), answered as `YYYY-MM-DD`. */
 export const dayField = unixTimeField
   .transform((s) => new Date(s * 1000).toISOString().slice(0, 10))

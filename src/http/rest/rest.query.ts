@@ -7,7 +7,8 @@ import { REFERENCE_MAX_AGE_SECONDS } from "./rest.route";
  * nested objects (bulk) stay POST only.
  *
  * A query value is text; a field the body reads as a number gets a number when the text is one (`limit=5`), a field
- * that takes a number or a text (`from=1767225600` or `from=2026-01-01`) a number when the text is a plain number, a
+ * that takes a number or a text (`from=1767225600` or `from=2026-01-01`) a number when the text is a plain number
+ * (but 11 to 13 digits, milliseconds, which those fields take only as text, as a POST must send them), a
  * boolean field `true`/`false`, and a list field every value of its repeated key (`types=etf&types=stock`). Anything
  * else stays text, so the schema refuses it with the message a POST of that text would get. Keys the body does not
  * know stay text, and are ignored as unknown body fields are.
@@ -85,7 +86,11 @@ export function queryToBody(search: string, shape: QueryShape): Record<string, u
   return body;
 }
 
+/** Milliseconds as the Dart SDK sends them, in text (rest.body.ts's time fields read that form only as text). */
+const MILLISECOND_TEXT = /^\d{11,13}$/;
+
 function scalar(text: string, kind: QueryFieldKind): unknown {
+  if (kind === "numberOrText" && MILLISECOND_TEXT.test(text)) return text;
   if ((kind === "number" || kind === "numberOrText") && NUMBER_TEXT.test(text)) return Number(text);
   if (kind === "boolean" && (text === "true" || text === "false")) return text === "true";
   return text;

@@ -7,8 +7,9 @@ import { Piscina } from "piscina";
  * wait for one client's long computation. One pool per process, made on the
  * first heavy job; each task names its worker module.
  *
- * Threads: one less than the cores (at least one), at a lower priority, so
- * the main thread keeps a core for light requests while heavy ones queue here.
+ * Threads: one less than the cores (at least one), at a lower priority
+ * (MDG_WORKER_NICE, `configureWorkerPool`), so the main thread keeps a core
+ * for light requests while heavy ones queue here.
  * MDG_HEAVY_CAPACITY (quota.heavy.ts) admits as many heavy operations by
  * default, so this queue stays short and a heavy request waits in that line,
  * bounded by MDG_HEAVY_QUEUE_MS, rather than here until its timeout. Under ts sources
@@ -17,14 +18,26 @@ import { Piscina } from "piscina";
  */
 let pool: Piscina | undefined;
 
+/** The nice value each worker thread adds to its own at start (config.ts MDG_WORKER_NICE). */
+let niceIncrement = 19;
+
+/**
+ * The pool's settings from the service's configuration, before its first job (the pool is made then, and keeps
+ * them).
+ */
+export function configureWorkerPool(options: { nice: number }): void {
+  niceIncrement = options.nice;
+}
+
 function thePool(): Piscina {
   return (pool ??= new Piscina({
     minThreads: 0,
     maxThreads: Math.max(1, availableParallelism() - 1),
     idleTimeout: 30_000,
     // Lower priority than the main thread (Linux: per thread, through @napi-rs/nice): when the cores are busy, the
-    // loop answering light requests gets them first and heavy work waits, not the other way round.
-    niceIncrement: 10,
+    // loop answering light requests gets them first and heavy work waits, not the other way round. Sharing one core
+    // with the main thread, a worker at 10 gets about a tenth of it (Linux's weights); at 19, about 1.5 %.
+    niceIncrement,
     execArgv: __filename.endsWith(".ts") ? ["-r", "@swc-node/register"] : [],
   }));
 }

@@ -206,7 +206,7 @@ async function dropIndexesAndKeys(client: PoolClient, tables: readonly string[])
   ];
 }
 
-type ColumnType = "bigint" | "integer" | "double precision" | "text" | "boolean" | "bytea";
+export type ColumnType = "bigint" | "integer" | "double precision" | "text" | "boolean" | "bytea";
 const COLUMN_TYPES = new Set<string>(["bigint", "integer", "double precision", "text", "boolean", "bytea"]);
 
 /** PostgreSQL's type of each of `names` in `table`: what the binary encoding writes. */
@@ -228,8 +228,11 @@ async function columnTypes(client: PoolClient, table: string, names: readonly st
 const SIGNATURE = Buffer.from("PGCOPY\n\xff\r\n\0", "latin1");
 const BUFFER_BYTES = 1 << 20;
 
-/** SQLite rows as COPY's binary format (the PostgreSQL manual, "COPY", "Binary Format"), in chunks of about 1 MiB. */
-class BinaryRows {
+/**
+ * Rows as COPY's binary format (the PostgreSQL manual, "COPY", "Binary Format"), in chunks of about 1 MiB: the
+ * sample's SQLite rows here, an import's batches in postgres.import.ts.
+ */
+export class BinaryRows {
   rows = 0;
   private buf = Buffer.allocUnsafe(BUFFER_BYTES);
   private at = 0;

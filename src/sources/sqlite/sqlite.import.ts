@@ -20,6 +20,7 @@ import type {
   SecurityImportRow,
   SplitImportRow,
 } from "../../domain/ports/source.import";
+import type { IngestStateStore } from "../../domain/ports/source.ingest";
 import { CHANGE_LOG_KEEP_ROWS } from "./sqlite.changes";
 import { SampleSeriesBars } from "./sqlite.synthetic";
 
@@ -211,7 +212,7 @@ interface StoredSecurity {
  * written out as rows (and marked stored) in the transaction of its first imported bar: the imported rows then
  * replace the computed ones on their days, and the listing keeps answering its other days as before.
  */
-export class SqliteImportSink implements ImportSink {
+export class SqliteImportSink implements ImportSink, IngestStateStore {
   private readonly stmts = new Map<string, Statement>();
   private readonly series: SampleSeriesBars;
   private hasSeriesTable: boolean | undefined;
@@ -687,6 +688,18 @@ export class SqliteImportSink implements ImportSink {
       })
       .immediate();
     return out;
+  }
+
+  /** Kept in the meta table under `ingest:` keys, apart from the sample's own rows there. */
+  async readIngestState(key: string): Promise<string | undefined> {
+    return this.stmt(`SELECT value FROM meta WHERE key = ?`).pluck().get(`ingest:${key}`) as string | undefined;
+  }
+
+  async writeIngestState(key: string, value: string): Promise<void> {
+    this.stmt(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run(
+      `ingest:${key}`,
+      value,
+    );
   }
 
   async close(): Promise<void> {

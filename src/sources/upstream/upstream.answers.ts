@@ -31,7 +31,15 @@ import {
 import { LIST_FETCHERS } from "./fetchers/list.fetchers";
 import { quoteFetcher, quoteMetrics } from "./fetchers/quote.fetchers";
 import { aggregatedSearchFetcher, searchFetcher } from "./fetchers/search.fetchers";
-import { financialsTtmFetcher, stockDividendEstimateFetcher, stockRef, toStock } from "./fetchers/stock.fetchers";
+import {
+  financialsTtmFetcher,
+  stockDividendEstimateFetcher,
+  stockDividendHistoryFetcher,
+  stockProfileFetcher,
+  stockRef,
+  stockSplitsFetcher,
+  toStock,
+} from "./fetchers/stock.fetchers";
 import { UpstreamCalls } from "./upstream.calls";
 import { fetchMany, fetchOne, type UpstreamFetcher } from "./upstream.fetcher";
 import type { UpstreamClient } from "./upstream.types";
@@ -160,6 +168,9 @@ export function createUpstreamAnswers(client: UpstreamClient): Answers {
       },
       annualDividends: (ctx, s, currency) => one(ctx, annualDividendsFetcher, { ref: stockRef(s), currency }),
       dividendEstimate: (ctx, s) => one(ctx, stockDividendEstimateFetcher, s),
+      profile: (ctx, s) => one(ctx, stockProfileFetcher, s),
+      dividendHistory: (ctx, stock, currency) => one(ctx, stockDividendHistoryFetcher, { stock, currency }),
+      splits: (ctx, stock, from, to) => one(ctx, stockSplitsFetcher, { stock, from, to }),
     },
     candle: { get: (ctx, args) => candles(ctx, { ref: args, range: args }) },
     crypto: { price: (ctx, symbol) => one(ctx, cryptoPriceFetcher, symbol) },

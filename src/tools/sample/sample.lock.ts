@@ -87,14 +87,19 @@ function readLock(file: string): { raw: string; info: LockInfo | undefined; ageM
 
 /** Why the lock's holder is gone, or undefined while it may still be building. */
 function staleReason(file: string, lock: { info: LockInfo | undefined; ageMs: number }): string | undefined {
+  const here = lock.info !== undefined && lock.info.host === hostname();
+  // A holder of this host known to be gone says so whatever the lock's age: the surer of the two reasons.
+  if (here && lock.info!.pid !== process.pid && !processAlive(lock.info!.pid)) {
+    return `process ${lock.info!.pid} is gone`;
+  }
   if (lock.ageMs > LOCK_STALE_MS) return `not touched for ${Math.round(lock.ageMs / 1000)} s`;
   if (!lock.info) return lock.ageMs > EMPTY_LOCK_GRACE_MS ? "unreadable" : undefined;
-  if (lock.info.host !== hostname()) return undefined;
+  if (!here) return undefined;
   // Our own pid in a lock we do not hold: left by an earlier life of a container whose process is always pid 1.
   if (lock.info.pid === process.pid) {
     return heldHere.has(file) ? undefined : `left by an earlier process ${lock.info.pid}`;
   }
-  return processAlive(lock.info.pid) ? undefined : `process ${lock.info.pid} is gone`;
+  return undefined;
 }
 
 function tryCreate(file: string, raw: string): boolean {

@@ -3,6 +3,7 @@ import {
   computeMetrics,
   convertCloses,
   convertColumns,
+  dayOfUnix,
   maxDrawdown,
   periodKey,
   samplePeriods,
@@ -299,5 +300,14 @@ describe("the column functions the worker calls", () => {
     });
     expect(Array.from(converted)).toEqual([100 / 0.9, 102 / 0.9, 101 / 0.8]);
     expect(filled).toEqual([1]);
+  });
+});
+
+describe("dayOfUnix", () => {
+  it("names the UTC day of any instant as Date does, before 1970 and after the days it keeps names of", () => {
+    const instants = [0, 59, DAY - 1, DAY, unix("2016-01-01") + 12 * 3600, unix("2026-11-20"), unix("2149-06-05")];
+    instants.push(unix("2149-06-06") + 1, unix("2400-02-29"), -1, -DAY - 1, unix("1900-03-01"));
+    for (const t of instants) expect(dayOfUnix(t)).toBe(new Date(t * 1000).toISOString().slice(0, 10));
+    expect(() => dayOfUnix(Number.NaN)).toThrow(RangeError);
   });
 });

@@ -112,7 +112,7 @@ describe("checkDocumentBounds", () => {
       for (const k of Object.keys(most) as (keyof typeof most)[]) most[k] = Math.max(most[k], m[k]);
     }
     // What config.ts's description of the defaults says these operations use.
-    expect(most).toEqual({ sameNameFields: 1, selectionFields: 20, fragmentSpreads: 1, fields: 226 });
+    expect(most).toEqual({ sameNameFields: 1, selectionFields: 21, fragmentSpreads: 1, fields: 226 });
     expect(DEFAULTS.maxSameNameFields).toBeGreaterThanOrEqual(10 * most.sameNameFields);
     expect(DEFAULTS.maxSelectionFields).toBeGreaterThanOrEqual(10 * most.selectionFields);
     expect(DEFAULTS.maxFragmentSpreads).toBeGreaterThanOrEqual(10 * most.fragmentSpreads);
@@ -236,6 +236,17 @@ describe("over HTTP", () => {
       expect(res.status).toBe(200);
       expect(res.json).toMatchObject({ data: { quote: { historicalPrice: { day: expect.any(Number) } } } });
       expect(validations).toBeGreaterThan(0);
+    }
+  });
+
+  it("answers a new text within the bounds with the locations of its errors, on every path", async () => {
+    // The bounds are checked on a parse without locations; what runs is parsed with them.
+    for (const path of PATHS) {
+      const query = `query located${path} {\n  quotes(symbols: ${JSON.stringify(Array(101).fill("BTC-USD"))}) { c }\n}`;
+      const res = await ask(path, query);
+      expect(res.json).toMatchObject({
+        errors: [{ path: ["quotes"], locations: [{ line: 2, column: 3 }], extensions: { code: "BAD_USER_INPUT" } }],
+      });
     }
   });
 

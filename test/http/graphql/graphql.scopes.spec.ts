@@ -7,6 +7,7 @@ import type { SecurityType } from "../../../src/domain/ports/source.types";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { gql } from "../../helpers/graphql";
 import { largestEtfSymbol } from "../../helpers/sources";
+import { TEST_ANCHOR } from "../../helpers/constants";
 import { dividendPayer, primarySymbols, stockWithQuarters, withDailyBars } from "../../helpers/stock-samples";
 
 /**
@@ -35,7 +36,18 @@ interface RootCall {
 function rootCalls(): Record<string, RootCall> {
   const db = t.source.db;
   const json = JSON.stringify;
-  const stock = stockWithQuarters(db, 4).symbol;
+  // A stock with every kind of stock data (four quarters, dividends, a split), so each of its lists has items.
+  const rich = db
+    .prepare(
+      `SELECT l.symbol FROM securities s JOIN listings l ON l.security_id = s.id AND l.is_primary = 1
+         WHERE s.type = 'stock' AND EXISTS (SELECT 1 FROM splits sp WHERE sp.security_id = s.id AND sp.day <= ?)
+           AND EXISTS (SELECT 1 FROM dividends d WHERE d.security_id = s.id)
+           AND (SELECT count(*) FROM quarterly_financials f WHERE f.security_id = s.id AND f.reported_date <= ?) >= 4
+         ORDER BY s.rank, s.id LIMIT 1`,
+    )
+    .get(TEST_ANCHOR, TEST_ANCHOR) as { symbol: string } | undefined;
+  if (!rich) throw new Error("the test store has no stock with quarters, dividends and a split");
+  const stock = rich.symbol;
   const payer = dividendPayer(db, "stock").symbol;
   const etf = largestEtfSymbol(db);
   const fund = (

@@ -1,4 +1,18 @@
-import { Args, Authorized, Ctx, FieldResolver, Float, ID, Query, Resolver, Root } from "type-graphql";
+import {
+  Args,
+  ArgsType,
+  Authorized,
+  Ctx,
+  Field,
+  FieldResolver,
+  Float,
+  ID,
+  Int,
+  ObjectType,
+  Query,
+  Resolver,
+  Root,
+} from "type-graphql";
 import { CandleRangeArgs, Candles } from "../../../domain/candle/candle.types";
 import type { Context } from "../../http.context";
 import { AnnualDividends, Dividend, DividendEstimate } from "../../../domain/dividend/dividend.types";
@@ -6,6 +20,140 @@ import { listingId } from "../../../domain/instrument/instrument.ids";
 import { DividendRangeArgs, MoneyCurrencyArgs } from "../../../domain/stock/stock.args";
 import { served } from "../../../domain/instrument/instrument.served";
 import { FinancialsTtm, Stock, StockArgs } from "../../../domain/stock/stock.types";
+import type {
+  StockDividendHistory as StockDividendHistoryAnswer,
+  StockProfile as StockProfileAnswer,
+  StockSplit as StockSplitAnswer,
+} from "../../../domain/stock/stock.answers";
+
+@ObjectType({ description: "A stock's dividends known today, in one currency or each in its own" })
+export class StockDividendHistory implements StockDividendHistoryAnswer {
+  @Field(() => String, { description: "Symbol of the listing asked for (by ISIN: the primary listing)" })
+  symbol: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description: "ISO 4217 currency every amount was converted into; null when none was asked and each keeps its own",
+  })
+  currency: string | null;
+
+  @Field(() => [Dividend], {
+    description: "Oldest first, history and announced; each converted at its ex-date's rate when a currency was asked",
+  })
+  dividends: Dividend[];
+}
+
+@ObjectType({ description: "A stock split: fromFactor shares became toFactor (a 4-for-1 is 1 to 4)" })
+export class StockSplit implements StockSplitAnswer {
+  @Field(() => String, { description: "Symbol of the listing asked for (by ISIN: the primary listing)" })
+  symbol: string;
+
+  @Field(() => String, { description: "First day traded on the new shares, YYYY-MM-DD" })
+  date: string;
+
+  @Field(() => Int, { description: "Shares before, a whole number (1 in a 4-for-1)" })
+  fromFactor: number;
+
+  @Field(() => Int, {
+    description: "Shares after, a whole number (4 in a 4-for-1; less than fromFactor in a reverse split)",
+  })
+  toFactor: number;
+}
+
+@ArgsType()
+export class SplitRangeArgs {
+  @Field(() => String, { nullable: true, description: "First day, YYYY-MM-DD; default: the first split stored" })
+  from?: string | null;
+
+  @Field(() => String, { nullable: true, description: "Last day, YYYY-MM-DD; default: today (UTC)" })
+  to?: string | null;
+}
+
+@ObjectType({
+  description:
+    "The company's profile as the store holds it: identity, classification, the latest price, its change and " +
+    "average volume, the 52-week range and the latest dividend",
+})
+export class StockProfile implements StockProfileAnswer {
+  @Field(() => String, { description: "Symbol of the listing asked for (by ISIN: the primary listing)" })
+  symbol: string;
+
+  @Field(() => String, { description: "Name of the company" })
+  companyName: string;
+
+  @Field(() => String, { description: "ISO 4217 currency of the listing: of price, changes and the 52-week range" })
+  currency: string;
+
+  @Field(() => String, { nullable: true, description: "ISIN; null where unknown" })
+  isin: string | null;
+
+  @Field(() => String, { nullable: true, description: "CUSIP; null where unknown" })
+  cusip: string | null;
+
+  @Field(() => String, { description: "MIC-style code of the listing's exchange" })
+  exchange: string;
+
+  @Field(() => String, { nullable: true, description: "Sector (GICS-like); null where unknown" })
+  sector: string | null;
+
+  @Field(() => String, { nullable: true, description: "Industry within the sector; null where unknown" })
+  industry: string | null;
+
+  @Field(() => String, { nullable: true, description: "ISO 3166 alpha-2 of domicile; null where unknown" })
+  country: string | null;
+
+  @Field(() => String, { nullable: true, description: "The company's website; null where unknown" })
+  website: string | null;
+
+  @Field(() => String, { nullable: true, description: "What the company does; null where unknown" })
+  description: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: "Day of the initial public offering, YYYY-MM-DD; null where unknown",
+  })
+  ipo: string | null;
+
+  @Field(() => Boolean, { description: "False once the company is delisted" })
+  isActivelyTrading: boolean;
+
+  @Field(() => Boolean, { description: "Whether the security is an American depositary receipt" })
+  isAdr: boolean;
+
+  @Field(() => Float, {
+    nullable: true,
+    description: "Market capitalisation in the reporting currency; null where unknown",
+  })
+  marketCapitalization: number | null;
+
+  @Field(() => Float, { nullable: true, description: "Latest price of the listing; null without a quote" })
+  price: number | null;
+
+  @Field(() => Float, { nullable: true, description: "Latest price less the previous close; null without a quote" })
+  changes: number | null;
+
+  @Field(() => Float, { nullable: true, description: "Average daily volume of the quote; null where unknown" })
+  volAvg: number | null;
+
+  @Field(() => Float, {
+    nullable: true,
+    description: "Lowest low of the daily bars of the 365 days to the latest quote; null without bars",
+  })
+  yearLow: number | null;
+
+  @Field(() => Float, {
+    nullable: true,
+    description: "Highest high of the daily bars of the 365 days to the latest quote; null without bars",
+  })
+  yearHigh: number | null;
+
+  @Field(() => Float, {
+    description:
+      "Per share, in its own currency, of the latest dividend gone ex on or before today; 0 for a stock that has " +
+      "paid none",
+  })
+  lastDiv: number;
+}
 
 /**
  * `stock(symbol|isin)` needs the `stock` scope, or `search` for what a search
@@ -42,6 +190,44 @@ export class StockResolver {
     @Ctx() ctx: Context,
   ): Promise<FinancialsTtm> {
     return ctx.answers.stock.financialsTtm(ctx, stock, args.currency);
+  }
+
+  @Authorized("stock")
+  @FieldResolver(() => StockProfile, {
+    nullable: true,
+    description: "The company's profile: identity, classification, latest price, 52-week range, latest dividend",
+  })
+  profile(@Root() stock: Stock, @Ctx() ctx: Context): Promise<StockProfile> {
+    return ctx.answers.stock.profile(ctx, stock);
+  }
+
+  // The stock scope's view of the dividends (stock/dividend, as Bavest serves it); `dividends` is the dividend scope's.
+  @Authorized("stock")
+  @FieldResolver(() => StockDividendHistory, {
+    nullable: true,
+    description:
+      "Every dividend known today, oldest first, each in its own currency or converted into `currency` at its " +
+      "ex-date's rate (scope stock)",
+  })
+  dividendHistory(
+    @Root() stock: Stock,
+    @Args(() => MoneyCurrencyArgs) args: MoneyCurrencyArgs,
+    @Ctx() ctx: Context,
+  ): Promise<StockDividendHistory> {
+    return ctx.answers.stock.dividendHistory(ctx, stock, args.currency);
+  }
+
+  @Authorized("stock")
+  @FieldResolver(() => [StockSplit], {
+    nullable: true,
+    description: "Splits of the stock, oldest first; an empty list for a stock that has none in the range",
+  })
+  splits(
+    @Root() stock: Stock,
+    @Args(() => SplitRangeArgs) args: SplitRangeArgs,
+    @Ctx() ctx: Context,
+  ): Promise<StockSplit[]> {
+    return ctx.answers.stock.splits(ctx, stock, args.from, args.to);
   }
 
   @Authorized("stock")

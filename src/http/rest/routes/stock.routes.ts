@@ -1,7 +1,13 @@
 import { z } from "zod";
 import { InternalError } from "../../../platform/errors";
-import { currencyField, securityRefBody, securityRefWith, securityVariables } from "../rest.body";
-import { FinancialsTtmDocument, StockDividendEstimateDocument } from "../rest.operations.generated";
+import { currencyField, sdkDayField, securityRefBody, securityRefWith, securityVariables } from "../rest.body";
+import {
+  FinancialsTtmDocument,
+  StockDividendEstimateDocument,
+  StockDividendHistoryDocument,
+  StockProfileDocument,
+  StockSplitsDocument,
+} from "../rest.operations.generated";
 import { example } from "../rest.examples";
 import { route, VERSIONS, type RouteEntry } from "../rest.route";
 import { day, gqlObject, unixSeconds } from "../rest.response";
@@ -77,6 +83,153 @@ const financialsTtmResponse = gqlObject("FinancialsTtm", {
 
 const stockRefBody = securityRefBody.transform(securityVariables);
 
+/** The operation `stock/profile` runs; `npm run generate` types it as StockProfileDocument. */
+export const STOCK_PROFILE_OPERATION = /* GraphQL */ `
+  query StockProfile($symbol: String, $isin: String, $cusip: String, $wkn: String) {
+    stock(symbol: $symbol, isin: $isin, cusip: $cusip, wkn: $wkn) {
+      profile {
+        symbol
+        companyName
+        currency
+        isin
+        cusip
+        exchange
+        sector
+        industry
+        country
+        website
+        description
+        ipo
+        isActivelyTrading
+        isAdr
+        marketCapitalization
+        price
+        changes
+        volAvg
+        yearLow
+        yearHigh
+        lastDiv
+      }
+    }
+  }
+`;
+
+/** The operation `stock/dividend` runs; `npm run generate` types it as StockDividendHistoryDocument. */
+export const STOCK_DIVIDEND_OPERATION = /* GraphQL */ `
+  query StockDividendHistory($symbol: String, $isin: String, $cusip: String, $wkn: String, $currency: String) {
+    stock(symbol: $symbol, isin: $isin, cusip: $cusip, wkn: $wkn) {
+      dividendHistory(currency: $currency) {
+        symbol
+        currency
+        dividends {
+          date
+          recordDate
+          payDate
+          declarationDate
+          amount
+          adjustedAmount
+          currency
+        }
+      }
+    }
+  }
+`;
+
+/**
+ * The Bavest Python SDK's `Dividend` model (`dividends`, each with its keys) of the contract's dividend rows
+ * (docs/contract.md section 4, with their currency), and the symbol and currency of the answer.
+ */
+const stockDividendResponse = gqlObject("StockDividendHistory", {
+  symbol: z.string(),
+  currency: z.string().nullable(),
+  dividends: z.array(
+    gqlObject("Dividend", {
+      date: day,
+      recordDate: day.nullable(),
+      payDate: day.nullable(),
+      declarationDate: day.nullable(),
+      amount: z.number(),
+      adjustedAmount: z.number(),
+      currency: z.string(),
+    }),
+  ),
+});
+
+/** The operation `stock/split` runs; `npm run generate` types it as StockSplitsDocument. */
+export const STOCK_SPLITS_OPERATION = /* GraphQL */ `
+  query StockSplits($symbol: String, $isin: String, $cusip: String, $wkn: String, $from: String, $to: String) {
+    stock(symbol: $symbol, isin: $isin, cusip: $cusip, wkn: $wkn) {
+      splits(from: $from, to: $to) {
+        symbol
+        date
+        fromFactor
+        toFactor
+      }
+    }
+  }
+`;
+
+/** The Bavest Python SDK's `Split` model (docs/contract.md section 4). */
+const stockSplitResponse = z.object({
+  event: z.literal("split").describe('Always "split"'),
+  splits: z
+    .array(
+      gqlObject("StockSplit", {
+        date: day,
+        symbol: z.string(),
+        fromFactor: z.int().min(1),
+        toFactor: z.int().min(1),
+      }),
+    )
+    .describe("Oldest first; empty for a stock without splits in the range"),
+});
+
+const notHeld = (what: string) => z.null().describe(`Always null: the store holds no ${what}`);
+
+/**
+ * The Bavest Python SDK's stock `Profile` model, every key of it (docs/contract.md section 4). Keys of figures the
+ * store does not hold are null rather than invented.
+ */
+const stockProfileResponse = gqlObject("StockProfile", {
+  symbol: z.string(),
+  beta: notHeld("beta"),
+  price: z.number().nullable(),
+  volAvg: z.number().nullable(),
+  lastDiv: z.number(),
+  range: z
+    .string()
+    .nullable()
+    .describe("The 52-week range, `low-high` in the listing's currency (from the daily bars); null without bars"),
+  changes: z.number().nullable(),
+  companyName: z.string(),
+  currency: z.string(),
+  cik: notHeld("SEC CIK"),
+  isin: z.string().nullable(),
+  cusip: z.string().nullable(),
+  exchange: z.string(),
+  exchangeShortName: z.string().describe("MIC-style code of the listing's exchange, as `exchange`"),
+  industry: z.string().nullable(),
+  website: z.string().nullable(),
+  description: z.string().nullable(),
+  ceo: notHeld("chief executive"),
+  sector: z.string().nullable(),
+  country: z.string().nullable(),
+  phone: notHeld("phone number"),
+  address: notHeld("address"),
+  city: notHeld("address"),
+  state: notHeld("address"),
+  zip: notHeld("address"),
+  dcfDiff: notHeld("discounted-cash-flow valuation"),
+  dcf: notHeld("discounted-cash-flow valuation"),
+  isEtf: z.literal(false).describe("Always false: the endpoint answers stocks"),
+  isActivelyTrading: z.boolean(),
+  isAdr: z.boolean(),
+  isFund: z.literal(false).describe("Always false: the endpoint answers stocks"),
+  marketCapitalization: z.number().nullable(),
+  employeeTotal: notHeld("head count"),
+  ipo: day.nullable(),
+});
+
 /** A nullable field of the stock is only null after an error, which execution has already thrown. */
 function present<T>(value: T | null, what: string): T {
   if (value == null) throw new InternalError(`${what}: no data and no error`);
@@ -84,6 +237,115 @@ function present<T>(value: T | null, what: string): T {
 }
 
 export const STOCK_ROUTES: readonly RouteEntry[] = [
+  route({
+    path: "stock/profile",
+    summary:
+      "Profile of a stock in the Bavest SDK's shape: identity, classification, latest price, 52-week range, " +
+      "latest dividend",
+    versions: VERSIONS,
+    scope: "stock",
+    body: stockRefBody,
+    operation: StockProfileDocument,
+    shape: (d) => {
+      const p = present(d.stock.profile, "stock profile");
+      return {
+        symbol: p.symbol,
+        beta: null,
+        price: p.price,
+        volAvg: p.volAvg,
+        lastDiv: p.lastDiv,
+        range: p.yearLow == null || p.yearHigh == null ? null : `${p.yearLow}-${p.yearHigh}`,
+        changes: p.changes,
+        companyName: p.companyName,
+        currency: p.currency,
+        cik: null,
+        isin: p.isin,
+        cusip: p.cusip,
+        exchange: p.exchange,
+        exchangeShortName: p.exchange,
+        industry: p.industry,
+        website: p.website,
+        description: p.description,
+        ceo: null,
+        sector: p.sector,
+        country: p.country,
+        phone: null,
+        address: null,
+        city: null,
+        state: null,
+        zip: null,
+        dcfDiff: null,
+        dcf: null,
+        isEtf: false as const,
+        isActivelyTrading: p.isActivelyTrading,
+        isAdr: p.isAdr,
+        isFund: false as const,
+        marketCapitalization: p.marketCapitalization,
+        employeeTotal: null,
+        ipo: p.ipo,
+      };
+    },
+    response: stockProfileResponse,
+    maxAgeSeconds: 300,
+    examples: (s) => ({ stock: example("The first stock", { symbol: s.stock }) }),
+    emptyAnswer:
+      "the profile with what the store knows of the stock: `price`, `changes` and `volAvg` null without a quote, " +
+      "`range` null without daily bars, `lastDiv: 0` without dividends",
+    singleSecurity: true,
+  }),
+  route({
+    path: "stock/dividend",
+    summary: "Dividends of a stock in the Bavest SDK's shape, each in its own currency or converted into currency",
+    versions: VERSIONS,
+    scope: "stock",
+    body: securityRefWith({ currency: currencyField.optional() }).transform((b) => ({
+      ...securityVariables(b),
+      currency: b.currency ?? null,
+    })),
+    operation: StockDividendHistoryDocument,
+    shape: (d) => present(d.stock.dividendHistory, "stock dividends"),
+    response: stockDividendResponse,
+    examples: (s) => ({
+      stock: example("The first stock's dividends in euros (the SDKs' default currency)", {
+        symbol: s.stock,
+        currency: "EUR",
+      }),
+      own: example("In each dividend's own currency", { symbol: s.stock }),
+    }),
+    emptyAnswer: "`dividends: []`",
+    singleSecurity: true,
+  }),
+  route({
+    path: "stock/split",
+    summary: "Splits of a stock in the Bavest SDK's shape, within days from and to (SDK time forms accepted)",
+    versions: VERSIONS,
+    scope: "stock",
+    body: securityRefWith({ from: sdkDayField.optional(), to: sdkDayField.optional() }).transform((b) => ({
+      ...securityVariables(b),
+      from: b.from ?? null,
+      to: b.to ?? null,
+    })),
+    operation: StockSplitsDocument,
+    shape: (d) => {
+      const splits = present(d.stock.splits, "stock splits");
+      return { event: "split" as const, splits };
+    },
+    response: stockSplitResponse,
+    examples: (s) => ({
+      stock: example("The first stock's splits since 2000 (Python sends float seconds)", {
+        symbol: s.stock,
+        from: 946_684_800.25,
+        to: 1_763_596_800.5,
+      }),
+      dart: example("The Dart client's form: milliseconds in strings", {
+        symbol: s.stock,
+        from: "946684800000",
+        to: "1763596800000",
+      }),
+    }),
+    emptyAnswer: '`event: "split"`, `splits: []`',
+    singleSecurity: true,
+  }),
   route({
     path: "stock/financials/ttm",
     summary:

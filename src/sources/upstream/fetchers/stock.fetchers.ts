@@ -1,8 +1,9 @@
 import type { DividendEstimate } from "../../../domain/dividend/dividend.types";
 import type { SecurityRef } from "../../../domain/instrument/instrument.service";
+import type { StockDividendHistory, StockProfile, StockSplit } from "../../../domain/stock/stock.answers";
 import { Stock, type FinancialsTtm } from "../../../domain/stock/stock.types";
 import { askedOf, rememberAsked } from "../upstream.asked";
-import { refBody, withCurrency } from "../upstream.calls";
+import { bodyOf, refBody, withCurrency } from "../upstream.calls";
 import type { UpstreamFetcher } from "../upstream.fetcher";
 
 /**
@@ -37,4 +38,76 @@ export const stockDividendEstimateFetcher: UpstreamFetcher<Stock, DividendEstima
   kind: "reference",
   request: (s) => askedOf(s).body,
   transform: (d) => d,
+};
+
+/** The contract's stock/profile (the Bavest SDK's Profile model), the keys the store fills. */
+type RestStockProfile = Omit<StockProfile, "yearLow" | "yearHigh"> & { range: string | null };
+
+/** `low-high`, each a plain decimal (prices are never negative). */
+function rangeOf(range: string | null): { yearLow: number | null; yearHigh: number | null } {
+  const m = range == null ? null : /^([^-]+)-([^-]+)$/.exec(range);
+  return m ? { yearLow: Number(m[1]), yearHigh: Number(m[2]) } : { yearLow: null, yearHigh: null };
+}
+
+export const stockProfileFetcher: UpstreamFetcher<Stock, RestStockProfile, StockProfile> = {
+  path: "/v1/stock/profile",
+  kind: "reference",
+  request: (s) => askedOf(s).body,
+  transform: (d) => ({
+    symbol: d.symbol,
+    companyName: d.companyName,
+    currency: d.currency,
+    isin: d.isin,
+    cusip: d.cusip,
+    exchange: d.exchange,
+    sector: d.sector,
+    industry: d.industry,
+    country: d.country,
+    website: d.website,
+    description: d.description,
+    ipo: d.ipo,
+    isActivelyTrading: d.isActivelyTrading,
+    isAdr: d.isAdr,
+    marketCapitalization: d.marketCapitalization,
+    price: d.price,
+    changes: d.changes,
+    volAvg: d.volAvg,
+    ...rangeOf(d.range),
+    lastDiv: d.lastDiv,
+  }),
+};
+
+export interface StockSplitsQuery {
+  stock: Stock;
+  from?: string | null;
+  to?: string | null;
+}
+
+/** The contract's stock/split (the Bavest SDK's Split model); the upstream takes days for `from` and `to`. */
+interface RestStockSplits {
+  splits: StockSplit[];
+}
+
+export const stockSplitsFetcher: UpstreamFetcher<StockSplitsQuery, RestStockSplits, StockSplit[]> = {
+  path: "/v1/stock/split",
+  kind: "reference",
+  request: ({ stock, from, to }) => bodyOf({ ...askedOf(stock).body, from, to }),
+  transform: (d) => d.splits,
+};
+
+export interface StockDividendQuery {
+  stock: Stock;
+  currency?: string | null;
+}
+
+/** The contract's stock/dividend is the domain's answer as it is. */
+export const stockDividendHistoryFetcher: UpstreamFetcher<
+  StockDividendQuery,
+  StockDividendHistory,
+  StockDividendHistory
+> = {
+  path: "/v1/stock/dividend",
+  kind: "reference",
+  request: ({ stock, currency }) => withCurrency(askedOf(stock).body, currency),
+  transform: (d) => ({ ...d, dividends: d.dividends.map((x) => ({ ...x, symbol: null })) }),
 };

@@ -1,0 +1,547 @@
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { Pool, PoolClient } from "pg";
+import { from as copyFrom } from "pg-copy-streams";
+import type { BarRow, SecurityType } from "../../domain/ports/source.types";
+import type {
+  DailyBarImportRow,
+  ExchangeImportRow,
+  FxImportRow,
+  IntradayBarImportRow,
+  ImportCounts,
+  ImportListing,
+  ImportResult,
+  ImportSink,
+  ImportSplit,
+  QuoteImportRow,
+  SecurityImportRow,
+  SplitImportRow,
+} from "../../domain/ports/source.import";
+import { BinaryRows, type ColumnType } from "./postgres.sample";
+import { PgSampleSeriesBars } from "./postgres.synthetic";
+
+/** The security columns an import may set, as named in the row and in the table (as SQLite's sink). */
+const SECURITY_FIELDS = [
+  ["type", "type"],
+  ["name", "name"],
+  ["isin", "isin"],
+  ["cusip", "cusip"],
+  ["wkn", "wkn"],
+  ["country", "country"],
+  ["sector", "sector"],
+  ["industry", "industry"],
+] as const;
+
+/**
+ * A batch's own statements may run longer than a request's (MDG_PG_STATEMENT_TIMEOUT_MS guards the service's
+ * reads): a split rescales every earlier bar of a security, and a batch waits for another writer's commit.
+ */
+const IMPORT_STATEMENT_TIMEOUT = "5min";
+
+const UNIQUE_VIOLATION = "23505";
+
+/** A table written by staging a batch and upserting it in one statement; `types` are the key then value columns'. */
+interface StagedTable<R> {
+  table: string;
+  keys: readonly string[];
+  values: readonly string[];
+  types: readonly ColumnType[];
+  row(r: R): unknown[];
+  /** The row's key as one value, to tell a batch that repeats a key. */
+  key(r: R): string;
+}
+
+const DAILY_BARS: StagedTable<DailyBarImportRow> = {
+  table: "daily_bars",
+  keys: ["listing_id", "t"],
+  values: ["o", "h", "l", "c", "v"],
+  types: [
+    "bigint",
+    "bigint",
+    "double precision",
+    "double precision",
+    "double precision",
+    "double precision",
+    "double precision",
+  ],
+  row: (r) => [r.listingId, r.t, r.o, r.h, r.l, r.c, r.v],
+  key: (r) => `${r.listingId}:${r.t}`,
+};
+
+const INTRADAY_BARS: StagedTable<IntradayBarImportRow> = {
+  ...(DAILY_BARS as unknown as StagedTable<IntradayBarImportRow>),
+  table: "intraday_bars",
+};
+
+const FX: StagedTable<FxImportRow> = {
+  table: "fx_daily",
+  keys: ["currency", "day"],
+  values: ["per_usd"],
+  types: ["text", "text", "double precision"],
+  row: (r) => [r.currency, r.day, r.perUsd],
+  key: (r) => `${r.currency}:${r.day}`,
+};
+
+const QUOTES: StagedTable<QuoteImportRow> = {
+  table: "quotes",
+  keys: ["listing_id"],
+  values: ["t", "c", "o", "h", "l", "pc", "v", "ma50", "ma200", "avg_volume"],
+  types: ["bigint", "bigint", ...Array<ColumnType>(9).fill("double precision")],
+  row: (r) => [r.listingId, r.t, r.c, r.o, r.h, r.l, r.pc, r.v, r.ma50, r.ma200, r.avgVolume],
+  key: (r) => String(r.listingId),
+};
+
+const EXCHANGES: StagedTable<ExchangeImportRow> = {
+  table: "exchanges",
+  keys: ["code"],
+  values: ["name", "country", "currency", "timezone"],
+  types: ["text", "text", "text", "text", "text"],
+  row: (r) => [r.code, r.name, r.country, r.currency, r.timezone],
+  key: (r) => r.code,
+};
+
+/**
+ * The one statement that upserts a staged batch and counts it as SQLite's sink does row by row: a row is
+ * inserted when its key is new to the store and to the batch so far, changed when its values differ from what
+ * the key held just before it (the stored row, or the batch's previous row of the key), unchanged otherwise. The
+ * last row of each key is what the store keeps. Every part of a statement reads the same snapshot, so the counts
+ * compare with the store as it was before the upsert. The stored rows are looked up one by one through the key's
+ * index (LIMIT keeps the lateral subquery from becoming a join): a temporary table has no statistics, and a hash
+ * join would read the whole table for every batch.
+ */
+function upsertSql(t: StagedTable<unknown>, stage: string): string {
+  const { table, keys, values } = t;
+  const key = keys.join(", ");
+  const all = [...keys, ...values].join(", ");
+  const tuple = (prefix: string, cols: readonly string[]) => `(${cols.map((c) => prefix + c).join(", ")})`;
+  return `
+    WITH s AS (
+      SELECT ${all}, ${values.map((c) => `lag(${c}) OVER w AS p_${c}`).join(", ")},
+        row_number() OVER w AS n, count(*) OVER (PARTITION BY ${key}) AS k
+      FROM ${stage} WINDOW w AS (PARTITION BY ${key} ORDER BY seq)
+    ), up AS (
+      INSERT INTO ${table} (${all}) SELECT ${all} FROM s WHERE n = k
+      ON CONFLICT (${key}) DO UPDATE SET ${values.map((c) => `${c} = excluded.${c}`).join(", ")}
+      WHERE ${tuple(`${table}.`, values)} IS DISTINCT FROM ${tuple("excluded.", values)}
+    ), c AS (
+      SELECT s.n = 1 AND d.held IS NULL AS new,
+        ${values.map((v) => `CASE WHEN s.n = 1 THEN d.${v} ELSE s.p_${v} END AS e_${v}`).join(", ")},
+        ${values.map((v) => `s.${v}`).join(", ")}
+      FROM s LEFT JOIN LATERAL (
+        SELECT ${values.join(", ")}, true AS held FROM ${table}
+        WHERE s.n = 1 AND ${keys.map((k) => `${table}.${k} = s.${k}`).join(" AND ")} LIMIT 1
+      ) d ON true
+    )
+    SELECT count(*) FILTER (WHERE new)::int AS inserted,
+      count(*) FILTER (WHERE NOT new AND ${tuple("e_", values)} IS DISTINCT FROM ${tuple("", values)})::int AS changed,
+      count(*) FILTER (WHERE NOT new AND ${tuple("e_", values)} IS NOT DISTINCT FROM ${tuple("", values)})::int
+        AS unchanged
+    FROM c`;
+}
+
+/**
+ * `upsertSql` for a batch whose keys are all different, in a quarter of its time: no window, no lookup. A row
+ * that the upsert did not touch was unchanged; of those it touched, the inserted ones have no deleting
+ * transaction (`xmax = 0`), the updated ones are locked by this one.
+ */
+function uniqueUpsertSql(t: StagedTable<unknown>, stage: string): string {
+  const { table, keys, values } = t;
+  const all = [...keys, ...values].join(", ");
+  const tuple = (prefix: string) => `(${values.map((c) => prefix + c).join(", ")})`;
+  return `
+    WITH up AS (
+      INSERT INTO ${table} (${all}) SELECT ${all} FROM ${stage}
+      ON CONFLICT (${keys.join(", ")}) DO UPDATE SET ${values.map((c) => `${c} = excluded.${c}`).join(", ")}
+      WHERE ${tuple(`${table}.`)} IS DISTINCT FROM ${tuple("excluded.")}
+      RETURNING xmax = 0 AS inserted
+    )
+    SELECT count(*) FILTER (WHERE inserted)::int AS inserted, count(*) FILTER (WHERE NOT inserted)::int AS changed
+    FROM up`;
+}
+
+/** A kind this sink does not write yet: refused before anything is written, naming the kind. */
+function notYet(kind: string): () => Promise<never> {
+  return () => Promise.reject(new Error(`importing ${kind} into PostgreSQL is not supported yet (SQLite takes it)`));
+}
+
+interface StoredSecurity {
+  id: number;
+  type: string;
+  name: string;
+  isin: string | null;
+  cusip: string | null;
+  wkn: string | null;
+  country: string | null;
+  sector: string | null;
+  industry: string | null;
+}
+
+/**
+ * The import pipeline's writer into a PostgreSQL store, on the service's pool. Each upsert is one transaction,
+ * so a batch is wholly in or wholly out, and counts as SQLite's sink counts (src/sources/sqlite/sqlite.import.ts).
+ *
+ * The bulk kinds (daily bars, quotes, fx, exchanges) go in with binary COPY into a temporary table that the
+ * transaction drops at COMMIT, then one upsert statement (`upsertSql`): no per-row round trip, and nothing of
+ * the session outlives the transaction (PgBouncer in transaction mode carries it). Securities and splits go row
+ * by row, as their rules need (an ISIN's holder, the rescale of earlier bars).
+ *
+ * Other replicas see a batch through the change notices (postgres.changes.ts): the triggers on every data table
+ * bump the change version in the batch's own transaction, and the row triggers on `securities` and `listings`
+ * name the securities a batch added or renamed; each replica's next poll after the COMMIT drops its instrument
+ * cache and patches its search index.
+ *
+ * In the generated sample store, a listing whose daily bars are computed when read gets its computed path
+ * written out as rows (and marked stored) in the transaction of its first imported bar, as on SQLite.
+ */
+export class PostgresImportSink implements ImportSink {
+  private readonly series: PgSampleSeriesBars;
+  private hasSeriesTable: Promise<boolean> | undefined;
+  /** Listings checked for a computed path by a committed batch (the path's own cache outlives `stored`). */
+  private readonly checked = new Set<number>();
+
+  constructor(private readonly pool: Pool) {
+    this.series = new PgSampleSeriesBars(async (sql, params) => (await pool.query(sql, params)).rows);
+  }
+
+  private async tx<T>(run: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      // One round trip: a batch's few statements each cost one, and they add up on a busy server.
+      await client.query(`BEGIN; SET LOCAL statement_timeout = '${IMPORT_STATEMENT_TIMEOUT}'`);
+      const out = await run(client);
+      await client.query("COMMIT");
+      return out;
+    } catch (e) {
+      await client.query("ROLLBACK").catch((err: Error) => (broken = err));
+      throw e;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async findListing(symbol: string, exchange?: string): Promise<ImportListing | null> {
+    const columns = `l.id AS "listingId", l.security_id AS "securityId", l.symbol, l.exchange, l.currency`;
+    const own = (
+      await this.pool.query<ImportListing>(`SELECT ${columns} FROM listings l WHERE l.symbol = $1`, [symbol])
+    ).rows[0];
+    if (!own) return null;
+    if (exchange === undefined || own.exchange === exchange) return own;
+    const other = await this.pool.query<ImportListing>(
+      `SELECT ${columns} FROM listings l WHERE l.security_id = $1 AND l.exchange = $2
+       ORDER BY l.is_primary DESC, l.id LIMIT 1`,
+      [own.securityId, exchange],
+    );
+    return other.rows[0] ?? null;
+  }
+
+  async exchanges(): Promise<ReadonlyMap<string, string>> {
+    const { rows } = await this.pool.query<{ code: string; currency: string }>(`SELECT code, currency FROM exchanges`);
+    return new Map(rows.map((r) => [r.code, r.currency]));
+  }
+
+  async splits(securityId: number): Promise<ImportSplit[]> {
+    const { rows } = await this.pool.query<ImportSplit>(
+      `SELECT day, numerator, denominator FROM splits WHERE security_id = $1 ORDER BY day`,
+      [securityId],
+    );
+    return rows;
+  }
+
+  /**
+   * Writes a batch with COPY and answers its counts. With `unheld` answering true (none of the batch's keys is
+   * stored: new bars), it is COPYed straight into the table, as fast as a bulk load (a writer that stores one of
+   * the keys meanwhile makes that fail: see upsertDailyBars). Otherwise: COPY into a temporary table
+   * (in the batch's order, so a repeated key's last row wins), then one upsert statement.
+   */
+  private async staged<R>(
+    client: PoolClient,
+    t: StagedTable<R>,
+    rows: readonly R[],
+    unheld?: () => Promise<boolean>,
+  ): Promise<ImportCounts> {
+    const columns = [...t.keys, ...t.values].join(", ");
+    const copy = async (target: string, sequenced: boolean) => {
+      const encoder = new BinaryRows(sequenced ? ["integer", ...t.types] : t.types);
+      const values = sequenced ? rows.map((r, i) => [i, ...t.row(r)]) : rows.map(t.row);
+      const sql = `COPY ${target} (${sequenced ? "seq, " : ""}${columns}) FROM STDIN (FORMAT binary)`;
+      await pipeline(Readable.from(encoder.encode(values)), client.query(copyFrom(sql)));
+    };
+    const unique = new Set(rows.map(t.key)).size === rows.length;
+    if (unique && unheld && (await unheld())) {
+      await copy(t.table, false);
+      return { inserted: rows.length, changed: 0, unchanged: 0 };
+    }
+    const stage = `mdg_import_${t.table}`;
+    await client.query(`CREATE TEMP TABLE ${stage} (seq integer, LIKE ${t.table}) ON COMMIT DROP`);
+    await copy(stage, true);
+    if (!unique) return (await client.query<ImportCounts>(upsertSql(t as StagedTable<unknown>, stage))).rows[0]!;
+    const res = await client.query<{ inserted: number; changed: number }>(
+      uniqueUpsertSql(t as StagedTable<unknown>, stage),
+    );
+    const { inserted, changed } = res.rows[0]!;
+    return { inserted, changed, unchanged: rows.length - inserted - changed };
+  }
+
+  async upsertExchanges(rows: readonly ExchangeImportRow[]): Promise<ImportCounts> {
+    if (rows.length === 0) return { inserted: 0, changed: 0, unchanged: 0 };
+    return this.tx((c) => this.staged(c, EXCHANGES, rows));
+  }
+
+  async upsertFx(rows: readonly FxImportRow[]): Promise<ImportCounts> {
+    if (rows.length === 0) return { inserted: 0, changed: 0, unchanged: 0 };
+    return this.tx((c) => this.staged(c, FX, rows));
+  }
+
+  async upsertQuotes(rows: readonly QuoteImportRow[]): Promise<ImportCounts> {
+    if (rows.length === 0) return { inserted: 0, changed: 0, unchanged: 0 };
+    return this.tx((c) => this.staged(c, QUOTES, rows));
+  }
+
+  async upsertDailyBars(rows: readonly DailyBarImportRow[]): Promise<ImportCounts> {
+    if (rows.length === 0) return { inserted: 0, changed: 0, unchanged: 0 };
+    const fresh = [...new Set(rows.map((r) => r.listingId))].filter((id) => !this.checked.has(id));
+    const write = (direct: boolean) =>
+      this.tx(async (c) => {
+        await this.materialize(c, fresh);
+        return this.staged(c, DAILY_BARS, rows, direct ? () => this.noBarsIn(c, rows) : undefined);
+      });
+    let out: ImportCounts;
+    try {
+      out = await write(true);
+    } catch (e) {
+      // Another writer stored one of the new bars between the check and the COPY: the batch again, by upsert.
+      if ((e as { code?: unknown }).code !== UNIQUE_VIOLATION) throw e;
+      out = await write(false);
+    }
+    for (const id of fresh) this.checked.add(id);
+    return out;
+  }
+
+  /** True when the store holds no bar of the batch's listings between the batch's first and last day. */
+  private async noBarsIn(client: PoolClient, rows: readonly DailyBarImportRow[]): Promise<boolean> {
+    const spans = new Map<number, [number, number]>();
+    for (const r of rows) {
+      const s = spans.get(r.listingId);
+      if (!s) spans.set(r.listingId, [r.t, r.t]);
+      else if (r.t < s[0]) s[0] = r.t;
+      else if (r.t > s[1]) s[1] = r.t;
+    }
+    const ids = [...spans.keys()];
+    const { rows: held } = await client.query<{ held: boolean }>(
+      `SELECT EXISTS (
+         SELECT 1 FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS s(listing_id, lo, hi)
+         WHERE EXISTS (SELECT 1 FROM daily_bars d WHERE d.listing_id = s.listing_id AND d.t BETWEEN s.lo AND s.hi)
+       ) AS held`,
+      [ids, ids.map((id) => spans.get(id)![0]), ids.map((id) => spans.get(id)![1])],
+    );
+    return !held[0]!.held;
+  }
+
+  /** Writes out the computed paths of sample listings among `listingIds` (see the class comment). */
+  private async materialize(client: PoolClient, listingIds: readonly number[]): Promise<void> {
+    if (listingIds.length === 0) return;
+    this.hasSeriesTable ??= this.pool
+      .query<{ ok: boolean }>(`SELECT to_regclass('sample_series') IS NOT NULL AS ok`)
+      .then((r) => r.rows[0]!.ok);
+    if (!(await this.hasSeriesTable)) return;
+    const { rows } = await client.query<{ listing_id: number }>(
+      `SELECT listing_id FROM sample_series WHERE listing_id = ANY($1::bigint[]) AND stored = 0`,
+      [listingIds],
+    );
+    if (rows.length === 0) return;
+    const ids = rows.map((r) => r.listing_id);
+    const paths: BarRow[][] = ids.map(() => []);
+    await this.series.fill(
+      ids.map((listingId) => ({ listingId, from: Number.MIN_SAFE_INTEGER, to: Number.MAX_SAFE_INTEGER })),
+      paths,
+    );
+    for (const [i, listingId] of ids.entries()) {
+      const path = paths[i]!;
+      if (path.length > 0) {
+        await client.query(
+          `INSERT INTO daily_bars (listing_id, t, o, h, l, c, v)
+           SELECT $1::bigint, * FROM unnest($2::bigint[], $3::float8[], $4::float8[], $5::float8[],
+             $6::float8[], $7::float8[])
+           ON CONFLICT DO NOTHING`,
+          [
+            listingId,
+            path.map((b) => b.t),
+            path.map((b) => b.o),
+            path.map((b) => b.h),
+            path.map((b) => b.l),
+            path.map((b) => b.c),
+            path.map((b) => b.v),
+          ],
+        );
+      }
+      await client.query(`UPDATE sample_series SET stored = 1 WHERE listing_id = $1`, [listingId]);
+    }
+  }
+
+  async upsertSecurities(rows: readonly SecurityImportRow[]): Promise<ImportResult> {
+    return this.tx(async (c) => {
+      const out: ImportResult = { inserted: 0, changed: 0, unchanged: 0, conflicts: [] };
+      const insertListing = (securityId: number, r: SecurityImportRow) =>
+        c.query(
+          `INSERT INTO listings (security_id, symbol, exchange, currency, is_primary)
+           VALUES ($1, $2, $3, $4, NOT EXISTS (SELECT 1 FROM listings WHERE security_id = $1))`,
+          [securityId, r.symbol, r.exchange, r.currency],
+        );
+      for (const [index, row] of rows.entries()) {
+        const listing = (
+          await c.query<{ id: number; security_id: number; exchange: string; currency: string }>(
+            `SELECT id, security_id, exchange, currency FROM listings WHERE symbol = $1`,
+            [row.symbol],
+          )
+        ).rows[0];
+        const holder =
+          row.isin === undefined
+            ? undefined
+            : (await c.query<{ id: number }>(`SELECT id FROM securities WHERE isin = $1`, [row.isin])).rows[0]?.id;
+        if (listing && holder !== undefined && holder !== listing.security_id) {
+          out.conflicts.push({ index, column: "isin", reason: `ISIN already belongs to another security (${holder})` });
+          continue;
+        }
+        const securityId = listing?.security_id ?? holder;
+        if (securityId === undefined) {
+          const { rows: made } = await c.query<{ id: number }>(
+            `INSERT INTO securities (type, name, isin, cusip, wkn, country, sector, industry, currency)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+            [
+              row.type,
+              row.name,
+              row.isin ?? null,
+              row.cusip ?? null,
+              row.wkn ?? null,
+              row.country ?? null,
+              row.sector ?? null,
+              row.industry ?? null,
+              row.currency,
+            ],
+          );
+          await insertListing(made[0]!.id, row);
+          out.inserted++;
+          continue;
+        }
+        const stored = (
+          await c.query<StoredSecurity>(
+            `SELECT id, type, name, isin, cusip, wkn, country, sector, industry FROM securities WHERE id = $1`,
+            [securityId],
+          )
+        ).rows[0]!;
+        const sets: string[] = [];
+        const values: unknown[] = [];
+        for (const [field, column] of SECURITY_FIELDS) {
+          const value = row[field];
+          if (value !== undefined && value !== stored[column]) {
+            values.push(value);
+            sets.push(`${column} = $${values.length}`);
+          }
+        }
+        if (sets.length > 0) {
+          values.push(securityId);
+          await c.query(`UPDATE securities SET ${sets.join(", ")} WHERE id = $${values.length}`, values);
+        }
+        if (!listing) {
+          await insertListing(securityId, row);
+          out.inserted++;
+          continue;
+        }
+        const listingDiffers = listing.exchange !== row.exchange || listing.currency !== row.currency;
+        if (listingDiffers) {
+          await c.query(`UPDATE listings SET exchange = $1, currency = $2 WHERE id = $3`, [
+            row.exchange,
+            row.currency,
+            listing.id,
+          ]);
+        }
+        if (listingDiffers || sets.length > 0) out.changed++;
+        else out.unchanged++;
+      }
+      return out;
+    });
+  }
+
+  async upsertSplits(rows: readonly SplitImportRow[]): Promise<ImportCounts> {
+    const materialized: number[] = [];
+    const out = await this.tx(async (c) => {
+      const counts: ImportCounts = { inserted: 0, changed: 0, unchanged: 0 };
+      for (const r of rows) {
+        const s = (
+          await c.query<{ numerator: number; denominator: number }>(
+            `SELECT numerator, denominator FROM splits WHERE security_id = $1 AND day = $2`,
+            [r.securityId, r.day],
+          )
+        ).rows[0];
+        if (s && s.numerator === r.numerator && s.denominator === r.denominator) {
+          counts.unchanged++;
+          continue;
+        }
+        const ratio = r.numerator / r.denominator;
+        const was = s ? s.numerator / s.denominator : 1;
+        await c.query(
+          `INSERT INTO splits (security_id, day, numerator, denominator) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (security_id, day) DO UPDATE SET numerator = excluded.numerator,
+             denominator = excluded.denominator`,
+          [r.securityId, r.day, r.numerator, r.denominator],
+        );
+        if (ratio !== was) {
+          // Computed sample paths become rows first, so that they are rescaled with the rest.
+          const listings = (
+            await c.query<{ id: number }>(`SELECT id FROM listings WHERE security_id = $1`, [r.securityId])
+          ).rows
+            .map((l) => l.id)
+            .filter((id) => !this.checked.has(id) && !materialized.includes(id));
+          await this.materialize(c, listings);
+          materialized.push(...listings);
+          const at = [ratio / was, r.securityId, Date.parse(`${r.day}T00:00:00Z`) / 1000];
+          for (const table of ["daily_bars", "intraday_bars"]) {
+            await c.query(
+              `UPDATE ${table} SET o = o / $1, h = h / $1, l = l / $1, c = c / $1, v = v * $1
+               WHERE listing_id IN (SELECT id FROM listings WHERE security_id = $2) AND t < $3`,
+              at,
+            );
+          }
+          await c.query(
+            `UPDATE dividends SET adjusted_amount = adjusted_amount / $1 WHERE security_id = $2 AND ex_date < $3`,
+            [ratio / was, r.securityId, r.day],
+          );
+        }
+        if (s) counts.changed++;
+        else counts.inserted++;
+      }
+      return counts;
+    });
+    for (const id of materialized) this.checked.add(id);
+    return out;
+  }
+
+  async securityOfIsin(isin: string): Promise<number | null> {
+    return (
+      (await this.pool.query<{ id: number }>(`SELECT id FROM securities WHERE isin = $1`, [isin])).rows[0]?.id ?? null
+    );
+  }
+
+  async securityType(securityId: number): Promise<SecurityType | null> {
+    const { rows } = await this.pool.query<{ type: SecurityType }>(`SELECT type FROM securities WHERE id = $1`, [
+      securityId,
+    ]);
+    return rows[0]?.type ?? null;
+  }
+
+  async upsertIntradayBars(rows: readonly IntradayBarImportRow[]): Promise<ImportCounts> {
+    if (rows.length === 0) return { inserted: 0, changed: 0, unchanged: 0 };
+    return this.tx((c) => this.staged(c, INTRADAY_BARS, rows));
+  }
+
+  upsertEtfProfiles = notYet("etf-profiles");
+  upsertFundProfiles = notYet("fund-profiles");
+  upsertHoldings = notYet("holdings");
+  upsertExposures = notYet("exposures");
+  upsertFinancials = notYet("financials");
+  upsertDividends = notYet("dividends");
+
+  /** The pool is the store's: whoever opened the store closes it. */
+  async close(): Promise<void> {}
+}

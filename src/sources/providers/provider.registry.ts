@@ -1,0 +1,38 @@
+import type { ProvidersConfig } from "../../platform/config";
+import { ECB_PER_SECOND, ecbProvider } from "./ecb/ecb.provider";
+import { ProviderHttp } from "./provider.http";
+import type { Provider } from "./provider.types";
+import { SEC_PER_SECOND, secProvider } from "./sec/sec.provider";
+
+/** The providers `npm run ingest` knows, by name. */
+export const PROVIDERS: Readonly<Record<string, Provider>> = { ecb: ecbProvider, sec: secProvider };
+
+/** What the configuration lacks for a provider: said before any call. */
+export class ProviderSetupError extends Error {
+  override name = "ProviderSetupError";
+}
+
+/** The HTTP client of one provider: its base URL from the configuration, its published rate limit. */
+export function providerHttp(name: string, config: ProvidersConfig): ProviderHttp {
+  const common = { timeoutMs: config.timeoutMs, retries: config.retries };
+  switch (name) {
+    case "ecb":
+      return new ProviderHttp({ ...common, provider: "ecb", baseUrl: config.urls.ecb, perSecond: ECB_PER_SECOND });
+    case "sec":
+      if (config.secUserAgent === undefined) {
+        throw new ProviderSetupError(
+          "sec: the SEC requires a User-Agent naming who calls: set MDG_SEC_USER_AGENT " +
+            '(for example "Example Corp admin@example.com")',
+        );
+      }
+      return new ProviderHttp({
+        ...common,
+        provider: "sec",
+        baseUrl: config.urls.sec,
+        perSecond: SEC_PER_SECOND,
+        headers: { "user-agent": config.secUserAgent },
+      });
+    default:
+      throw new ProviderSetupError(`no HTTP client for the provider ${name}`);
+  }
+}

@@ -1,0 +1,298 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { main } from "../../../src/application/cli/import.cli";
+import type { ImportSink } from "../../../src/domain/ports/source.import";
+import type { TestApp } from "../../helpers/app";
+
+const ROOT = join(__dirname, "..", "..", "..");
+const FIXTURES = join(ROOT, "test", "fixtures");
+const EXAMPLES = join(ROOT, "examples", "data");
+
+/**
+ * A store holding the test data set, taken by one kind of ImportSink: what the shared cases need of it. Each
+ * store's suite opens one (a copy of the SQLite test store, or a PostgreSQL database loaded with the same data).
+ */
+export interface ImportStore {
+  /** A sink of its own on the store, as another process (the CLI) opens it. */
+  openSink(): Promise<{ sink: ImportSink; close(): Promise<void> }>;
+  /** The service on the store. */
+  app: TestApp;
+  /** Plain SQL without parameters (the same text on either store); rows as the driver answers them. */
+  sql(text: string): Promise<Record<string, unknown>[]>;
+  /** Called after each import: the service has seen the commit (PostgreSQL: its change feed polled once). */
+  settle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface RunResult {
+  code: number;
+  err: string[];
+  report: string[];
+}
+
+/**
+ * The ImportSink conformance cases: the same files and the same expected counts, statuses and REST answers on
+ * every store. The counts are those SQLite's sink reports; a store that counts otherwise fails here.
+ */
+export function importConformance(open: () => Promise<ImportStore>): void {
+  let dir: string;
+  let store: ImportStore;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "mdg-import-conf-"));
+    store = await open();
+  }, 180_000);
+
+  afterAll(async () => {
+    await store?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function run(args: string[]): Promise<RunResult> {
+    const err: string[] = [];
+    const report = join(dir, `report-${Math.random().toString(36).slice(2)}.csv`);
+    const code = await main([...args, "--report", report], {
+      openSink: () => store.openSink(),
+      out: { log: (l) => err.push(l), error: (l) => err.push(l) },
+      tty: false,
+    });
+    await store.settle();
+    let lines: string[] = [];
+    try {
+      lines = readFileSync(report, "utf8").trimEnd().split("\n");
+    } catch {
+      // No rejection, no report.
+    }
+    return { code, err, report: lines };
+  }
+
+  function file(name: string, text: string): string {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  }
+
+  const counts = (kind: string, i: number, c: number, u: number, r = 0) =>
+    `${kind}: ${i} inserted, ${c} changed, ${u} unchanged, ${r} rejected`;
+
+  it("takes every kind of the example files and answers them over REST; a second import changes nothing", async () => {
+    const candle = { symbol: "ACME", resolution: "D", from: "2026-11-16", to: "2026-11-20" };
+    expect((await store.app.post("/v1/candle", candle)).status).toBe(404);
+    expect((await store.app.post("/v1/quote", { symbol: "ACME" })).status).toBe(404);
+    const expected: Record<string, [number, number, number]> = {
+      exchanges: [0, 0, 3],
+      securities: [4, 0, 0],
+      "daily-bars": [5, 0, 0],
+      "intraday-bars": [4, 0, 0],
+      fx: [0, 3, 0],
+      quotes: [1, 0, 0],
+    };
+    for (const [kind, [i, c, u]] of Object.entries(expected)) {
+      const r = await run([kind, join(EXAMPLES, `${kind}.csv`)]);
+      expect({ kind, code: r.code, report: r.report, err: r.err }).toEqual({
+        kind,
+        code: 0,
+        report: [],
+        err: [counts(kind, i, c, u)],
+      });
+    }
+    for (const [kind, [i, c, u]] of Object.entries(expected)) {
+      const r = await run([kind, join(EXAMPLES, `${kind}.csv`)]);
+      expect(r.err).toEqual([counts(kind, 0, 0, i + c + u)]);
+    }
+    const bars = await store.app.post("/v1/candle", candle);
+    expect(bars.status).toBe(200);
+    expect(bars.body.c).toEqual([103.1, 102.6, 100.4, 101.5, 104.8]);
+    expect(bars.body.v).toEqual([1250000, 980000, 1430000, 1110000, 1820000]);
+    const quote = await store.app.post("/v1/quote", { symbol: "ACME" });
+    expect(quote.status).toBe(200);
+    expect(quote.body).toMatchObject({ c: 104.8, o: 101.5, h: 105.2, l: 101.1, pc: 101.5, v: 1820000 });
+    expect(quote.body.historical_price).toMatchObject({ "50days": 98.4, "200days": 91.2 });
+    // The listing in pence went in as pounds, on the security of its ISIN.
+    expect((await store.app.post("/v1/quote", { symbol: "ACME.L" })).status).toBe(404);
+    const listings = await store.sql(
+      `SELECT l.symbol, l.currency, l.security_id = (SELECT security_id FROM listings WHERE symbol = 'ACME') AS same
+       FROM listings l WHERE l.symbol IN ('ACME', 'ACME.L') ORDER BY l.symbol`,
+    );
+    expect(listings.map((x) => [x.symbol, x.currency, Boolean(x.same)])).toEqual([
+      ["ACME", "USD", true],
+      ["ACME.L", "GBP", true],
+    ]);
+    const fx = await store.app.post("/v1/fx/quote", { from: "USD", to: "CHF" });
+    expect(fx.status).toBe(200);
+    expect(fx.body.result).toBeCloseTo(0.8811, 6);
+
+    // A split after its bars rescales them in its own transaction; a second import of it changes nothing.
+    expect((await run(["splits", join(EXAMPLES, "splits.csv")])).err).toEqual([counts("splits", 1, 0, 0)]);
+    expect((await run(["splits", join(EXAMPLES, "splits.csv")])).err).toEqual([counts("splits", 0, 0, 1)]);
+    const split = await store.app.post("/v1/candle", candle);
+    expect(split.body.c).toEqual([51.55, 51.3, 100.4, 101.5, 104.8]);
+    expect(split.body.v).toEqual([2500000, 1960000, 1430000, 1110000, 1820000]);
+  });
+
+  it("counts a key repeated within one batch row by row, and keeps its last row", async () => {
+    await run(["securities", file("dup-s.csv", "symbol,exchange,currency,type,name\nCDUP,XNAS,USD,stock,Dup Inc.\n")]);
+    const path = file(
+      "dup.csv",
+      [
+        "symbol,day,o,h,l,c,v",
+        "CDUP,2026-11-02,10,11,9,10,100",
+        "CDUP,2026-11-02,10,12,9,11,200",
+        "CDUP,2026-11-02,10,12,9,11,200",
+        "CDUP,2026-11-03,11,12,10,11.5,300",
+      ].join("\n"),
+    );
+    expect((await run(["daily-bars", path])).err).toEqual([counts("daily-bars", 2, 1, 1)]);
+    // The first row of the key differs from the stored (last) one, the second from the first, the third not.
+    expect((await run(["daily-bars", path])).err).toEqual([counts("daily-bars", 0, 2, 2)]);
+    const r = await store.app.post("/v1/candle", {
+      symbol: "CDUP",
+      resolution: "D",
+      from: "2026-11-02",
+      to: "2026-11-03",
+    });
+    expect(r.body.c).toEqual([11, 11.5]);
+    expect(r.body.v).toEqual([200, 300]);
+
+    const fx = file("dup-fx.csv", "currency,day,per_usd\nCHF,2001-01-02,1.6\nCHF,2001-01-02,1.7\nCHF,2001-01-02,1.7\n");
+    expect((await run(["fx", fx])).err).toEqual([counts("fx", 1, 1, 1)]);
+    expect((await run(["fx", fx])).err).toEqual([counts("fx", 0, 2, 1)]);
+  });
+
+  it("renames a security, joins a listing to its ISIN's security, and refuses an ISIN another one holds", async () => {
+    const first = file(
+      "sec.csv",
+      [
+        "symbol,exchange,currency,type,name,isin",
+        "CSEC,XNAS,USD,stock,Conformance Inc.,US5949181045",
+        "CSEC.DE,XETR,EUR,stock,Conformance Inc.,US5949181045",
+      ].join("\n"),
+    );
+    expect((await run(["securities", first])).err).toEqual([counts("securities", 2, 0, 0)]);
+    const second = file(
+      "sec2.csv",
+      [
+        "symbol,exchange,currency,type,name,isin",
+        "CSEC,XNAS,USD,stock,Conformance Holdings,US5949181045",
+        "CSEC.DE,XETR,EUR,stock,Conformance Holdings,US5949181045",
+        "ACME,XNAS,USD,stock,Acme,US5949181045",
+      ].join("\n"),
+    );
+    const r = await run(["securities", second]);
+    expect(r.code).toBe(2);
+    expect(r.err[0]).toBe(counts("securities", 0, 1, 1, 1));
+    expect(r.report[1]).toMatch(/^sec2\.csv,4,isin,US5949181045,ISIN already belongs to another security/);
+    const rows = await store.sql(
+      `SELECT l.symbol, s.name, l.is_primary FROM listings l JOIN securities s ON s.id = l.security_id
+       WHERE l.symbol LIKE 'CSEC%' ORDER BY l.symbol`,
+    );
+    expect(rows.map((x) => [x.symbol, x.name, Boolean(x.is_primary)])).toEqual([
+      ["CSEC", "Conformance Holdings", true],
+      ["CSEC.DE", "Conformance Holdings", false],
+    ]);
+  });
+
+  it("keeps one split convention whatever the order of a raw price file and its split", async () => {
+    await run([
+      "securities",
+      file(
+        "s7.csv",
+        "symbol,exchange,currency,type,name\nCSPL,XNAS,USD,stock,Split first\nCSPL2,XNAS,USD,stock,Last\n",
+      ),
+    ]);
+    const raw = file(
+      "raw-split.csv",
+      "Date,Open,High,Low,Close,Volume\n2026-11-02,200,210,190,204,100\n2026-11-03,204,206,198,200,120\n" +
+        "2026-11-04,100,104,99,102,260\n2026-11-05,102,103,100,101,250\n",
+    );
+    const split = (symbol: string) =>
+      file(`split-${symbol}.csv`, `symbol,day,numerator,denominator\n${symbol},2026-11-04,2,1\n`);
+    expect((await run(["splits", split("CSPL")])).code).toBe(0);
+    expect((await run(["daily-bars", raw, "--symbol", "CSPL", "--prices", "raw"])).code).toBe(0);
+    expect((await run(["daily-bars", raw, "--symbol", "CSPL2", "--prices", "raw"])).code).toBe(0);
+    expect((await run(["splits", split("CSPL2")])).err).toEqual([counts("splits", 1, 0, 0)]);
+    // A changed split rescales by the change: 2:1 to 4:1 halves the earlier bars once more, and back.
+    const four = file("split4.csv", "symbol,day,numerator,denominator\nCSPL2,2026-11-04,4,1\n");
+    expect((await run(["splits", four])).err).toEqual([counts("splits", 0, 1, 0)]);
+    const body = (symbol: string) => ({ symbol, resolution: "D", from: "2026-11-02", to: "2026-11-05" });
+    expect((await store.app.post("/v1/candle", body("CSPL2"))).body.c).toEqual([51, 50, 102, 101]);
+    expect((await run(["splits", split("CSPL2")])).err).toEqual([counts("splits", 0, 1, 0)]);
+    const a = await store.app.post("/v1/candle", body("CSPL"));
+    const b = await store.app.post("/v1/candle", body("CSPL2"));
+    expect(a.status).toBe(200);
+    expect(a.body.c).toEqual([102, 100, 102, 101]);
+    expect(a.body.v).toEqual([200, 240, 260, 250]);
+    for (const k of ["t", "o", "h", "l", "c", "v"]) expect(b.body[k]).toEqual(a.body[k]);
+  });
+
+  it("takes the ECB's real reference rates with the same counts, and a quote's empty columns as nulls", async () => {
+    const ecb = join(FIXTURES, "ecb", "eurofxref-hist.csv");
+    // Some of its days the test store has with other rates: those are changed.
+    expect((await run(["fx", ecb])).err).toEqual([counts("fx", 204, 290, 0)]);
+    expect((await run(["fx", ecb])).err).toEqual([counts("fx", 0, 0, 494)]);
+    const [jpy] = await store.sql(`SELECT per_usd FROM fx_daily WHERE currency = 'JPY' AND day = '2007-12-28'`);
+    expect(jpy!.per_usd).toBeCloseTo(166.13 / 1.4692, 10);
+
+    await run(["securities", file("q-s.csv", "symbol,exchange,currency,type,name\nCQUO,XNAS,USD,stock,Quote Inc.\n")]);
+    const q = file("q.csv", "symbol,t,c,o,h,l,pc,v,ma50\nCQUO,2026-11-20T21:00:00Z,10,9,11,8,9.5,100,\n");
+    expect((await run(["quotes", q])).err).toEqual([counts("quotes", 1, 0, 0)]);
+    expect((await run(["quotes", q])).err).toEqual([counts("quotes", 0, 0, 1)]);
+    const q2 = file("q2.csv", "symbol,t,c,o,h,l,pc,v,ma50\nCQUO,2026-11-20T21:00:00Z,10,9,11,8,9.5,100,9.9\n");
+    expect((await run(["quotes", q2])).err).toEqual([counts("quotes", 0, 1, 0)]);
+    const quote = await store.app.post("/v1/quote", { symbol: "CQUO" });
+    expect(quote.status).toBe(200);
+    expect(quote.body).toMatchObject({ c: 10, pc: 9.5 });
+    expect(quote.body.historical_price).toMatchObject({ "50days": 9.9 });
+  });
+
+  it("leaves nothing of a batch the store refuses", async () => {
+    await run(["securities", file("bad-s.csv", "symbol,exchange,currency,type,name\nCBAD,XNAS,USD,stock,Bad Inc.\n")]);
+    const [row] = await store.sql(`SELECT id FROM listings WHERE symbol = 'CBAD'`);
+    const listingId = Number(row!.id);
+    const { sink, close } = await store.openSink();
+    try {
+      const good = { listingId, t: Date.parse("2026-11-02T00:00:00Z") / 1000, o: 1, h: 2, l: 1, c: 2, v: 10 };
+      const quote = { ...good, pc: 1, ma50: null, ma200: null, avgVolume: null };
+      // The driver's error, whichever realm made it (toThrow misses better-sqlite3's errors now and then).
+      const refusal = (p: Promise<unknown>) =>
+        p.then(
+          () => "resolved",
+          (e: { message?: unknown }) => String(e.message),
+        );
+      // A listing the store lacks (a foreign key): the whole batch fails, its good first row with it.
+      expect(await refusal(sink.upsertQuotes([quote, { ...quote, listingId: 2 ** 40 }]))).toMatch(/foreign key/i);
+      expect(
+        await refusal(sink.upsertSplits([{ securityId: 2 ** 40, day: "2026-11-03", numerator: 2, denominator: 1 }])),
+      ).toMatch(/foreign key/i);
+      // The sink goes on with the next batch.
+      expect(await sink.upsertDailyBars([good])).toEqual({ inserted: 1, changed: 0, unchanged: 0 });
+    } finally {
+      await close();
+    }
+    await store.settle();
+    expect(await store.sql(`SELECT count(*) AS n FROM daily_bars WHERE listing_id = ${listingId}`)).toEqual([{ n: 1 }]);
+    expect(await store.sql(`SELECT count(*) AS n FROM quotes WHERE listing_id = ${listingId}`)).toEqual([{ n: 0 }]);
+  });
+
+  it("keeps a computed sample listing's other days and answers the imported one on its day", async () => {
+    const [l] = await store.sql(
+      `SELECT l.symbol FROM sample_series s JOIN listings l ON l.id = s.listing_id
+       WHERE s.stored = 0 AND s.market = 'weekday' AND s.style = 'ohlc' ORDER BY s.listing_id LIMIT 1`,
+    );
+    const symbol = l!.symbol as string;
+    const body = { symbol, resolution: "D", from: "2026-11-02", to: "2026-11-13" };
+    const before = await store.app.post("/v1/candle", body);
+    expect(before.status).toBe(200);
+    expect((before.body.t as number[]).length).toBeGreaterThan(5);
+    const day = new Date((before.body.t[3] as number) * 1000).toISOString().slice(0, 10);
+    const r = await run(["daily-bars", file("sample.csv", `symbol,day,o,h,l,c,v\n${symbol},${day},1,3,0.5,2,77\n`)]);
+    expect(r.err).toEqual([counts("daily-bars", 0, 1, 0)]);
+    const after = await store.app.post("/v1/candle", body);
+    expect(after.body.t).toEqual(before.body.t);
+    const expected = [...(before.body.c as number[])];
+    expected[3] = 2;
+    expect(after.body.c).toEqual(expected);
+    expect(after.body.v[3]).toBe(77);
+  });
+}

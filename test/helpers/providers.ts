@@ -1,0 +1,90 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { crc32, deflateRawSync } from "node:zlib";
+
+/** How the local provider answers one request to a path; called with how many times the path was asked before. */
+export type Answer = (res: ServerResponse, hit: number, req: IncomingMessage) => void;
+
+/** A local HTTP server standing in for a provider's host, at the provider's own paths. */
+export interface ProviderServer {
+  url: string;
+  /** Requests per path (query strings left out). */
+  hits: Map<string, number>;
+  /** Sets (or replaces) how a path is answered. */
+  route(path: string, answer: Answer): void;
+  close(): Promise<void>;
+}
+
+export function serve(body: Buffer | string, contentType: string): Answer {
+  return (res) => {
+    res.writeHead(200, { "content-type": contentType });
+    res.end(body);
+  };
+}
+
+export async function startProviderServer(routes: Record<string, Answer> = {}): Promise<ProviderServer> {
+  const table = new Map(Object.entries(routes));
+  const hits = new Map<string, number>();
+  const server: Server = createServer((req, res) => {
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    const n = hits.get(path) ?? 0;
+    hits.set(path, n + 1);
+    const answer = table.get(path);
+    if (!answer) {
+      res.writeHead(404, { "content-type": "text/html" });
+      res.end("<html>Not Found</html>");
+      return;
+    }
+    answer(res, n, req);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    hits,
+    route: (path, answer) => table.set(path, answer),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * A ZIP archive of one deflated file, laid out as the ECB's `eurofxref-hist.zip` is (a local header with its sizes,
+ * no data descriptor, one central directory entry, no comment), for serving a trimmed copy of the CSV.
+ */
+export function zipOf(name: string, data: Buffer, method: 0 | 8 = 8): Buffer {
+  const body = method === 8 ? deflateRawSync(data) : data;
+  const file = Buffer.from(name, "utf8");
+  const crc = crc32(data);
+  const local = Buffer.alloc(30);
+  local.writeUInt32LE(0x04034b50, 0);
+  local.writeUInt16LE(20, 4);
+  local.writeUInt16LE(0, 6);
+  local.writeUInt16LE(method, 8);
+  local.writeUInt32LE(crc, 14);
+  local.writeUInt32LE(body.length, 18);
+  local.writeUInt32LE(data.length, 22);
+  local.writeUInt16LE(file.length, 26);
+  const central = Buffer.alloc(46);
+  central.writeUInt32LE(0x02014b50, 0);
+  central.writeUInt16LE(20, 4);
+  central.writeUInt16LE(20, 6);
+  central.writeUInt16LE(0, 8);
+  central.writeUInt16LE(method, 10);
+  central.writeUInt32LE(crc, 16);
+  central.writeUInt32LE(body.length, 20);
+  central.writeUInt32LE(data.length, 24);
+  central.writeUInt16LE(file.length, 28);
+  central.writeUInt32LE(0, 42);
+  const centralAt = local.length + file.length + body.length;
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(1, 8);
+  end.writeUInt16LE(1, 10);
+  end.writeUInt32LE(central.length + file.length, 12);
+  end.writeUInt32LE(centralAt, 16);
+  return Buffer.concat([local, file, body, central, file, end]);
+}
