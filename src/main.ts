@@ -87,7 +87,8 @@ async function openService(config: Config, logger: Logger, early: EarlyServer, s
     logger.info({ securities: built.size, ms: Date.now() - started }, "search index ready");
     let searchIndex: SearchIndexReader = built;
     if (sources.changes) {
-      const following = new LiveSearchIndex(built, source);
+      const { changes } = sources;
+      const following = new LiveSearchIndex(built, source, changes.catchUp && (() => changes.catchUp!()));
       for (const notice of meanwhile) await following.apply(notice);
       searchIndex = live = following;
     }

@@ -2,7 +2,7 @@ import "reflect-metadata";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, totalmem } from "node:os";
+import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import Database from "better-sqlite3";
@@ -18,6 +18,7 @@ import { peerSection, type PeerSection } from "./peers/peers.bench";
 import { keyTimingBench } from "./keys.bench";
 import { builtSample, createDatabase, databaseUrl, dropDatabase, firstStart, stopChild } from "./postgres.bench";
 import { DEFAULT_BASE, prepareBase } from "./base.bench";
+import { importBench, importBenchLines } from "./import.bench";
 
 /**
  * `npm run bench`: the service (`node dist/main.js`) on the full generated
@@ -758,6 +759,26 @@ function writeBaseReport(section: BaseSection, run: { loadBefore: number; starte
   writeReport(md, "<!-- base:start (written by npm run bench; edit outside the markers) -->", "<!-- base:end -->");
 }
 
+/** The import section of BENCHMARKS.md, between its own markers (BENCH_ONLY=import). */
+function writeImportReport(lines: string[], run: { loadBefore: number; started: number }): void {
+  const md = [
+    "## Import",
+    "",
+    "Written by `BENCH_ONLY=import npm run bench` (scripts/bench/bench.ts and scripts/bench/import.bench.ts); every " +
+      "number in this section comes from one run of it, which rewrites only this section. `BENCH_IMPORT_ROWS` and " +
+      "`BENCH_IMPORT_RSS_MB` (0: no RSS run) change the sizes.",
+    "",
+    ...machine(),
+    `- Load average (1 min) when the run started and ended: ${fmt(run.loadBefore, 2)} and ${fmt(loadavg()[0]!, 2)} ` +
+      "(other work shares the two cores)",
+    `- Revision: ${gitRevision()}; run at ${new Date().toISOString()}, ` +
+      `${fmt((Date.now() - run.started) / 1000)} s after the bench started`,
+    "",
+    ...lines,
+  ].join("\n");
+  writeReport(md, "<!-- import:start (written by npm run bench; edit outside the markers) -->", "<!-- import:end -->");
+}
+
 /** The mean size of the service's answers to the first 50 bodies of each scenario: what the baseline answers. */
 async function meanAnswerBytes(
   serviceUrl: string,
@@ -790,6 +811,21 @@ async function main(): Promise<number> {
     const startArgs = built ? startCommand() : ["-r", "@swc-node/register", "src/main.ts"];
     const samples = Number(process.env.BENCH_KEY_SAMPLES ?? 1_500);
     console.log((await keyTimingBench({ startArgs, port: SERVICE_PORT, samples, log })).join("\n"));
+    return 0;
+  }
+  if (process.env.BENCH_ONLY === "import") {
+    // `BENCH_ONLY=import npm run bench`: the importer against `sqlite3 .import` on 1 M daily bars, and its peak RSS
+    // on a 1 GB file (scripts/bench/import.bench.ts); it rewrites its own section of BENCHMARKS.md only.
+    const result = await importBench({
+      root: ROOT,
+      dir: join(tmpdir(), `mdg-import-bench-${process.pid}`),
+      rows: Number(process.env.BENCH_IMPORT_ROWS ?? 1_000_000),
+      rssFileBytes: Number(process.env.BENCH_IMPORT_RSS_MB ?? 1_024) * 2 ** 20,
+      log,
+    });
+    const lines = importBenchLines(result);
+    console.log(lines.join("\n"));
+    writeImportReport(lines, { loadBefore, started });
     return 0;
   }
   if (process.env.BENCH_ONLY === "pricing") {

@@ -22,7 +22,7 @@ export interface Sources {
    * `postgres` with the SQLite build's and the copy's share of the time).
    */
   sampleBuilt?: { ms: number; path: string; buildMs?: number; copyMs?: number };
-  /** Change notices, when other processes write the store (PostgreSQL): the search index follows them. */
+  /** Change notices, when other processes write the store (an import, replicas): the search index follows them. */
   changes?: ChangeFeed;
   /** Gateway mode: the answers over the upstream (the row-store services otherwise). */
   answers?: Answers;
@@ -104,11 +104,18 @@ async function openSqlite(config: Config, opts: OpenSourcesOptions): Promise<Sou
   const { openSqliteSource } = await import("./sqlite/sqlite.source");
   const source = openSqliteSource(path, { readonly: opts.readonly });
   let closed: Promise<void> | undefined;
-  const { SqliteImportSink } = await import("./sqlite/sqlite.import");
+  const [{ SqliteImportSink }, { SqliteChangeFeed }] = await Promise.all([
+    import("./sqlite/sqlite.import"),
+    import("./sqlite/sqlite.changes"),
+  ]);
   return {
     market: source,
     keys: source.keys,
     sampleBuilt,
+    // An import in another process: the search index takes in its new and changed securities on its next answer.
+    changes: new SqliteChangeFeed(source, {
+      onError: (err) => opts.log?.(`change notices: ${err instanceof Error ? err.message : String(err)}`),
+    }),
     importSink: () => new SqliteImportSink(source.db),
     close: () => (closed ??= source.close()),
   };

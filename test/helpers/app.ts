@@ -10,6 +10,8 @@ import { ROW_STORE_ANSWERS, type Answers } from "../../src/domain/answers";
 import type { AppDeps } from "../../src/http/http.context";
 import type { RateLimiter } from "../../src/platform/quotas/quota.service";
 import { SearchIndex } from "../../src/domain/search/search.index";
+import { LiveSearchIndex, type SearchIndexReader } from "../../src/domain/search/search.live";
+import { SqliteChangeFeed } from "../../src/sources/sqlite/sqlite.changes";
 import type { MarketDataSource } from "../../src/domain/ports/source.capabilities";
 import type { CachedSource } from "../../src/sources/source.cache";
 import { openSqliteSource, type SqliteSource } from "../../src/sources/sqlite/sqlite.source";
@@ -53,6 +55,11 @@ export interface TestAppOptions {
   ownIndex?: boolean;
   /** createApp's options (the GraphQL fast path on or off). */
   app?: AppOptions;
+  /**
+   * The search index of the running service: built for this app alone and following the store's change log, as
+   * main.ts wires it (`deps.searchIndex` is then a LiveSearchIndex).
+   */
+  followChanges?: boolean;
 }
 
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -67,7 +74,15 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
   const source = openSqliteSource(storePath, { mustExist: true });
   // The index is read-only: share it between apps of one test file (a copy of the store holds the same securities).
   const market = opts.market ? opts.market(source) : source;
-  const searchIndex = opts.ownIndex ? await SearchIndex.build(market) : await (index ??= SearchIndex.build(source));
+  let searchIndex: SearchIndexReader = opts.ownIndex
+    ? await SearchIndex.build(market)
+    : await (index ??= SearchIndex.build(source));
+  if (opts.followChanges) {
+    const feed = new SqliteChangeFeed(source);
+    let live: LiveSearchIndex | undefined;
+    feed.subscribe((notice) => live?.apply(notice));
+    searchIndex = live = new LiveSearchIndex(await SearchIndex.build(market), market, () => feed.catchUp());
+  }
   const clock = opts.clock ?? fixedClock(`${TEST_ANCHOR}T15:00:00Z`);
   const deps: AppDeps = { config, source: market, clock, searchIndex, answers: opts.answers ?? ROW_STORE_ANSWERS };
   const apiKeys = new ApiKeyService(source.keys, clock, { bootstrapKey: BOOTSTRAP_KEY });

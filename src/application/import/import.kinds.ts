@@ -19,6 +19,7 @@ import {
   currencyUnit,
   cusip,
   day,
+  dayUnix,
   finite,
   instant,
   isin,
@@ -238,6 +239,8 @@ export function splitFactor(splits: readonly ImportSplit[], isoDay: string): num
   return f;
 }
 
+const BAR_COLUMNS = { o: "o", h: "h", l: "l", c: "c", v: "v" } as const;
+
 async function dailyBarsPlan(
   columns: readonly string[],
   opts: KindOptions,
@@ -274,24 +277,25 @@ async function dailyBarsPlan(
   if (opts.symbol !== undefined)
     throw new ImportSetupError("--symbol is for a price download; this file names its own");
   const listings = new Map<string, ImportListing | null>();
+  const withExchange = columns.includes("exchange");
+  // The row a bar becomes; kept to one object (and its array) per bar, the import's hottest path.
+  const toRow = (v: Record<string, unknown>, symbol: string, listing: ImportListing | null): DailyBarImportRow[] => {
+    if (!listing) throw new RowError("symbol", symbol, "no such listing in the store (import it with securities)");
+    const t = dayUnix(v, "day");
+    const b = bar(v, BAR_COLUMNS);
+    return [{ listingId: listing.listingId, t, o: b.o, h: b.h, l: b.l, c: b.c, v: b.v }];
+  };
   return {
     format: "daily-bars (store columns)",
     parse(v) {
       const symbol = required(v, "symbol");
-      const exchange = text(v, "exchange").toUpperCase() || undefined;
-      const key = `${symbol}\u0000${exchange ?? ""}`;
-      const toRow = (listing: ImportListing | null): DailyBarImportRow[] => {
-        if (!listing) throw new RowError("symbol", symbol, "no such listing in the store (import it with securities)");
-        const d = day(v, "day");
-        return [
-          { listingId: listing.listingId, t: unixOfDay(d), ...bar(v, { o: "o", h: "h", l: "l", c: "c", v: "v" }) },
-        ];
-      };
+      const exchange = withExchange ? text(v, "exchange").toUpperCase() || undefined : undefined;
+      const key = exchange === undefined ? symbol : `${symbol}\u0000${exchange}`;
       const known = listings.get(key);
-      if (known !== undefined) return toRow(known);
+      if (known !== undefined) return toRow(v, symbol, known);
       return sink.findListing(symbol, exchange).then((listing) => {
         listings.set(key, listing);
-        return toRow(listing);
+        return toRow(v, symbol, listing);
       });
     },
     write,

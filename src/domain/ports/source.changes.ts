@@ -14,8 +14,16 @@ export interface ChangeNotice {
 
 export type ChangeListener = (notice: ChangeNotice) => Promise<void> | void;
 
-/** Change notices of a store other processes write (PostgreSQL: src/sources/postgres/postgres.changes.ts). */
+/**
+ * Change notices of a store other processes write (PostgreSQL: src/sources/postgres/postgres.changes.ts; SQLite:
+ * src/sources/sqlite/sqlite.changes.ts).
+ */
 export interface ChangeFeed {
   /** Called on every change seen from now on, in order. */
   subscribe(listener: ChangeListener): void;
+  /**
+   * A store this process reads in process (SQLite): looks for commits now and tells the listeners before returning,
+   * so the caller's request sees them. Absent: the feed polls on its own (PostgreSQL).
+   */
+  catchUp?(): void;
 }

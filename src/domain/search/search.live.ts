@@ -27,20 +27,29 @@ export class LiveSearchIndex implements SearchIndexReader {
   /** Of the ids in `stale`, those `base` holds (what `size` subtracts). */
   private staleInBase = 0;
   private rebuilding: Promise<void> | undefined;
+  /** How often the index was patched, and rebuilt whole, since start. */
+  readonly stats = { patches: 0, rebuilds: 0 };
 
+  /** `catchUp`: runs before every answer, to take in the changes of a store read in process (ChangeFeed.catchUp). */
   constructor(
     private base: SearchIndex,
     private readonly source: MarketDataSource,
+    private readonly catchUp: () => void = () => undefined,
   ) {}
 
   get size(): number {
+    this.catchUp();
     return this.base.size - this.staleInBase + this.changed.size;
   }
 
-  /** Takes in a change notice: the named securities now answer as the store holds them. */
+  /**
+   * Takes in a change notice: the named securities now answer as the store holds them. A patch is done when the
+   * call returns (its promise only waits for a rebuild it may start).
+   */
   async apply(notice: ChangeNotice): Promise<void> {
     const { securities } = notice;
     if (securities === "all") return this.rebuild();
+    this.stats.patches++;
     for (const id of securities.ids) {
       if (!this.stale.has(id)) {
         this.stale.add(id);
@@ -54,6 +63,7 @@ export class LiveSearchIndex implements SearchIndexReader {
   }
 
   first(type: SecurityType): IndexedSecurity | undefined {
+    this.catchUp();
     const fromBase = this.base.first(type, this.stale);
     const fromOverlay = this.overlay?.first(type);
     if (!fromBase || !fromOverlay) return fromBase ?? fromOverlay;
@@ -61,6 +71,7 @@ export class LiveSearchIndex implements SearchIndexReader {
   }
 
   search(query: string, opts: SearchOptions): SecurityMatch[] {
+    this.catchUp();
     if (this.stale.size === 0) return this.base.search(query, opts);
     const fromBase = this.base.search(query, opts, this.stale);
     const fromOverlay = this.overlay?.search(query, opts) ?? [];
@@ -87,6 +98,7 @@ export class LiveSearchIndex implements SearchIndexReader {
   private rebuild(): Promise<void> {
     return (this.rebuilding ??= (async () => {
       try {
+        this.stats.rebuilds++;
         const fresh = await SearchIndex.build(this.source);
         this.base = fresh;
         this.stale.clear();

@@ -21,7 +21,11 @@ import type {
   SplitImportRow,
 } from "../../domain/ports/source.import";
 import type { IngestStateStore } from "../../domain/ports/source.ingest";
+import { CHANGE_LOG_KEEP_ROWS } from "./sqlite.changes";
 import { SampleSeriesBars } from "./sqlite.synthetic";
+
+/** Bars a multi-row INSERT takes at once (7 parameters each, far below SQLite's 32,766). */
+const BAR_RUN = 64;
 
 /** A table's natural key and the other columns an import sets, each as named in the row and in the table. */
 interface TableShape {
@@ -214,9 +218,38 @@ export class SqliteImportSink implements ImportSink, IngestStateStore {
   private hasSeriesTable: boolean | undefined;
   /** Listings already checked for a computed path this run (the path's own cache outlives its `stored` flag). */
   private readonly checked = new Set<number>();
+  private hasChangeLog: boolean | undefined;
+  /** Bars go in runs (insertRun) until a run meets a stored bar. */
+  private barRuns = true;
+  private runValues: number[] | undefined;
+  private pruned = false;
 
   constructor(private readonly db: Db) {
     this.series = new SampleSeriesBars(db);
+    // In WAL mode a commit then appends to the log without waiting for the disk: a killed import still leaves each
+    // batch wholly in or out (and a rerun finishes it); only a power cut may lose the last batches, never part of
+    // one. Waiting for the disk at every commit cost a third of an import's time. This connection alone.
+    db.pragma("synchronous = NORMAL");
+  }
+
+  /**
+   * Notes, in the batch's transaction, that a security's search document (name, type, ISIN, CUSIP, listings)
+   * changed: a service on this file patches its search index with it on its next request (sqlite.changes.ts).
+   * The first note of a run also prunes the log to its last CHANGE_LOG_KEEP_ROWS notes.
+   */
+  private logChange(securityId: number | bigint): void {
+    this.hasChangeLog ??=
+      this.stmt(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'mdg_change_log'`).pluck().get() ===
+      1;
+    if (!this.hasChangeLog) return;
+    if (!this.pruned) {
+      this.pruned = true;
+      this.stmt(
+        `DELETE FROM mdg_change_log
+         WHERE version <= (SELECT max(version) FROM mdg_change_log) - ${CHANGE_LOG_KEEP_ROWS}`,
+      ).run();
+    }
+    this.stmt(`INSERT INTO mdg_change_log (security_id) VALUES (?)`).run(securityId);
   }
 
   private stmt(sql: string): Statement {
@@ -315,6 +348,7 @@ export class SqliteImportSink implements ImportSink, IngestStateStore {
               currency: row.currency,
             }).lastInsertRowid;
             insertListing.run(id, row.symbol, row.exchange, row.currency, id);
+            this.logChange(id);
             out.inserted++;
             return;
           }
@@ -332,11 +366,13 @@ export class SqliteImportSink implements ImportSink, IngestStateStore {
             this.stmt(`UPDATE securities SET ${sets.join(", ")} WHERE id = ?`).run(...values, securityId);
           if (!listing) {
             insertListing.run(securityId, row.symbol, row.exchange, row.currency, securityId);
+            this.logChange(securityId);
             out.inserted++;
             return;
           }
           const listingDiffers = listing.exchange !== row.exchange || listing.currency !== row.currency;
           if (listingDiffers) updateListing.run(row.exchange, row.currency, listing.id);
+          if (listingDiffers || sets.length > 0) this.logChange(securityId);
           if (listingDiffers || sets.length > 0) out.changed++;
           else out.unchanged++;
         });
@@ -355,17 +391,58 @@ export class SqliteImportSink implements ImportSink, IngestStateStore {
       `UPDATE daily_bars SET o = @o, h = @h, l = @l, c = @c, v = @v WHERE listing_id = @listingId AND t = @t
        AND (o IS NOT @o OR h IS NOT @h OR l IS NOT @l OR c IS NOT @c OR v IS NOT @v)`,
     );
+    const one = (r: DailyBarImportRow) => {
+      if (insert.run(r.listingId, r.t, r.o, r.h, r.l, r.c, r.v).changes === 1) out.inserted++;
+      else if (update.run(r).changes === 1) out.changed++;
+      else out.unchanged++;
+    };
     this.db
       .transaction(() => {
-        for (const r of rows) {
-          if (!this.checked.has(r.listingId)) this.materialize(r.listingId);
-          if (insert.run(r.listingId, r.t, r.o, r.h, r.l, r.c, r.v).changes === 1) out.inserted++;
-          else if (update.run(r).changes === 1) out.changed++;
-          else out.unchanged++;
+        for (let at = 0; at < rows.length; at += BAR_RUN) {
+          const end = Math.min(at + BAR_RUN, rows.length);
+          for (let i = at; i < end; i++)
+            if (!this.checked.has(rows[i]!.listingId)) this.materialize(rows[i]!.listingId);
+          if (end - at < BAR_RUN || !this.barRuns || !this.insertRun(rows, at)) {
+            for (let i = at; i < end; i++) one(rows[i]!);
+          } else out.inserted += BAR_RUN;
         }
       })
       .immediate();
     return out;
+  }
+
+  /**
+   * New bars, BAR_RUN at a time in one statement: a statement per bar cost more in calls from JavaScript than SQLite's
+   * own work. When a bar of the run was already stored, the run is undone and goes bar by bar (to count what
+   * changed), and so do the runs after it: a file seen before is mostly stored bars.
+   */
+  private insertRun(rows: readonly DailyBarImportRow[], at: number): boolean {
+    const values = (this.runValues ??= new Array<number>(BAR_RUN * 7));
+    for (let i = 0, k = 0; i < BAR_RUN; i++) {
+      const r = rows[at + i]!;
+      values[k++] = r.listingId;
+      values[k++] = r.t;
+      values[k++] = r.o;
+      values[k++] = r.h;
+      values[k++] = r.l;
+      values[k++] = r.c;
+      values[k++] = r.v;
+    }
+    this.stmt("SAVEPOINT bar_run").run();
+    const inserted = this.stmt(
+      `INSERT OR IGNORE INTO daily_bars (listing_id, t, o, h, l, c, v) VALUES ${Array.from(
+        { length: BAR_RUN },
+        () => "(?, ?, ?, ?, ?, ?, ?)",
+      ).join(", ")}`,
+    ).run(values).changes;
+    if (inserted === BAR_RUN) {
+      this.stmt("RELEASE bar_run").run();
+      return true;
+    }
+    this.stmt("ROLLBACK TO bar_run").run();
+    this.stmt("RELEASE bar_run").run();
+    this.barRuns = false;
+    return false;
   }
 
   /** Writes out the computed path of a sample listing (see the class comment); nothing on any other listing. */

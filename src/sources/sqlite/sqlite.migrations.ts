@@ -278,4 +278,14 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX securities_wkn ON securities(wkn) WHERE wkn IS NOT NULL;
   CREATE INDEX securities_cusip ON securities(cusip) WHERE cusip IS NOT NULL;
   `,
+  /* 4: the securities an import added or changed, in commit order, so that a running service patches its search
+        index with just those (sqlite.changes.ts). PostgreSQL's table of the same name (postgres.changes.ts) is
+        filled by triggers and has these columns too (the sample copies across, empty); here the import writes it
+        in the transaction of its batch and prunes it to its last rows, so versions never repeat. security_id
+        NULL: every security. */ `
+  CREATE TABLE mdg_change_log (
+    version     INTEGER PRIMARY KEY,
+    security_id INTEGER
+  );
+  `,
 ];

@@ -504,44 +504,31 @@ export class SqliteSource implements RowStore {
     const pageSize = 5_000;
     let afterId = 0;
     for (;;) {
-      const rows = this.all(
-        `SELECT s.id, s.type, s.name, s.isin, s.cusip, s.currency, s.market_cap, s.is_adr, s.is_active,
-                l.symbol, l.exchange, l.currency AS l_currency, l.is_primary
-         FROM (SELECT * FROM securities WHERE id > ? ORDER BY id LIMIT ?) s
-         JOIN listings l ON l.security_id = s.id ORDER BY s.id, l.is_primary DESC, l.id`,
-        afterId,
-        pageSize,
+      const docs = searchDocumentsOf(
+        this.all(
+          `SELECT ${SEARCH_COLUMNS}
+           FROM (SELECT * FROM securities WHERE id > ? ORDER BY id LIMIT ?) s
+           JOIN listings l ON l.security_id = s.id ORDER BY s.id, l.is_primary DESC, l.id`,
+          afterId,
+          pageSize,
+        ),
       );
-      if (rows.length === 0) return;
-      const docs: SearchDocument[] = [];
-      for (const r of rows) {
-        const listing = {
-          symbol: r.symbol as string,
-          exchange: r.exchange as string,
-          currency: r.l_currency as string,
-          isPrimary: r.is_primary === 1,
-        };
-        const last = docs[docs.length - 1];
-        if (last && last.security.id === r.id) last.listings.push(listing);
-        else
-          docs.push({
-            security: {
-              id: r.id as number,
-              type: r.type as SecurityType,
-              name: r.name as string,
-              isin: r.isin as string | null,
-              cusip: r.cusip as string | null,
-              currency: r.currency as string,
-              marketCap: r.market_cap as number | null,
-              isAdr: r.is_adr === 1,
-              isActive: r.is_active === 1,
-            },
-            listings: [listing],
-          });
-      }
+      if (docs.length === 0) return;
       afterId = docs[docs.length - 1]!.security.id;
       yield docs;
     }
+  }
+
+  /** The search documents of these securities as the store holds them now (one without a listing has none). */
+  searchDocumentsFor(ids: readonly number[]): SearchDocument[] {
+    return searchDocumentsOf(
+      this.all(
+        `SELECT ${SEARCH_COLUMNS}
+         FROM securities s JOIN listings l ON l.security_id = s.id
+         WHERE s.id IN (SELECT value FROM json_each(?)) ORDER BY s.id, l.is_primary DESC, l.id`,
+        JSON.stringify(ids),
+      ),
+    );
   }
 
   async getLatestBars(): Promise<LatestBarRow[]> {
@@ -620,4 +607,38 @@ export function openSqliteSource(path: string, opts: { readonly?: boolean; mustE
     }
     return new SqliteSource(db);
   });
+}
+
+const SEARCH_COLUMNS = `s.id, s.type, s.name, s.isin, s.cusip, s.currency, s.market_cap, s.is_adr, s.is_active,
+  l.symbol, l.exchange, l.currency AS l_currency, l.is_primary`;
+
+/** Rows of SEARCH_COLUMNS, ordered by security, as one document per security with its listings. */
+function searchDocumentsOf(rows: readonly Raw[]): SearchDocument[] {
+  const docs: SearchDocument[] = [];
+  for (const r of rows) {
+    const listing = {
+      symbol: r.symbol as string,
+      exchange: r.exchange as string,
+      currency: r.l_currency as string,
+      isPrimary: r.is_primary === 1,
+    };
+    const last = docs[docs.length - 1];
+    if (last && last.security.id === r.id) last.listings.push(listing);
+    else
+      docs.push({
+        security: {
+          id: r.id as number,
+          type: r.type as SecurityType,
+          name: r.name as string,
+          isin: r.isin as string | null,
+          cusip: r.cusip as string | null,
+          currency: r.currency as string,
+          marketCap: r.market_cap as number | null,
+          isAdr: r.is_adr === 1,
+          isActive: r.is_active === 1,
+        },
+        listings: [listing],
+      });
+  }
+  return docs;
 }

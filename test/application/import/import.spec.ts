@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { main, openConfiguredSink } from "../../../src/application/cli/import.cli";
 import { loadConfig } from "../../../src/platform/config";
+import type { LiveSearchIndex } from "../../../src/domain/search/search.live";
 import { SqliteImportSink } from "../../../src/sources/sqlite/sqlite.import";
 import { openSqliteSource } from "../../../src/sources/sqlite/sqlite.source";
 import { createTestApp, type TestApp } from "../../helpers/app";
@@ -466,6 +467,61 @@ describe("the running service", () => {
     expected[3] = 2;
     expect(after.body.c).toEqual(expected);
     expect(after.body.v[3]).toBe(77);
+  });
+});
+
+describe("the running service's search index", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ storePath: store, followChanges: true });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it("finds a new and a renamed security on its next request, patched in rather than rebuilt", async () => {
+    const [old] = query<{ name: string; isin: string; symbol: string; exchange: string; currency: string }>(
+      `SELECT s.name, s.isin, l.symbol, l.exchange, l.currency FROM securities s JOIN listings l ON l.security_id = s.id
+       WHERE s.type = 'stock' AND s.isin IS NOT NULL
+         AND (SELECT count(*) FROM listings o WHERE o.security_id = s.id) = 1
+         AND (SELECT count(*) FROM securities o WHERE o.name = s.name) = 1
+       ORDER BY s.id LIMIT 1`,
+    );
+    const renamed = "Quillmere Renamed Holdings";
+    const names = async (path: string, q: string) =>
+      ((await t.post(path, { query: q })).body.results as { companyName?: string; name?: string }[]).map(
+        (r) => r.companyName ?? r.name,
+      );
+    expect(await names("/v1/search", old!.name)).toContain(old!.name);
+    expect(await names("/v1/search", "Zephyrine Orbital")).toEqual([]);
+    const live = t.deps.searchIndex as LiveSearchIndex;
+    const sizeBefore = live.size;
+    const csv = file(
+      "search.csv",
+      "symbol,exchange,currency,type,name,isin\n" +
+        "ZPHO,XNAS,USD,stock,Zephyrine Orbital Inc.,\n" +
+        `${old!.symbol},${old!.exchange},${old!.currency},stock,${renamed},${old!.isin}\n`,
+    );
+    const r = await run(["securities", csv]);
+    expect(r.err).toContain("securities: 1 inserted, 1 changed, 0 unchanged, 0 rejected");
+
+    for (const path of ["/v1/search", "/v1/search/aggregated"]) {
+      expect((await names(path, "Zephyrine Orbital"))[0]).toBe("Zephyrine Orbital Inc.");
+      expect((await names(path, renamed))[0]).toBe(renamed);
+      expect(await names(path, old!.name)).not.toContain(old!.name);
+    }
+    const bySymbol = await t.post("/v1/search", { query: "ZPHO" });
+    expect(bySymbol.body.results[0]).toMatchObject({
+      symbol: "ZPHO",
+      exchange: "XNAS",
+      companyName: "Zephyrine Orbital Inc.",
+    });
+    expect(live.size).toBe(sizeBefore + 1);
+    // One patch for the import's one batch; the index was never built again.
+    expect(live.stats).toEqual({ patches: 1, rebuilds: 0 });
+    // Nothing new committed: the next requests read no change log.
+    await t.post("/v1/search", { query: "ZPHO" });
+    expect(live.stats.patches).toBe(1);
   });
 });
 
