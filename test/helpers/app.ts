@@ -12,6 +12,7 @@ import type { RateLimiter } from "../../src/platform/quotas/quota.service";
 import { SearchIndex } from "../../src/domain/search/search.index";
 import { LiveSearchIndex, type SearchIndexReader } from "../../src/domain/search/search.live";
 import { SqliteChangeFeed } from "../../src/sources/sqlite/sqlite.changes";
+import type { ChangeFeed } from "../../src/domain/ports/source.changes";
 import type { MarketDataSource } from "../../src/domain/ports/source.capabilities";
 import type { CachedSource } from "../../src/sources/source.cache";
 import { openSqliteSource, type SqliteSource } from "../../src/sources/sqlite/sqlite.source";
@@ -60,6 +61,8 @@ export interface TestAppOptions {
    * main.ts wires it (`deps.searchIndex` is then a LiveSearchIndex).
    */
   followChanges?: boolean;
+  /** The change feed `followChanges` follows (default: the SQLite store's own), e.g. a PostgreSQL replica's. */
+  changes?: ChangeFeed;
 }
 
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -78,10 +81,11 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     ? await SearchIndex.build(market)
     : await (index ??= SearchIndex.build(source));
   if (opts.followChanges) {
-    const feed = new SqliteChangeFeed(source);
+    const feed = opts.changes ?? new SqliteChangeFeed(source);
     let live: LiveSearchIndex | undefined;
     feed.subscribe((notice) => live?.apply(notice));
-    searchIndex = live = new LiveSearchIndex(await SearchIndex.build(market), market, () => feed.catchUp());
+    const catchUp = feed.catchUp?.bind(feed);
+    searchIndex = live = new LiveSearchIndex(await SearchIndex.build(market), market, catchUp && (() => catchUp()));
   }
   const clock = opts.clock ?? fixedClock(`${TEST_ANCHOR}T15:00:00Z`);
   const deps: AppDeps = { config, source: market, clock, searchIndex, answers: opts.answers ?? ROW_STORE_ANSWERS };

@@ -54,7 +54,14 @@ RUN("an import seen by every replica", () => {
     db = await createTestDatabase("import_replicas", { load: true });
     for (let i = 0; i < 2; i++) {
       const sources = await openSources(configOf(db), { buildSample: false });
-      replicas.push({ sources, app: await createTestApp({ market: () => sources.market, ownIndex: true }) });
+      // Each follows the database's change feed with its own search index, as main.ts wires a replica.
+      const app = await createTestApp({
+        market: () => sources.market,
+        ownIndex: true,
+        followChanges: true,
+        changes: sources.changes,
+      });
+      replicas.push({ sources, app });
     }
   }, 180_000);
 
@@ -90,6 +97,10 @@ RUN("an import seen by every replica", () => {
       expect((await second!.app.post("/v1/quote", { symbol: "RPLC" })).status).toBe(404);
       expect((await second!.app.post("/v1/candle", candle)).status).toBe(404);
     }
+    const found = async () =>
+      ((await second!.app.post("/v1/search", { query: "Replica Inc" })).body as { results: { symbol: string }[] })
+        .results;
+    expect((await found()).map((r) => r.symbol)).not.toContain("RPLC");
     const securities = join(dir, "s.csv");
     writeFileSync(securities, "symbol,exchange,currency,type,name\nRPLC,XNAS,USD,stock,Replica Inc.\n");
     const bars = join(dir, "b.csv");
@@ -123,6 +134,12 @@ RUN("an import seen by every replica", () => {
     const q = await answered(second!.app, "/v1/quote", { symbol: "RPLC" });
     expect(q.status).toBe(200);
     expect(q.body).toMatchObject({ c: 11.5, pc: 10.5, exchange: "XNAS" });
+    // Search too, from the same notices, without a rebuild of the second replica's index.
+    const started = Date.now();
+    while (!(await found()).some((r) => r.symbol === "RPLC") && Date.now() - started < 10_000) {
+      await (second!.sources.changes as PostgresChangeFeed).poll();
+    }
+    expect((await found())[0]).toMatchObject({ symbol: "RPLC" });
   });
 
   it("takes new bars that another writer stored between its check and its COPY, by upsert", async () => {
