@@ -5,8 +5,14 @@ import { from as copyFrom } from "pg-copy-streams";
 import type { BarRow, SecurityType } from "../../domain/ports/source.types";
 import type {
   DailyBarImportRow,
+  DividendImportRow,
+  EtfProfileImportRow,
   ExchangeImportRow,
+  ExposureImportRow,
+  FinancialsImportRow,
+  FundProfileImportRow,
   FxImportRow,
+  HoldingImportRow,
   IntradayBarImportRow,
   ImportCounts,
   ImportListing,
@@ -100,6 +106,160 @@ const EXCHANGES: StagedTable<ExchangeImportRow> = {
   key: (r) => r.code,
 };
 
+/** A column as named in the import row, in the table, and its type there. */
+type Column = readonly [field: string, column: string, type: ColumnType];
+
+/** A StagedTable of rows whose fields map one to one onto the table's columns (an absent field is NULL). */
+function shaped<R extends object>(table: string, keys: readonly Column[], values: readonly Column[]): StagedTable<R> {
+  const all = [...keys, ...values];
+  return {
+    table,
+    keys: keys.map(([, c]) => c),
+    values: values.map(([, c]) => c),
+    types: all.map(([, , t]) => t),
+    row: (r) => all.map(([f]) => (r as Record<string, unknown>)[f] ?? null),
+    key: (r) => keys.map(([f]) => String((r as Record<string, unknown>)[f])).join(":"),
+  };
+}
+
+const text = (field: string, column = field): Column => [field, column, "text"];
+const num = (field: string, column = field): Column => [field, column, "double precision"];
+const int = (field: string, column = field): Column => [field, column, "integer"];
+const id = (field: string, column: string): Column => [field, column, "bigint"];
+
+const ETF_PROFILES = shaped<EtfProfileImportRow>(
+  "etf_profiles",
+  [id("securityId", "security_id")],
+  [
+    text("issuer"),
+    text("assetClass", "asset_class"),
+    num("aum"),
+    num("nav"),
+    text("navCurrency", "nav_currency"),
+    num("expenseRatio", "expense_ratio"),
+    text("inceptionDate", "inception_date"),
+    text("domicile"),
+    text("replication"),
+    text("distributionPolicy", "distribution_policy"),
+    text("benchmark"),
+    int("holdingsCount", "holdings_count"),
+    text("holdingsDate", "holdings_date"),
+  ],
+);
+
+const FUND_PROFILES = shaped<FundProfileImportRow>(
+  "fund_profiles",
+  [id("securityId", "security_id")],
+  [
+    text("fundCompany", "fund_company"),
+    text("category"),
+    text("assetClass", "asset_class"),
+    num("aum"),
+    num("nav"),
+    text("navCurrency", "nav_currency"),
+    num("ongoingCharge", "ongoing_charge"),
+    num("entryCharge", "entry_charge"),
+    text("inceptionDate", "inception_date"),
+    text("domicile"),
+    text("benchmark"),
+    int("riskClass", "risk_class"),
+    text("distributionPolicy", "distribution_policy"),
+    num("minInvestment", "min_investment"),
+    int("holdingsCount", "holdings_count"),
+    text("holdingsDate", "holdings_date"),
+  ],
+);
+
+const HOLDING_COMMON: readonly Column[] = [
+  id("holdingSecurityId", "holding_security_id"),
+  text("symbol"),
+  text("name"),
+  text("isin"),
+  text("sector"),
+  text("country"),
+  num("weight"),
+  num("marketValue", "market_value"),
+];
+
+const HOLDINGS: Readonly<Record<HoldingImportRow["holder"], StagedTable<HoldingImportRow>>> = {
+  etf: shaped(
+    "etf_holdings",
+    [id("holderId", "etf_id"), int("position")],
+    [...HOLDING_COMMON, text("cusip"), num("shares")],
+  ),
+  fund: shaped(
+    "fund_holdings",
+    [id("holderId", "fund_id"), int("position")],
+    [...HOLDING_COMMON, text("assetClass", "asset_class")],
+  ),
+};
+
+/** The exposure tables, by holder and exposure. */
+const EXPOSURES: Readonly<Record<string, StagedTable<ExposureImportRow>>> = Object.fromEntries(
+  (
+    [
+      ["etf", "sector", "etf_sector_exposure", "etf_id", "sector"],
+      ["etf", "country", "etf_country_exposure", "etf_id", "country"],
+      ["fund", "sector", "fund_sector_exposure", "fund_id", "sector"],
+      ["fund", "country", "fund_country_exposure", "fund_id", "country"],
+      ["fund", "allocation", "fund_allocation", "fund_id", "asset_class"],
+    ] as const
+  ).map(([holder, exposure, table, holderColumn, name]) => [
+    `${holder}:${exposure}`,
+    shaped<ExposureImportRow>(table, [id("holderId", holderColumn), text("name", name)], [num("weight")]),
+  ]),
+);
+
+const FINANCIALS = shaped<FinancialsImportRow>(
+  "quarterly_financials",
+  [id("securityId", "security_id"), text("periodEnd", "period_end")],
+  [
+    int("fiscalYear", "fiscal_year"),
+    int("fiscalQuarter", "fiscal_quarter"),
+    text("reportedDate", "reported_date"),
+    text("currency"),
+    ...(
+      [
+        "revenue",
+        "costOfRevenue",
+        "grossProfit",
+        "operatingIncome",
+        "netIncome",
+        "eps",
+        "totalAssets",
+        "totalLiabilities",
+        "totalEquity",
+        "cash",
+        "totalDebt",
+        "sharesOutstanding",
+        "operatingCashFlow",
+        "capex",
+        "freeCashFlow",
+        "dividendsPaid",
+      ] as const
+    ).map((f) =>
+      num(
+        f,
+        f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
+      ),
+    ),
+  ],
+);
+
+const DIVIDENDS = shaped<DividendImportRow & { adjustedAmount: number }>(
+  "dividends",
+  [id("securityId", "security_id"), text("exDate", "ex_date")],
+  [
+    text("recordDate", "record_date"),
+    text("payDate", "pay_date"),
+    text("declarationDate", "declaration_date"),
+    num("amount"),
+    num("adjustedAmount", "adjusted_amount"),
+    text("currency"),
+    int("frequency"),
+  ],
+);
+
 /**
  * The one statement that upserts a staged batch and counts it as SQLite's sink does row by row: a row is
  * inserted when its key is new to the store and to the batch so far, changed when its values differ from what
@@ -159,11 +319,6 @@ function uniqueUpsertSql(t: StagedTable<unknown>, stage: string): string {
     FROM up`;
 }
 
-/** A kind this sink does not write yet: refused before anything is written, naming the kind. */
-function notYet(kind: string): () => Promise<never> {
-  return () => Promise.reject(new Error(`importing ${kind} into PostgreSQL is not supported yet (SQLite takes it)`));
-}
-
 interface StoredSecurity {
   id: number;
   type: string;
@@ -180,10 +335,11 @@ interface StoredSecurity {
  * The import pipeline's writer into a PostgreSQL store, on the service's pool. Each upsert is one transaction,
  * so a batch is wholly in or wholly out, and counts as SQLite's sink counts (src/sources/sqlite/sqlite.import.ts).
  *
- * The bulk kinds (daily bars, quotes, fx, exchanges) go in with binary COPY into a temporary table that the
- * transaction drops at COMMIT, then one upsert statement (`upsertSql`): no per-row round trip, and nothing of
- * the session outlives the transaction (PgBouncer in transaction mode carries it). Securities and splits go row
- * by row, as their rules need (an ISIN's holder, the rescale of earlier bars).
+ * The kinds that map onto table rows (bars, quotes, fx, exchanges, ETF and fund profiles, holdings, exposures,
+ * financials, dividends) go in with binary COPY into a temporary table that the transaction drops at COMMIT, then
+ * one upsert statement per table (`upsertSql`): no per-row round trip, and nothing of the session outlives the
+ * transaction (PgBouncer in transaction mode carries it). Securities and splits go row by row, as their rules
+ * need (an ISIN's holder, the rescale of earlier bars).
  *
  * Other replicas see a batch through the change notices (postgres.changes.ts): the triggers on every data table
  * bump the change version in the batch's own transaction, and the row triggers on `securities` and `listings`
@@ -535,12 +691,89 @@ export class PostgresImportSink implements ImportSink {
     return this.tx((c) => this.staged(c, INTRADAY_BARS, rows));
   }
 
-  upsertEtfProfiles = notYet("etf-profiles");
-  upsertFundProfiles = notYet("fund-profiles");
-  upsertHoldings = notYet("holdings");
-  upsertExposures = notYet("exposures");
-  upsertFinancials = notYet("financials");
-  upsertDividends = notYet("dividends");
+  async upsertEtfProfiles(rows: readonly EtfProfileImportRow[]): Promise<ImportCounts> {
+    return this.upsertGrouped(rows, () => ETF_PROFILES);
+  }
+
+  async upsertFundProfiles(rows: readonly FundProfileImportRow[]): Promise<ImportCounts> {
+    return this.upsertGrouped(rows, () => FUND_PROFILES);
+  }
+
+  async upsertHoldings(rows: readonly HoldingImportRow[]): Promise<ImportCounts> {
+    return this.upsertGrouped(rows, (r) => HOLDINGS[r.holder]);
+  }
+
+  async upsertExposures(rows: readonly ExposureImportRow[]): Promise<ImportCounts> {
+    return this.upsertGrouped(rows, (r) => EXPOSURES[`${r.holder}:${r.exposure}`]!);
+  }
+
+  async upsertFinancials(rows: readonly FinancialsImportRow[]): Promise<ImportCounts> {
+    // The trailing twelve months kept with a stock follow its latest four quarters; null with fewer (as SQLite).
+    return this.upsertGrouped(
+      rows,
+      () => FINANCIALS,
+      (c) =>
+        c.query(
+          `UPDATE securities s SET
+             eps_ttm = CASE WHEN (SELECT count(*) FROM quarterly_financials f WHERE f.security_id = s.id) >= 4
+               THEN (SELECT sum(eps) FROM (SELECT eps FROM quarterly_financials f WHERE f.security_id = s.id
+                     ORDER BY f.period_end DESC LIMIT 4) q) END,
+             net_income_ttm = CASE WHEN (SELECT count(*) FROM quarterly_financials f WHERE f.security_id = s.id) >= 4
+               THEN (SELECT sum(net_income) FROM (SELECT net_income FROM quarterly_financials f
+                     WHERE f.security_id = s.id ORDER BY f.period_end DESC LIMIT 4) q) END
+           WHERE s.id = ANY($1::bigint[]) AND s.type = 'stock'`,
+          [[...new Set(rows.map((r) => r.securityId))]],
+        ),
+    );
+  }
+
+  async upsertDividends(rows: readonly DividendImportRow[]): Promise<ImportCounts> {
+    if (rows.length === 0) return { inserted: 0, changed: 0, unchanged: 0 };
+    return this.tx(async (c) => {
+      // Read inside the transaction, so a split committed by another import is either in the factor or after it.
+      const { rows: known } = await c.query<ImportSplit & { security_id: number }>(
+        `SELECT security_id, day, numerator, denominator FROM splits WHERE security_id = ANY($1::bigint[])`,
+        [[...new Set(rows.map((r) => r.securityId))]],
+      );
+      const adjusted = rows.map((r) => {
+        let f = 1;
+        for (const s of known)
+          if (Number(s.security_id) === r.securityId && s.day > r.exDate) f *= s.numerator / s.denominator;
+        return { ...r, adjustedAmount: r.amount / f };
+      });
+      return this.staged(c, DIVIDENDS, adjusted);
+    });
+  }
+
+  /**
+   * Upserts a batch whose rows go to one or more staged tables, in one transaction (then `after`, in it too), and
+   * adds up the counts. Rows of different tables never share a key, so each table's counts are those of its rows.
+   */
+  private async upsertGrouped<R>(
+    rows: readonly R[],
+    tableOf: (row: R) => StagedTable<R>,
+    after?: (client: PoolClient) => Promise<unknown>,
+  ): Promise<ImportCounts> {
+    if (rows.length === 0) return { inserted: 0, changed: 0, unchanged: 0 };
+    const groups = new Map<StagedTable<R>, R[]>();
+    for (const r of rows) {
+      const t = tableOf(r);
+      const group = groups.get(t);
+      if (group) group.push(r);
+      else groups.set(t, [r]);
+    }
+    return this.tx(async (c) => {
+      const out: ImportCounts = { inserted: 0, changed: 0, unchanged: 0 };
+      for (const [t, group] of groups) {
+        const n = await this.staged(c, t, group);
+        out.inserted += n.inserted;
+        out.changed += n.changed;
+        out.unchanged += n.unchanged;
+      }
+      await after?.(c);
+      return out;
+    });
+  }
 
   /** The pool is the store's: whoever opened the store closes it. */
   async close(): Promise<void> {}

@@ -131,6 +131,237 @@ export function importConformance(open: () => Promise<ImportStore>): void {
     expect(split.body.v).toEqual([2500000, 1960000, 1430000, 1110000, 1820000]);
   });
 
+  const unix = (iso: string) => Date.parse(iso) / 1000;
+  const example = (kind: string) => join(EXAMPLES, `${kind}.csv`);
+
+  it("takes the example files of the other kinds with the same counts; a second import changes nothing", async () => {
+    const kinds: Record<string, [number, number, number]> = {
+      "etf-profiles": [1, 0, 0],
+      "fund-profiles": [1, 0, 0],
+      holdings: [5, 0, 0],
+      exposures: [8, 0, 0],
+      financials: [4, 0, 0],
+      dividends: [4, 0, 0],
+    };
+    for (const [kind, [i, c, u]] of Object.entries(kinds)) {
+      const r = await run([kind, example(kind)]);
+      expect({ kind, code: r.code, report: r.report, err: r.err }).toEqual({
+        kind,
+        code: 0,
+        report: [],
+        err: [counts(kind, i, c, u)],
+      });
+    }
+    for (const [kind, [i, c, u]] of Object.entries(kinds)) {
+      expect((await run([kind, example(kind)])).err).toEqual([counts(kind, 0, 0, i + c + u)]);
+    }
+  });
+
+  it("answers the imported kinds: candle at 5 minutes, ETF and fund endpoints, financials, dividends", async () => {
+    const candle = await store.app.post("/v1/candle", {
+      symbol: "ACME",
+      resolution: "5",
+      from: unix("2026-11-20T14:30:00Z"),
+      to: unix("2026-11-20T14:45:00Z"),
+    });
+    expect(candle.status).toBe(200);
+    expect(candle.body).toMatchObject({ s: "ok", c: [101.9, 102.4, 101.8, 101.4], v: [84000, 61000, 57000, 49000] });
+
+    const profile = await store.app.post("/v1/etf/profile", { symbol: "NORD" });
+    expect(profile.status).toBe(200);
+    expect(profile.body.profile).toMatchObject({
+      etfCompany: "Nordlicht Asset Management",
+      expenseRatio: 0.2,
+      nav: 48.72,
+      navCurrency: "EUR",
+      domicile: "DE",
+      inceptionDate: "2019-05-14",
+      holdingsCount: 3,
+    });
+    const holdings = await store.app.post("/v1/etf/holdings", { symbol: "NORD" });
+    expect(holdings.status).toBe(200);
+    expect(holdings.body.atDate).toBe("2026-11-19");
+    expect(holdings.body.holdings[0]).toMatchObject({ symbol: "ACME", percent: 40.2, share: 2400000 });
+    expect(holdings.body.holdings).toHaveLength(3);
+    const sector = await store.app.post("/v1/etf/sector", { symbol: "NORD" });
+    expect(sector.body.sectorExposure).toEqual([
+      { sector: "Technology", weightPercentage: 40.2 },
+      { sector: "Utilities", weightPercentage: 35.1 },
+      { sector: "Consumer Staples", weightPercentage: 24.7 },
+    ]);
+    const country = await store.app.post("/v1/etf/country", { symbol: "NORD" });
+    expect(country.body.countryExposure.map((c: { exposure: number }) => c.exposure)).toEqual([40.2, 35.1, 24.7]);
+
+    const fund = await store.app.post("/v1/fund/profile", { symbol: "NRDF" });
+    expect(fund.status).toBe(200);
+    expect(JSON.stringify(fund.body)).toContain("EUR Moderate Allocation");
+    const fundHoldings = await store.app.post("/v1/fund/holding", { symbol: "NRDF" });
+    expect(fundHoldings.status).toBe(200);
+    expect(JSON.stringify(fundHoldings.body)).toContain("Bundesrepublik Deutschland 2.5% 2035");
+    const allocation = await store.app.post("/v1/fund/allocation-exposure", { symbol: "NRDF" });
+    expect(allocation.status).toBe(200);
+    expect(JSON.stringify(allocation.body)).toMatch(/Equity.*61\.5.*Bonds.*38\.5/);
+
+    const ttm = await store.app.post("/v1/stock/financials/ttm", { symbol: "ACME" });
+    expect(ttm.status).toBe(200);
+    expect(ttm.body.quarters).toHaveLength(4);
+    expect(ttm.body.ttm.revenue).toBe(410e6 + 425e6 + 441e6 + 458e6);
+    // The trailing EPS kept with the security follows the imported quarters.
+    expect(
+      await store.sql(
+        `SELECT eps_ttm FROM securities s JOIN listings l ON l.security_id = s.id WHERE l.symbol = 'ACME'`,
+      ),
+    ).toEqual([{ eps_ttm: expect.closeTo(0.96 + 1.01 + 1.06 + 1.13, 9) }]);
+
+    const annual = await store.app.post("/v1/dividends/annual", { symbol: "ACME" });
+    expect(annual.status).toBe(200);
+    expect(annual.body.years).toEqual([
+      expect.objectContaining({ year: 2026, count: 4, amount: expect.closeTo(0.82, 9) }),
+    ]);
+  });
+
+  it("adjusts dividends for a split known first, and rescales them and intraday bars for a later one", async () => {
+    const calendar = async (symbol: string) =>
+      (await store.app.post("/v1/calendar/dividends", { symbol, from: "2026-01-01", to: "2026-12-31" })).body
+        .dividends as { date: string; amount: number; adjustedAmount: number }[];
+    // ACME: the split first (the first case), then the dividends (above). IMPV: the dividends, then the split.
+    const acme = await calendar("ACME");
+    expect(acme.map((d) => [d.date, d.amount, d.adjustedAmount])).toEqual([
+      ["2026-02-12", 0.2, 0.1],
+      ["2026-05-14", 0.2, 0.1],
+      ["2026-08-13", 0.2, 0.1],
+      ["2026-11-12", 0.22, 0.11],
+    ]);
+    await run(["securities", file("v.csv", "symbol,exchange,currency,type,name\nIMPV,XNAS,USD,stock,Split late\n")]);
+    const dividends = readFileSync(example("dividends"), "utf8").replace(/\nACME,/g, "\nIMPV,");
+    expect((await run(["dividends", file("dividends-v.csv", dividends)])).err).toEqual([counts("dividends", 4, 0, 0)]);
+    const before = file("intraday-v.csv", "symbol,t,o,h,l,c,v\nIMPV,2026-11-17T15:00:00Z,100,104,98,102,500\n");
+    expect((await run(["intraday-bars", before])).err).toEqual([counts("intraday-bars", 1, 0, 0)]);
+    const late = file("split-v.csv", "symbol,day,numerator,denominator\nIMPV,2026-11-18,2,1\n");
+    expect((await run(["splits", late])).err).toEqual([counts("splits", 1, 0, 0)]);
+    expect(await calendar("IMPV")).toEqual(acme.map((d) => ({ ...d, symbol: "IMPV" })));
+    // The split on 2026-11-18 also rescales the earlier intraday bar, as it does the daily ones.
+    const bar = await store.app.post("/v1/candle", {
+      symbol: "IMPV",
+      resolution: "5",
+      from: unix("2026-11-17T15:00:00Z"),
+      to: unix("2026-11-17T15:00:00Z"),
+    });
+    expect(bar.body).toMatchObject({ o: [50], h: [52], l: [49], c: [51], v: [1000] });
+    // The same split again changes nothing, nor do the dividends imported again.
+    expect((await run(["splits", late])).err).toEqual([counts("splits", 0, 0, 1)]);
+    expect((await run(["dividends", file("dividends-v.csv", dividends)])).err).toEqual([counts("dividends", 0, 0, 4)]);
+    expect((await calendar("IMPV")).map((d) => d.adjustedAmount)).toEqual([0.1, 0.1, 0.1, 0.11]);
+  });
+
+  it("counts a changed weight and a key repeated in one batch of exposures as SQLite does, across tables", async () => {
+    const path = file(
+      "exposures-2.csv",
+      [
+        "symbol,exposure,name,weight",
+        "NORD,sector,Technology,41",
+        "NORD,sector,Technology,41",
+        "NORD,country,US,40.2",
+        "NRDF,allocation,Cash,0",
+      ].join("\n"),
+    );
+    expect((await run(["exposures", path])).err).toEqual([counts("exposures", 1, 1, 2)]);
+    expect((await run(["exposures", path])).err).toEqual([counts("exposures", 0, 0, 4)]);
+    const sector = await store.app.post("/v1/etf/sector", { symbol: "NORD" });
+    expect(sector.body.sectorExposure[0]).toEqual({ sector: "Technology", weightPercentage: 41 });
+  });
+
+  describe("a Ghostfolio export", () => {
+    const real = join(FIXTURES, "ghostfolio", "sample.json");
+    const PENTHOUSE = "7e91b7d4-1430-4212-8380-289a06c9bbc1";
+
+    it("makes the real export's MANUAL asset profiles securities (upper-cased symbols) on MANUAL", async () => {
+      const r = await run(["daily-bars", real]);
+      expect({ code: r.code, report: r.report }).toEqual({ code: 0, report: [] });
+      expect(r.err).toContain("securities: 2 inserted, 0 changed, 0 unchanged");
+      const rows = await store.sql(
+        `SELECT l.symbol, l.exchange, l.currency, s.name, s.type
+         FROM listings l JOIN securities s ON s.id = l.security_id
+         WHERE l.exchange = 'MANUAL' ORDER BY l.symbol`,
+      );
+      expect(rows).toEqual([
+        {
+          symbol: "14A69CB9-1E31-43FA-B320-83703D8ED74B",
+          exchange: "MANUAL",
+          currency: "USD",
+          name: "Account Opening Fee",
+          type: "stock",
+        },
+        {
+          symbol: PENTHOUSE.toUpperCase(),
+          exchange: "MANUAL",
+          currency: "USD",
+          name: "Penthouse Apartment",
+          type: "stock",
+        },
+      ]);
+    });
+
+    it("turns market data into close-only daily bars, rejecting a bad point or one priced elsewhere", async () => {
+      const doc = JSON.parse(readFileSync(real, "utf8")) as { assetProfiles: Record<string, unknown>[] };
+      const penthouse = doc.assetProfiles.find((p) => p.symbol === PENTHOUSE)!;
+      // The shape export.service.ts writes: { date: date.toISOString(), marketPrice }.
+      penthouse.marketData = [
+        { date: "2026-11-16T00:00:00.000Z", marketPrice: 500000 },
+        { date: "2026-11-17T00:00:00.000Z", marketPrice: null },
+        { date: "2026-11-18T00:00:00.000Z", marketPrice: 505000 },
+        { date: "2026-11-19", marketPrice: 510000.5 },
+      ];
+      doc.assetProfiles.push({
+        ...penthouse,
+        symbol: "MSFT",
+        dataSource: "YAHOO",
+        marketData: [{ date: "2026-11-16T00:00:00.000Z", marketPrice: 400 }],
+      });
+      const path = file("export.json", JSON.stringify(doc));
+      const r = await run(["daily-bars", path]);
+      expect(r.code).toBe(2);
+      expect(r.report.slice(1)).toEqual([
+        "export.json,2,marketData[1].marketPrice,,required",
+        "export.json,3,dataSource,YAHOO,only MANUAL asset profiles carry their own prices; this one's come from YAHOO",
+        "export.json,3,,,its asset profile was rejected",
+      ]);
+      expect(r.err).toContain("daily-bars: 3 inserted, 0 changed, 0 unchanged, 3 rejected");
+      expect(r.err).toContain("securities: 0 inserted, 0 changed, 2 unchanged");
+      const candle = await store.app.post("/v1/candle", {
+        symbol: PENTHOUSE,
+        resolution: "D",
+        from: "2026-11-16",
+        to: "2026-11-19",
+      });
+      expect(candle.status).toBe(200);
+      expect(candle.body).toMatchObject({
+        s: "ok",
+        o: [500000, 505000, 510000.5],
+        h: [500000, 505000, 510000.5],
+        l: [500000, 505000, 510000.5],
+        c: [500000, 505000, 510000.5],
+        v: [0, 0, 0],
+      });
+      const again = await run(["daily-bars", path]);
+      expect(again.err).toContain("daily-bars: 0 inserted, 0 changed, 3 unchanged, 3 rejected");
+
+      // As securities, the same file gives its profiles only, on the exchange --exchange names.
+      const renamed = JSON.stringify({
+        ...doc,
+        assetProfiles: [{ ...penthouse, symbol: "IMPGF", name: "Ghostfolio ETF", assetSubClass: "ETF" }],
+      });
+      const s = await run(["securities", file("export-etf.json", renamed), "--exchange", "XETR"]);
+      expect({ code: s.code, report: s.report }).toEqual({ code: 0, report: [] });
+      expect(s.err).toContain("securities: 1 inserted, 0 changed, 0 unchanged, 0 rejected");
+      expect(
+        await store.sql(
+          `SELECT l.exchange, s.type FROM listings l JOIN securities s ON s.id = l.security_id WHERE symbol = 'IMPGF'`,
+        ),
+      ).toEqual([{ exchange: "XETR", type: "etf" }]);
+    });
+  });
+
   it("counts a key repeated within one batch row by row, and keeps its last row", async () => {
     await run(["securities", file("dup-s.csv", "symbol,exchange,currency,type,name\nCDUP,XNAS,USD,stock,Dup Inc.\n")]);
     const path = file(

@@ -159,19 +159,6 @@ RUN("an import seen by every replica", () => {
     }
   });
 
-  it("refuses, with exit 1 and a clear message, a kind it does not write yet", async () => {
-    const err: string[] = [];
-    const cli = (kind: string) =>
-      main([kind, join(EXAMPLES, `${kind}.csv`), "--report", join(dir, "r3.csv")], {
-        openSink: () => openConfiguredSink(configOf(db)),
-        out: { log: (l) => err.push(l), error: (l) => err.push(l) },
-        tty: false,
-      });
-    expect(await cli("securities")).toBe(0);
-    expect(await cli("etf-profiles")).toBe(1);
-    expect(err.join("\n")).toMatch(/importing etf-profiles into PostgreSQL is not supported yet/);
-  });
-
   it("gives an empty database its schema and imports into it", async () => {
     const empty = await createTestDatabase("import_empty");
     try {
