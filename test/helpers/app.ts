@@ -53,6 +53,8 @@ export interface TestAppOptions {
   ownIndex?: boolean;
   /** createApp's options (the GraphQL fast path on or off). */
   app?: AppOptions;
+  /** What the composition root adds when MDG_INGEST schedules jobs: their status, their metrics. */
+  deps?: Pick<AppDeps, "ingestStatus" | "metricsRegistry">;
 }
 
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -69,7 +71,14 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
   const market = opts.market ? opts.market(source) : source;
   const searchIndex = opts.ownIndex ? await SearchIndex.build(market) : await (index ??= SearchIndex.build(source));
   const clock = opts.clock ?? fixedClock(`${TEST_ANCHOR}T15:00:00Z`);
-  const deps: AppDeps = { config, source: market, clock, searchIndex, answers: opts.answers ?? ROW_STORE_ANSWERS };
+  const deps: AppDeps = {
+    config,
+    source: market,
+    clock,
+    searchIndex,
+    answers: opts.answers ?? ROW_STORE_ANSWERS,
+    ...opts.deps,
+  };
   const apiKeys = new ApiKeyService(source.keys, clock, { bootstrapKey: BOOTSTRAP_KEY });
   const { app, apollo, rateLimiter, instrumentCache } = await createApp(
     deps,
