@@ -8,7 +8,7 @@ import type { SearchIndexReader } from "./domain/search/search.live";
 import { checkDescriptorHeadroom } from "./http/server/server.connections";
 import { type EarlyServer, listenEarly } from "./http/server/server.startup";
 import type { ChangeNotice } from "./domain/ports/source.changes";
-import { openSources } from "./app.sources";
+import { openSources, type Sources } from "./app.sources";
 
 /**
  * The service's modules (GraphQL schema, Apollo, the REST routes, the search index), loaded only once the store is
@@ -96,6 +96,7 @@ async function openService(config: Config, logger: Logger, early: EarlyServer, s
     fullGarbageCollection();
     signal.throwIfAborted();
 
+    const ingest = config.ingest.jobs.length > 0 ? await ingestJobs(config, sources, logger) : undefined;
     const { answers, metricsRegistry, upstreamState } = sources;
     const deps = {
       config,
@@ -103,8 +104,10 @@ async function openService(config: Config, logger: Logger, early: EarlyServer, s
       clock: systemClock,
       searchIndex,
       answers: answers ?? ROW_STORE_ANSWERS,
-      metricsRegistry,
+      // Gateway mode (its upstream client's) and MDG_INGEST (the scheduler's) never go together: config refuses it.
+      metricsRegistry: metricsRegistry ?? ingest?.metrics?.registry,
       upstreamState,
+      ingestStatus: ingest && (() => ingest.scheduler.status()),
     };
     const apiKeys = new ApiKeyService(sources.keys, systemClock, { bootstrapKey: config.bootstrapApiKey });
     // A first start with no key at all gets a local development key in the store's own file (data/dev-key for
@@ -115,11 +118,39 @@ async function openService(config: Config, logger: Logger, early: EarlyServer, s
       await apollo.stop();
       signal.throwIfAborted();
     }
-    return { sources, app, apollo };
+    return { sources, app, apollo, ingest: ingest?.scheduler };
   } catch (err) {
     await sources.close();
     throw err;
   }
+}
+
+/**
+ * MDG_INGEST's jobs (src/application/ingest/), run in this process into its own store: a SQLite store through a
+ * connection of their own (so the service's connection sees their commits, as it sees any other writer's), a
+ * PostgreSQL store through its pool, one replica per job under its advisory lock.
+ */
+async function ingestJobs(config: Config, sources: Sources, logger: Logger) {
+  const [{ createIngestScheduler }, { openIngestSink }, { ImportSetupError }] = await Promise.all([
+    import("./application/ingest/ingest.service"),
+    import("./application/cli/ingest.cli"),
+    import("./application/import/import.kinds"),
+  ]);
+  const importSink = sources.importSink;
+  const openSink =
+    config.dataSource === "sqlite"
+      ? () => openIngestSink(config)
+      : importSink
+        ? async () => ({ sink: importSink(), close: async () => undefined })
+        : async () => {
+            throw new ImportSetupError(`ingesting into MDG_DATA_SOURCE=${config.dataSource} is not supported yet`);
+          };
+  return createIngestScheduler({
+    config,
+    openSink,
+    locks: sources.locks,
+    log: { info: (line) => logger.info(line), error: (line) => logger.error(line) },
+  });
 }
 
 async function main(): Promise<void> {
@@ -155,8 +186,10 @@ async function main(): Promise<void> {
     logger.info("stopped during start-up");
     process.exit(0);
   }
-  const { sources, app, apollo } = started;
+  const { sources, app, apollo, ingest } = started;
   await early.mount(app);
+  ingest?.start();
+  if (ingest) logger.info({ jobs: config.ingest.jobs.map((j) => j.name) }, "ingest jobs scheduled (MDG_INGEST)");
   const { connections } = early;
   logger.info(
     {
@@ -185,6 +218,8 @@ async function main(): Promise<void> {
     // Kept listening a while (MDG_SHUTDOWN_DELAY_MS, 0 by default): a balancer that polls /readyz sees 503 first.
     if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
     const result = await connections.drain(config.shutdownTimeoutMs);
+    // A run under way finishes its batch and stops waiting to retry; the store closes after it.
+    await ingest?.stop();
     // Apollo's stop also closes the rate-limit counters (Redis connection).
     await apollo.stop().catch((err) => logger.error({ err }, "stopping GraphQL failed"));
     await sources.close();

@@ -4,6 +4,7 @@ import type { Config } from "../platform/config";
 import type { SearchIndexReader } from "./search/search.live";
 import type { MarketDataSource } from "./ports/source.capabilities";
 import type { Loaders } from "./ports/source.loaders";
+import type { IngestJobStatus } from "./status/status.ingest";
 
 /**
  * Whether a request's answers are fresh: gateway mode serves the last good upstream answer when the upstream fails
@@ -33,4 +34,6 @@ export interface RequestContext {
   searchIndex: SearchIndexReader;
   loaders: Loaders;
   freshness: Freshness;
+  /** The ingest jobs this process runs on a schedule (MDG_INGEST); absent when it runs none. */
+  ingestStatus?: () => readonly IngestJobStatus[];
 }

@@ -9,6 +9,7 @@ import type { UpstreamState } from "../domain/ports/source.health";
 import { createLoaders } from "../domain/ports/source.loaders";
 import { Freshness, type RequestContext } from "../domain/request.context";
 import type { SearchIndexReader } from "../domain/search/search.live";
+import type { IngestJobStatus } from "../domain/status/status.ingest";
 
 /** What lives as long as the process: pools, clients, indexes. Never per-user state. Built by the composition root. */
 export interface AppDeps {
@@ -24,6 +25,8 @@ export interface AppDeps {
   metricsRegistry?: Registry;
   /** Gateway mode: the upstream's state, which /readyz reports. */
   upstreamState?: () => UpstreamState;
+  /** The scheduled ingest jobs (MDG_INGEST), which /v1/status reports. */
+  ingestStatus?: () => readonly IngestJobStatus[];
 }
 
 /** One per request, for /graphql and REST alike: the domain's request context and the answers the resolvers call. */
@@ -42,5 +45,6 @@ export function createContext(deps: AppDeps, requestId: string, principal: Princ
     answers: deps.answers,
     loaders: createLoaders(deps.source),
     freshness: new Freshness(),
+    ingestStatus: deps.ingestStatus,
   } satisfies Context;
 }

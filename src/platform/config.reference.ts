@@ -246,6 +246,19 @@ export const CONFIG_REFERENCE: Record<keyof z.input<typeof envSchema>, ConfigRef
       "`npm run ingest`: attempts after the first when a provider answers 429 (its `Retry-After` waited out), " +
       "a 5xx, or does not answer (full-jitter backoff between them)",
   },
+  MDG_INGEST: {
+    meaning:
+      "ingest jobs the service runs itself: `;`-separated `provider[:dataset]=<cron expression>[@<IANA zone>]` " +
+      "(`ecb=30 16 * * 1-5@Europe/Berlin;sec:tickers=0 6 * * *`), five cron fields read in the zone (UTC when " +
+      "none); an unknown provider or dataset, a bad expression or zone stops the start; refused in gateway mode. " +
+      "With PostgreSQL one replica runs each job (see [providers.md](providers.md#scheduling))",
+  },
+  MDG_INGEST_RETRIES: {
+    meaning: "runs of a failed scheduled ingest after the first, before it waits for its next scheduled run",
+  },
+  MDG_INGEST_RETRY_BASE_MS: {
+    meaning: "backoff of a failed scheduled ingest: retry n waits a random time up to this × 2^(n-1) (full jitter)",
+  },
   LOG_LEVEL: {
     meaning: "pino level: `fatal`, `error`, `warn`, `info` (one line per request), `debug`, `trace` or " + "`silent`",
   },

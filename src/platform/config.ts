@@ -1,4 +1,5 @@
 import { availableParallelism } from "node:os";
+import { Cron } from "croner";
 import { z } from "zod";
 import { StartupError } from "./errors";
 
@@ -179,6 +180,97 @@ function providerUrl(fallback: string) {
     .meta({ default: fallback, range: "an http(s) URL" } satisfies EnvMeta);
 }
 
+/**
+ * The providers and datasets `MDG_INGEST` may name. The provider registry (src/sources/providers/provider.registry.ts)
+ * is typed by this table, so a provider cannot be registered without its entry here; a test checks the datasets.
+ */
+export const INGEST_PROVIDERS = { ecb: ["hist", "daily"], sec: ["tickers"] } as const;
+
+export type IngestProviderName = keyof typeof INGEST_PROVIDERS;
+
+/** One job of `MDG_INGEST`: a provider (and dataset) fetched on a cron schedule, in a time zone. */
+export interface IngestJobConfig {
+  /** `provider` or `provider:dataset`, as written: the job's name in `/v1/status`, logs, metrics and its lock. */
+  name: string;
+  provider: IngestProviderName;
+  /** Unset: the provider picks (the history the first time, then only what is new). */
+  dataset: string | undefined;
+  /** Five fields: minute, hour, day of month, month, day of week (croner's syntax, `@daily` and the like too). */
+  cron: string;
+  /** IANA zone the expression is read in; UTC when the entry names none. */
+  timezone: string;
+}
+
+/** A time zone the runtime knows by its IANA name. */
+function knownZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** One entry of MDG_INGEST, or why it is refused (the entry is named, the whole value never repeated). */
+function ingestEntry(text: string): IngestJobConfig | string {
+  const shown = JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
+  const expected = "expected provider[:dataset]=<cron expression>[@<IANA zone>], e.g. ecb=30 16 * * 1-5@Europe/Berlin";
+  const eq = text.indexOf("=");
+  if (eq < 0) return `${shown}: no "="; ${expected}`;
+  const name = text.slice(0, eq).trim();
+  const [provider = "", dataset, ...extra] = name.split(":");
+  const providers = Object.keys(INGEST_PROVIDERS).join(", ");
+  if (!Object.hasOwn(INGEST_PROVIDERS, provider))
+    return `${shown}: unknown provider "${provider}"; expected ${providers}`;
+  const datasets: readonly string[] = INGEST_PROVIDERS[provider as IngestProviderName];
+  if (extra.length > 0 || (dataset !== undefined && !datasets.includes(dataset))) {
+    const asked = name.slice(provider.length + 1);
+    return `${shown}: unknown dataset "${asked}" of ${provider}; expected ${datasets.join(", ")}`;
+  }
+  const schedule = text.slice(eq + 1).trim();
+  // The zone follows the last "@" that is not the first character (`@daily` is an expression; `@daily@UTC` too).
+  const at = schedule.lastIndexOf("@");
+  const cron = (at > 0 ? schedule.slice(0, at) : schedule).trim();
+  const timezone = at > 0 ? schedule.slice(at + 1).trim() : "UTC";
+  if (cron === "") return `${shown}: no cron expression; ${expected}`;
+  if (!knownZone(timezone))
+    return `${shown}: unknown time zone "${timezone}"; expected an IANA name such as Europe/Berlin`;
+  try {
+    // Parsed only: a paused job with no function never fires.
+    new Cron(cron, { mode: "5-part", timezone, paused: true }).stop();
+  } catch (e) {
+    const why = e instanceof Error ? e.message.replace(/^CronPattern: /, "") : String(e);
+    const fields = "minute hour day-of-month month day-of-week";
+    return `${shown}: bad cron expression "${cron}" (${why}); expected five fields: ${fields}`;
+  }
+  return { name, provider: provider as IngestProviderName, dataset, cron, timezone };
+}
+
+/**
+ * `MDG_INGEST`: unset or empty, no job; otherwise `;`-separated entries, each checked here so that a typo is a
+ * start-up error naming its entry rather than a job that never runs.
+ */
+const ingestJobs = z
+  .string()
+  .optional()
+  .transform((raw, ctx): readonly IngestJobConfig[] => {
+    const jobs: IngestJobConfig[] = [];
+    for (const item of (raw ?? "").split(";").map((e) => e.trim())) {
+      if (item === "") continue;
+      const job = ingestEntry(item);
+      if (typeof job === "string") {
+        ctx.addIssue({ code: "custom", message: job });
+        continue;
+      }
+      if (jobs.some((j) => j.name === job.name)) {
+        ctx.addIssue({ code: "custom", message: `"${job.name}" is scheduled twice; give each job one entry` });
+        continue;
+      }
+      jobs.push(job);
+    }
+    return jobs;
+  });
+
 export const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   // 0 (a free port chosen by the system) only when written out: an empty PORT is a mistake, not a request for one.
@@ -333,11 +425,25 @@ export const envSchema = z.object({
     .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim())),
   MDG_PROVIDER_TIMEOUT_MS: envNumber({ fallback: 60_000, min: 1, max: 10 * MINUTE_MS, unit: "milliseconds" }),
   MDG_PROVIDER_RETRIES: envNumber({ fallback: 3, min: 0, max: 10 }),
+  /** Ingest jobs the service runs on a schedule (docs/providers.md "Scheduling"). */
+  MDG_INGEST: ingestJobs,
+  MDG_INGEST_RETRIES: envNumber({ fallback: 3, min: 0, max: 10 }),
+  MDG_INGEST_RETRY_BASE_MS: envNumber({ fallback: MINUTE_MS, min: 1, max: 60 * MINUTE_MS, unit: "milliseconds" }),
 });
 
 /** What only gateway mode needs: checked when MDG_DATA_SOURCE=upstream, so other modes start without it. */
 const checkedEnvSchema = envSchema.superRefine((e, ctx) => {
+  if (e.MDG_INGEST.some((j) => j.provider === "sec") && e.MDG_SEC_USER_AGENT === undefined) {
+    const message = "a sec job needs MDG_SEC_USER_AGENT (the SEC requires a User-Agent naming who calls)";
+    ctx.addIssue({ code: "custom", path: ["MDG_INGEST"], message });
+  }
   if (e.MDG_DATA_SOURCE !== "upstream") return;
+  if (e.MDG_INGEST.length > 0) {
+    const message =
+      "MDG_DATA_SOURCE=upstream (gateway mode) has no store of its own to ingest into; " +
+      "schedule the jobs on the service that owns the SQLite or PostgreSQL store the upstream reads";
+    ctx.addIssue({ code: "custom", path: ["MDG_INGEST"], message });
+  }
   if (e.MDG_UPSTREAM_URL === undefined) {
     ctx.addIssue({ code: "custom", path: ["MDG_UPSTREAM_URL"], message: "required when MDG_DATA_SOURCE=upstream" });
   }
@@ -411,6 +517,7 @@ export interface Config {
   corsOrigins: "*" | readonly string[];
   upstream: UpstreamConfig;
   providers: ProvidersConfig;
+  ingest: IngestConfig;
 }
 
 /** The public data providers `npm run ingest` calls (src/sources/providers/). */
@@ -423,6 +530,14 @@ export interface ProvidersConfig {
   timeoutMs: number;
   /** Attempts after the first, for a 429, a 5xx, a timeout or a network error. */
   retries: number;
+}
+
+/** The ingest jobs the service runs itself (src/application/ingest/ingest.scheduler.ts). */
+export interface IngestConfig {
+  jobs: readonly IngestJobConfig[];
+  /** Runs after a failed one (the next scheduled run aside), each after a full-jitter backoff from `retryBaseMs`. */
+  retries: number;
+  retryBaseMs: number;
 }
 
 /**
@@ -629,5 +744,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: e.MDG_PROVIDER_TIMEOUT_MS,
       retries: e.MDG_PROVIDER_RETRIES,
     },
+    ingest: { jobs: e.MDG_INGEST, retries: e.MDG_INGEST_RETRIES, retryBaseMs: e.MDG_INGEST_RETRY_BASE_MS },
   };
 }

@@ -10,6 +10,7 @@ import type { MarketDataSource } from "../domain/ports/source.capabilities";
 import type { SampleBuilder } from "./source.sample";
 import type { ChangeFeed } from "../domain/ports/source.changes";
 import type { ImportSink } from "../domain/ports/source.import";
+import type { JobLocks } from "../domain/ports/source.locks";
 import type { UpstreamState } from "./upstream/upstream.types";
 import { assertStorePath } from "./sqlite/sqlite.open";
 
@@ -32,6 +33,8 @@ export interface Sources {
   upstreamState?: () => UpstreamState;
   /** The import pipeline's writer into this store, on the same connection or pool (absent: it takes no imports). */
   importSink?: () => ImportSink;
+  /** Store-wide locks of scheduled jobs, when replicas share the store (PostgreSQL). */
+  locks?: JobLocks;
   /** Closes whatever was opened, once. */
   close(): Promise<void>;
 }
@@ -177,11 +180,14 @@ async function openPostgres(config: Config, opts: OpenSourcesOptions): Promise<S
   }
   const market = withChanges(source, changes);
   const { PostgresImportSink } = await import("./postgres/postgres.import");
+  const { postgresJobLocks } = await import("./postgres/postgres.locks");
+  const locks = postgresJobLocks(pool);
   return {
     market,
     keys: source.keys,
     sampleBuilt,
     changes,
+    locks,
     importSink: () => new PostgresImportSink(pool),
     close: () => market.close(),
   };

@@ -63,6 +63,8 @@ export interface TestAppOptions {
   followChanges?: boolean;
   /** The change feed `followChanges` follows (default: the SQLite store's own), e.g. a PostgreSQL replica's. */
   changes?: ChangeFeed;
+  /** What the composition root adds when MDG_INGEST schedules jobs: their status, their metrics. */
+  deps?: Pick<AppDeps, "ingestStatus" | "metricsRegistry">;
 }
 
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -88,7 +90,14 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     searchIndex = live = new LiveSearchIndex(await SearchIndex.build(market), market, catchUp && (() => catchUp()));
   }
   const clock = opts.clock ?? fixedClock(`${TEST_ANCHOR}T15:00:00Z`);
-  const deps: AppDeps = { config, source: market, clock, searchIndex, answers: opts.answers ?? ROW_STORE_ANSWERS };
+  const deps: AppDeps = {
+    config,
+    source: market,
+    clock,
+    searchIndex,
+    answers: opts.answers ?? ROW_STORE_ANSWERS,
+    ...opts.deps,
+  };
   const apiKeys = new ApiKeyService(source.keys, clock, { bootstrapKey: BOOTSTRAP_KEY });
   const { app, apollo, rateLimiter, instrumentCache } = await createApp(
     deps,

@@ -1,5 +1,6 @@
 import { createWriteStream, statSync, type WriteStream } from "node:fs";
 import { once } from "node:events";
+import { setImmediate as turn } from "node:timers/promises";
 import { basename } from "node:path";
 import type { ImportSink } from "../../domain/ports/source.import";
 import { type ImportKind, type KindOptions, planFile } from "./import.kinds";
@@ -124,6 +125,9 @@ export async function runImport(
       const flush = async () => {
         if (rows.length === 0) return;
         if (!opts.dryRun) {
+          // Each batch on a turn of the event loop of its own: a store whose writes are synchronous (SQLite) would
+          // otherwise run a whole import as one task, and the service ingesting on a schedule would answer nothing.
+          await turn();
           const r = await plan.write(rows);
           summary.inserted += r.inserted;
           summary.changed += r.changed;

@@ -1,3 +1,4 @@
+import { setImmediate as turn } from "node:timers/promises";
 import type { ImportSink } from "../../domain/ports/source.import";
 import { hasIngestState, type IngestLoad } from "../../domain/ports/source.ingest";
 import type { ProviderHttp } from "../../sources/providers/provider.http";
@@ -21,6 +22,8 @@ export interface IngestOptions {
   maxErrors: number;
   /** The rejection report of each import: `PATH` with `.csv` turned into `.<kind>.csv`. */
   reportPath: string;
+  /** Rows per write transaction (the import's default when unset). */
+  batchRows?: number;
 }
 
 export interface IngestDeps {
@@ -48,7 +51,12 @@ export function reportPathOf(path: string, kind: string): string {
 
 const RUN = 1_000;
 
-/** A load as the import pipeline reads a file: its columns and its records in runs; its size counted in records. */
+/**
+ * A load as the import pipeline reads a file: its columns and its records in runs; its size counted in records.
+ * Each run starts on a turn of its own of the event loop: a store whose writes are synchronous (SQLite) answers
+ * already-settled promises, so without it a whole import would run as one task, and a service ingesting on a
+ * schedule would answer no request until the end.
+ */
 function inputOf(load: IngestLoad, records: Iterable<InputRecord>): ImportInput {
   return {
     name: load.name,
@@ -63,6 +71,7 @@ function inputOf(load: IngestLoad, records: Iterable<InputRecord>): ImportInput 
             read += run.length;
             yield run;
             run = [];
+            await turn();
           }
         }
         read += run.length;
@@ -122,6 +131,7 @@ export async function runIngest(opts: IngestOptions, deps: IngestDeps): Promise<
           dryRun: false,
           maxErrors: Math.max(1, opts.maxErrors - rejected),
           reportPath: reportPathOf(opts.reportPath, load.kind),
+          batchRows: opts.batchRows,
         },
         sink,
         deps.progress(`${provider.name} ${load.kind}`),

@@ -1,4 +1,5 @@
 import type { RequestContext } from "../request.context";
+import type { IngestJobStatus } from "./status.ingest";
 import type { LatestBarRow } from "../ports/source.types";
 import { hasCapability, type MarketDataSource } from "../ports/source.capabilities";
 
@@ -10,6 +11,8 @@ export interface ServiceStatus {
   /** Unix seconds, the service's clock. */
   time: number;
   assetClasses: AssetClassStatus[];
+  /** The scheduled ingest jobs (MDG_INGEST), present only when the service runs some. */
+  ingest?: IngestJobStatus[];
 }
 
 export interface AssetClassStatus {
@@ -53,5 +56,6 @@ export async function serviceStatus(ctx: RequestContext): Promise<ServiceStatus>
       latestDailyBar: r.dailyTo === null ? null : new Date(r.dailyTo * 1000).toISOString().slice(0, 10),
       latestIntradayBar: r.intradayTo,
     })),
+    ...(ctx.ingestStatus && { ingest: [...ctx.ingestStatus()] }),
   };
 }

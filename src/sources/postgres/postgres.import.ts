@@ -23,6 +23,7 @@ import type {
   SecurityImportRow,
   SplitImportRow,
 } from "../../domain/ports/source.import";
+import type { IngestStateStore } from "../../domain/ports/source.ingest";
 import { BinaryRows, type ColumnType } from "./postgres.sample";
 import { PgSampleSeriesBars } from "./postgres.synthetic";
 
@@ -349,7 +350,7 @@ interface StoredSecurity {
  * In the generated sample store, a listing whose daily bars are computed when read gets its computed path
  * written out as rows (and marked stored) in the transaction of its first imported bar, as on SQLite.
  */
-export class PostgresImportSink implements ImportSink {
+export class PostgresImportSink implements ImportSink, IngestStateStore {
   private readonly series: PgSampleSeriesBars;
   private hasSeriesTable: Promise<boolean> | undefined;
   /** Listings checked for a computed path by a committed batch (the path's own cache outlives `stored`). */
@@ -773,6 +774,19 @@ export class PostgresImportSink implements ImportSink {
       await after?.(c);
       return out;
     });
+  }
+
+  /** Kept in the meta table under `ingest:` keys, as on SQLite (the scheduler's slots are `ingest-slot:` keys). */
+  async readIngestState(key: string): Promise<string | undefined> {
+    const r = await this.pool.query<{ value: string }>("SELECT value FROM meta WHERE key = $1", [`ingest:${key}`]);
+    return r.rows[0]?.value;
+  }
+
+  async writeIngestState(key: string, value: string): Promise<void> {
+    await this.pool.query(
+      "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+      [`ingest:${key}`, value],
+    );
   }
 
   /** The pool is the store's: whoever opened the store closes it. */

@@ -1,11 +1,14 @@
-import type { ProvidersConfig } from "../../platform/config";
+import type { IngestProviderName, ProvidersConfig } from "../../platform/config";
 import { ECB_PER_SECOND, ecbProvider } from "./ecb/ecb.provider";
 import { ProviderHttp } from "./provider.http";
 import type { Provider } from "./provider.types";
 import { SEC_PER_SECOND, secProvider } from "./sec/sec.provider";
 
-/** The providers `npm run ingest` knows, by name. */
-export const PROVIDERS: Readonly<Record<string, Provider>> = { ecb: ecbProvider, sec: secProvider };
+/** The providers `npm run ingest` and `MDG_INGEST` know, by name: exactly those of the config's table. */
+export const PROVIDERS: Readonly<Record<string, Provider>> = {
+  ecb: ecbProvider,
+  sec: secProvider,
+} satisfies Record<IngestProviderName, Provider>;
 
 /** What the configuration lacks for a provider: said before any call. */
 export class ProviderSetupError extends Error {

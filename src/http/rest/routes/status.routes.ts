@@ -8,6 +8,46 @@ import { serviceStatus } from "../../../domain/status/status.service";
 /** Neither takes a body: one sent is read (it must be JSON, as everywhere) and its fields are ignored. */
 const noBody = z.object({}).describe("No fields: a body, if sent, is ignored");
 
+const rowCounts = z.object({
+  inserted: z.int().describe("Rows new to the store"),
+  changed: z.int().describe("Rows whose stored values differed"),
+  unchanged: z.int().describe("Rows already as fetched"),
+});
+
+const ingestRun = z.object({
+  startedAt: unixSeconds.describe("When the run started, Unix seconds"),
+  endedAt: unixSeconds.nullable().describe("When it ended, Unix seconds; null while it runs"),
+  outcome: stringOf(["ok", "rejected", "failed"])
+    .nullable()
+    .describe(
+      "ok: every row went in; rejected: some rows were rejected, the others went in; failed: the run failed and " +
+        "wrote nothing more (retried while attempts remain); null while it runs",
+    ),
+  dataset: z.string().nullable().describe("The dataset fetched (hist, daily, tickers), once known"),
+  attempt: z.int().describe("1 for the scheduled run, 2 and more for its retries"),
+  rows: rowCounts.describe("Rows the run wrote, every import of it together"),
+  rejected: z.int().describe("Rows the run rejected"),
+  error: z.string().nullable().describe("Why the run failed, with every key hidden; null when it did not"),
+});
+
+const ingestJob = z.object({
+  job: z.string().describe("The job as MDG_INGEST names it: provider, or provider:dataset"),
+  provider: z.string().describe("The provider (docs/providers.md)"),
+  dataset: z.string().nullable().describe("The dataset the entry names; null when the provider picks"),
+  schedule: z.string().describe("The cron expression (five fields)"),
+  timezone: z.string().describe("The IANA zone the expression is read in"),
+  nextRun: unixSeconds.nullable().describe("The next scheduled run, Unix seconds"),
+  running: z.boolean().describe("Whether this replica is running it now (retries and their waits included)"),
+  lastRun: ingestRun.nullable().describe("This replica's last run; null before its first"),
+  lastError: z
+    .object({
+      at: unixSeconds.describe("When, Unix seconds"),
+      message: z.string().describe("What happened, with every key hidden"),
+    })
+    .nullable()
+    .describe("This replica's last failure, kept after later runs succeed; null when none"),
+});
+
 const statusResponse = z.object({
   status: stringOf(["ok"]).describe("ok: the service answers and its store is readable (otherwise the call is a 500)"),
   source: stringOf(["sqlite", "postgres", "upstream"]).describe("Where market data comes from (MDG_DATA_SOURCE)"),
@@ -21,6 +61,13 @@ const statusResponse = z.object({
       }),
     )
     .describe("Every kind of security the store lists, by name"),
+  ingest: z
+    .array(ingestJob)
+    .optional()
+    .describe(
+      "The ingest jobs this replica runs on a schedule (MDG_INGEST), in its order; absent when it runs none. " +
+        "With PostgreSQL one replica runs each scheduled time: another replica's runs show in its own status",
+    ),
 });
 
 /**
