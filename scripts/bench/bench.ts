@@ -814,8 +814,9 @@ async function main(): Promise<number> {
     return 0;
   }
   if (process.env.BENCH_ONLY === "import") {
-    // `BENCH_ONLY=import npm run bench`: the importer against `sqlite3 .import` on 1 M daily bars, and its peak RSS
-    // on a 1 GB file (scripts/bench/import.bench.ts); it rewrites its own section of BENCHMARKS.md only.
+    // `BENCH_ONLY=import npm run bench`: the importer against `sqlite3 .import` on 1 M daily bars, its peak RSS on a
+    // 1 GB file, and with DATABASE_URL the same rows against PostgreSQL's COPY (scripts/bench/import.bench.ts); it
+    // rewrites its own section of BENCHMARKS.md only, and exits 1 when a target is missed.
     const result = await importBench({
       root: ROOT,
       dir: join(tmpdir(), `mdg-import-bench-${process.pid}`),
@@ -826,7 +827,15 @@ async function main(): Promise<number> {
     const lines = importBenchLines(result);
     console.log(lines.join("\n"));
     writeImportReport(lines, { loadBefore, started });
-    return 0;
+    const pg = result.postgres && !("missing" in result.postgres) ? result.postgres : undefined;
+    const rss = result.rss && !("missing" in result.rss) ? result.rss : undefined;
+    const missed = [
+      result.ratio !== null && result.ratio < 0.5 ? "SQLite import below 0.5x of sqlite3 .import" : "",
+      rss && (rss.peakMb * 1.048576 >= 200 || rss.exit !== 0) ? "peak RSS on the 1 GB file not under 200 MB" : "",
+      pg && pg.ratio < 0.5 ? "PostgreSQL import below 0.5x of COPY" : "",
+    ].filter(Boolean);
+    for (const m of missed) log(`MISSED: ${m}`);
+    return missed.length > 0 ? 1 : 0;
   }
   if (process.env.BENCH_ONLY === "pricing") {
     // `BENCH_ONLY=pricing npm run bench`: the cost the limits give each operation shape against its CPU, in process

@@ -9,6 +9,7 @@ import { importProgress } from "../../src/application/import/import.progress";
 import { runImport } from "../../src/application/import/import.run";
 import { SqliteImportSink } from "../../src/sources/sqlite/sqlite.import";
 import { openSqliteSource } from "../../src/sources/sqlite/sqlite.source";
+import { postgresImportBench, type PostgresImportResult } from "./import.postgres.bench";
 
 /**
  * The import rows of `npm run bench` (`BENCH_ONLY=import` runs them alone): daily bars generated for a store with no
@@ -48,6 +49,8 @@ export interface ImportBenchResult {
   /** The same in rows per CPU second. */
   cpuRatio: number | null;
   rss?: { fileMb: number; rows: number; peakMb: number; seconds: number; exit: number } | { missing: string };
+  /** The same rows into PostgreSQL: raw COPY against the importer (with DATABASE_URL and a build). */
+  postgres?: PostgresImportResult;
 }
 
 /** Opens the importer's sink on a store (for SQLite, its file); closing it ends the connection. */
@@ -310,6 +313,13 @@ export async function importBench(opts: ImportBenchOptions): Promise<ImportBench
     } else {
       own = await timedImport("the import, in process", sqliteSinkFactory, store, ours, dir);
     }
+    let postgres: PostgresImportResult;
+    if (!existsSync(join(opts.root, "dist/application/cli/import.cli.js"))) {
+      postgres = { missing: "no build (npm run build)" };
+    } else {
+      const symbols = Array.from({ length: BENCH_LISTINGS }, (_, i) => symbolOf(i + 1));
+      postgres = await postgresImportBench({ root: opts.root, dir, ours, rows, symbols, log });
+    }
     const ratio = "missing" in loader ? null : own.rowsPerSecond / loader.rowsPerSecond;
     const cpuRatio = "missing" in loader ? null : loader.cpuSeconds / own.cpuSeconds;
     rmSync(table, { force: true });
@@ -334,7 +344,7 @@ export async function importBench(opts: ImportBenchOptions): Promise<ImportBench
         rmSync(big, { force: true });
       }
     }
-    return { rows, fileMb, loader, ours: own, ratio, cpuRatio, rss };
+    return { rows, fileMb, loader, ours: own, ratio, cpuRatio, rss, postgres };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -378,6 +388,28 @@ export function importBenchLines(r: ImportBenchResult): string[] {
       `- Peak RSS of \`node dist/application/cli/import.cli.js daily-bars\` on ${fmt(r.rss.fileMb)} MiB ` +
         `(${fmt(r.rss.rows)} rows, ${fmt(r.rss.seconds)} s, exit ${r.rss.exit}), \`/usr/bin/time -v\`: ` +
         `**${fmt(r.rss.peakMb)} MiB** (target < 200 MB: ${met ? "met" : "missed"})`,
+    );
+  }
+  const pg = r.postgres;
+  if (!pg || "missing" in pg) {
+    verdicts.push(`- PostgreSQL, against a raw COPY: not run (${pg ? pg.missing : "not asked"})`);
+  } else {
+    const pgRow = (x: { label: string; rows: number; seconds: number; rowsPerSecond: number }) =>
+      `| ${x.label} | ${fmt(x.rows)} | ${fmt(x.seconds, 2)} | ${fmt(x.rowsPerSecond)} |`;
+    verdicts.push(
+      "",
+      "The same file into PostgreSQL, each into a fresh database holding the same listings (the schema's " +
+        "indexes in place): `psql`'s `\\copy` of the rows in `daily_bars`' own columns, unvalidated, against the " +
+        "compiled importer with `MDG_DATA_SOURCE=postgres` (it validates every row, COPYs each batch into a " +
+        "staging table and upserts it). Seconds from spawn to exit.",
+      "",
+      "| loader | rows | seconds | rows/s |",
+      "|---|---|---|---|",
+      pgRow(pg.copy),
+      pgRow(pg.ours),
+      "",
+      `- Speed against PostgreSQL's COPY: **${fmt(pg.ratio, 2)}×** in rows per second (target ≥ 0.50: ` +
+        `${pg.ratio >= 0.5 ? "met" : "missed"}); the importer's peak RSS ${fmt(pg.peakMb)} MiB`,
     );
   }
   return [...lines, ...verdicts];
