@@ -1,3 +1,4 @@
+import { easterSunday } from "../../platform/clock";
 import { makeDay, SECONDS_PER_DAY, weekday } from "./sample.calendar";
 
 /**
@@ -134,23 +135,10 @@ export function holidaysOf(calendar: HolidayCalendar, year: number): ReadonlySet
   return set;
 }
 
-/** Easter Sunday (Gregorian, anonymous algorithm). */
+/** Easter Sunday as a day of the sample's calendar. */
 export function easter(year: number): number {
-  const a = year % 19;
-  const b = Math.floor(year / 100);
-  const c = year % 100;
-  const d = Math.floor(b / 4);
-  const e = b % 4;
-  const f = Math.floor((b + 8) / 25);
-  const g = Math.floor((b - f + 1) / 3);
-  const h = (19 * a + b - d - g + 15) % 30;
-  const i = Math.floor(c / 4);
-  const k = c % 4;
-  const l = (32 + 2 * e + 2 * i - h - k) % 7;
-  const m = Math.floor((a + 11 * h + 22 * l) / 451);
-  const month = Math.floor((h + l - 7 * m + 114) / 31);
-  const dayOfMonth = ((h + l - 7 * m + 114) % 31) + 1;
-  return makeDay(year, month, dayOfMonth);
+  const { month, day } = easterSunday(year);
+  return makeDay(year, month, day);
 }
 
 /** The `n`-th (1-based) `wd` (0 = Sunday) of a month; n = -1 for the last. */

@@ -10,10 +10,14 @@ import { createTestDatabase, type TestDatabase } from "../../helpers/postgres";
 import { type ProviderServer, serve, startProviderServer } from "../../helpers/providers";
 
 /**
- * Two replicas of the service on one PostgreSQL database, each with the same MDG_INGEST job. The PostgreSQL import
- * sink is not in this tree yet, so each job's work is one call to the local ECB (the hits counted there) and a
- * count of its own: the lock and the claim around it are the scheduler's code path for any work.
+ * Two replicas of the service on one PostgreSQL database, each with the same MDG_INGEST job. Each job's work is one
+ * call to the local ECB (the hits counted there) and a count of its own: the lock and the claim around it are the
+ * scheduler's code path for any work (the ECB ingest itself into PostgreSQL: ingest.ecb.postgres.spec.ts).
  */
+const GATED = !process.env.DATABASE_URL;
+if (GATED) console.warn("SKIPPED ingest.scheduler.pg.spec.ts: DATABASE_URL is unset");
+const RUN = GATED ? describe.skip : describe;
+
 const DAILY = "/stats/eurofxref/eurofxref-daily.xml";
 const DAILY_XML = readFileSync(join(__dirname, "..", "..", "fixtures", "providers", "ecb", "eurofxref-daily.xml"));
 const JOB = "ecb:daily";
@@ -26,6 +30,7 @@ let gate: Promise<void> | undefined;
 let failNext = false;
 
 beforeAll(async () => {
+  if (GATED) return;
   server = await startProviderServer({ [DAILY]: serve(DAILY_XML, "text/xml") });
   db = await createTestDatabase("schedule");
   for (let i = 0; i < 2; i++) {
@@ -63,6 +68,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (GATED) return;
   for (const r of replicas) {
     await r.scheduler.stop();
     await r.sources.close();
@@ -72,6 +78,7 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
+  if (GATED) return;
   server.hits.clear();
   for (const r of replicas) r.runs = 0;
 });
@@ -96,7 +103,7 @@ async function advisoryLocksHeld(): Promise<number> {
   }
 }
 
-describe("a scheduled job across two replicas on PostgreSQL", () => {
+RUN("a scheduled job across two replicas on PostgreSQL", () => {
   it("fires once when both replicas' timers fire for the same time", async () => {
     const slot = nextSlot();
     await Promise.all([a().scheduler.runNow(JOB, slot), b().scheduler.runNow(JOB, slot)]);

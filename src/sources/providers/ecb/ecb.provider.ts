@@ -1,3 +1,4 @@
+import { easterSunday } from "../../../platform/clock";
 import type { ProviderHttp } from "../provider.http";
 import { fetchWith, type IngestPlan, type IngestQuery, type Provider } from "../provider.types";
 import { dailyFetcher, histFetcher } from "./ecb.fetchers";
@@ -9,22 +10,9 @@ export const ECB_PER_SECOND = 2;
 
 const DAY_MS = 86_400_000;
 
-/** Easter Sunday of a year (the Gregorian computus, Meeus/Jones/Butcher), as a UTC day. */
+/** Easter Sunday of a year as a UTC day (ms). */
 function easter(year: number): number {
-  const a = year % 19;
-  const b = Math.floor(year / 100);
-  const c = year % 100;
-  const d = Math.floor(b / 4);
-  const e = b % 4;
-  const f = Math.floor((b + 8) / 25);
-  const g = Math.floor((b - f + 1) / 3);
-  const h = (19 * a + b - d - g + 15) % 30;
-  const i = Math.floor(c / 4);
-  const k = c % 4;
-  const l = (32 + 2 * e + 2 * i - h - k) % 7;
-  const m = Math.floor((a + 11 * h + 22 * l) / 451);
-  const month = Math.floor((h + l - 7 * m + 114) / 31);
-  const day = ((h + l - 7 * m + 114) % 31) + 1;
+  const { month, day } = easterSunday(year);
   return Date.UTC(year, month - 1, day);
 }
 
