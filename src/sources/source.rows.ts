@@ -8,6 +8,7 @@ import type {
   InstrumentRow,
   ListingRow,
   QuoteRow,
+  SearchDocument,
   SecurityRow,
   SecurityType,
 } from "../domain/ports/source.types";
@@ -193,4 +194,39 @@ export function toApiKey(r: Raw): ApiKeyRow {
     ratePerMinute: r.rate_per_minute as number,
     dailyQuota: r.daily_quota as number,
   };
+}
+
+/** What the search index keeps of a security (`s`) and each of its listings (`l`). */
+export const SEARCH_COLUMNS = `s.id, s.type, s.name, s.isin, s.cusip, s.currency, s.market_cap, s.is_adr, s.is_active,
+  l.symbol, l.exchange, l.currency AS l_currency, l.is_primary`;
+
+/** Rows of SEARCH_COLUMNS, ordered by security, as one document per security with its listings. */
+export function searchDocumentsOf(rows: readonly Raw[]): SearchDocument[] {
+  const docs: SearchDocument[] = [];
+  for (const r of rows) {
+    const listing = {
+      symbol: r.symbol as string,
+      exchange: r.exchange as string,
+      currency: r.l_currency as string,
+      isPrimary: isSet(r.is_primary),
+    };
+    const last = docs[docs.length - 1];
+    if (last && last.security.id === r.id) last.listings.push(listing);
+    else
+      docs.push({
+        security: {
+          id: r.id as number,
+          type: r.type as SecurityType,
+          name: r.name as string,
+          isin: r.isin as string | null,
+          cusip: r.cusip as string | null,
+          currency: r.currency as string,
+          marketCap: r.market_cap as number | null,
+          isAdr: isSet(r.is_adr),
+          isActive: isSet(r.is_active),
+        },
+        listings: [listing],
+      });
+  }
+  return docs;
 }

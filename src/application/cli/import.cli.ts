@@ -8,7 +8,8 @@
  * the store MDG_DATA_SOURCE names. Exit codes: 0 every row went in, 2 some rows were rejected, 1 failure (a bad
  * command line, an unreadable file, a store error, or --max-errors reached).
  */
-import { existsSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { type Config, loadConfig } from "../../platform/config";
 import type { ImportSink } from "../../domain/ports/source.import";
@@ -183,18 +184,28 @@ export async function main(argv: readonly string[], deps: ImportCliDeps): Promis
   }
 }
 
-/** The store of MDG_DATA_SOURCE, opened for writing (never building the sample); refused in gateway mode. */
-export async function openConfiguredSink(config: Config): Promise<{ sink: ImportSink; close(): Promise<void> }> {
+/**
+ * The store of MDG_DATA_SOURCE, opened for writing (never building the sample); refused in gateway mode. A SQLite
+ * store must exist, unless `createStore` (the ingest's first run into an empty folder): then a missing file is
+ * created with the schema and nothing else.
+ */
+export async function openConfiguredSink(
+  config: Config,
+  { createStore = false, verb = "import" }: { createStore?: boolean; verb?: "import" | "ingest" } = {},
+): Promise<{ sink: ImportSink; close(): Promise<void> }> {
   if (config.dataSource === "upstream") {
     throw new ImportSetupError(
-      "MDG_DATA_SOURCE=upstream (gateway mode) has no store of its own to import into; " +
-        "import into the SQLite or PostgreSQL store the upstream service reads",
+      `MDG_DATA_SOURCE=upstream (gateway mode) has no store of its own to ${verb} into; ` +
+        `${verb} into the SQLite or PostgreSQL store the upstream service reads`,
     );
   }
-  if (config.dataSource === "sqlite" && !existsSync(config.sqlitePath)) {
-    throw new ImportSetupError(
-      `no store at ${config.sqlitePath} (MDG_SQLITE_PATH); start the service once, or point it at a store`,
-    );
+  if (config.dataSource === "sqlite") {
+    if (createStore) mkdirSync(dirname(config.sqlitePath), { recursive: true });
+    else if (!existsSync(config.sqlitePath)) {
+      throw new ImportSetupError(
+        `no store at ${config.sqlitePath} (MDG_SQLITE_PATH); start the service once, or point it at a store`,
+      );
+    }
   }
   const { openSources } = await import("../../sources/source.factory");
   const sources = await openSources(config, { buildSample: false });

@@ -10,8 +10,7 @@
  * row went in, 2 some rows were rejected, 1 failure (a bad command line, a provider that failed or sent what cannot
  * be read, a store error, or --max-errors reached).
  */
-import { existsSync, mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { type Config, loadConfig } from "../../platform/config";
 import type { ImportSink } from "../../domain/ports/source.import";
@@ -22,6 +21,7 @@ import { ImportSetupError } from "../import/import.kinds";
 import { importProgress } from "../import/import.progress";
 import { DEFAULT_MAX_ERRORS, EXIT_FAILURE, summaryLines } from "../import/import.run";
 import { runIngest } from "../ingest/ingest.run";
+import { openConfiguredSink } from "./import.cli";
 
 const PROGRAM = "ingest";
 
@@ -176,21 +176,8 @@ export async function main(argv: readonly string[], deps: IngestCliDeps): Promis
  * and nothing else (the service then serves it as it is, never building the sample over it); refused in gateway
  * mode.
  */
-export async function openIngestSink(config: Config): Promise<{ sink: ImportSink; close(): Promise<void> }> {
-  if (config.dataSource === "upstream") {
-    throw new ImportSetupError(
-      "MDG_DATA_SOURCE=upstream (gateway mode) has no store of its own to ingest into; " +
-        "ingest into the SQLite or PostgreSQL store the upstream service reads",
-    );
-  }
-  if (config.dataSource === "sqlite") mkdirSync(dirname(config.sqlitePath), { recursive: true });
-  const { openSources } = await import("../../sources/source.factory");
-  const sources = await openSources(config, { buildSample: false });
-  if (!sources.importSink) {
-    await sources.close();
-    throw new ImportSetupError(`ingesting into MDG_DATA_SOURCE=${config.dataSource} is not supported yet`);
-  }
-  return { sink: sources.importSink(), close: () => sources.close() };
+export function openIngestSink(config: Config): Promise<{ sink: ImportSink; close(): Promise<void> }> {
+  return openConfiguredSink(config, { createStore: true, verb: "ingest" });
 }
 
 if (require.main === module) {

@@ -202,6 +202,29 @@ export interface QuarterlyFinancialsRow {
   dividendsPaid: number;
 }
 
+/** The money and share figures of a reported quarter, in the order the stores' columns hold them. */
+export const FINANCIAL_FIGURES = [
+  "revenue",
+  "costOfRevenue",
+  "grossProfit",
+  "operatingIncome",
+  "netIncome",
+  "eps",
+  "totalAssets",
+  "totalLiabilities",
+  "totalEquity",
+  "cash",
+  "totalDebt",
+  "sharesOutstanding",
+  "operatingCashFlow",
+  "capex",
+  "freeCashFlow",
+  "dividendsPaid",
+] as const satisfies readonly (keyof QuarterlyFinancialsRow)[];
+
+/** `costOfRevenue` → `cost_of_revenue`: a figure's column in both stores. */
+export const columnOf = (field: string): string => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
 export interface DividendRow {
   securityId: number;
   exDate: string;

@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Pool, PoolClient } from "pg";
 import { from as copyFrom } from "pg-copy-streams";
-import type { BarRow, SecurityType } from "../../domain/ports/source.types";
+import { type BarRow, columnOf, FINANCIAL_FIGURES, type SecurityType } from "../../domain/ports/source.types";
 import type {
   DailyBarImportRow,
   DividendImportRow,
@@ -219,31 +219,7 @@ const FINANCIALS = shaped<FinancialsImportRow>(
     int("fiscalQuarter", "fiscal_quarter"),
     text("reportedDate", "reported_date"),
     text("currency"),
-    ...(
-      [
-        "revenue",
-        "costOfRevenue",
-        "grossProfit",
-        "operatingIncome",
-        "netIncome",
-        "eps",
-        "totalAssets",
-        "totalLiabilities",
-        "totalEquity",
-        "cash",
-        "totalDebt",
-        "sharesOutstanding",
-        "operatingCashFlow",
-        "capex",
-        "freeCashFlow",
-        "dividendsPaid",
-      ] as const
-    ).map((f) =>
-      num(
-        f,
-        f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
-      ),
-    ),
+    ...FINANCIAL_FIGURES.map((f) => num(f, columnOf(f))),
   ],
 );
 

@@ -47,6 +47,8 @@ import {
   toQuote,
   toSecurity,
   type Raw,
+  searchDocumentsOf,
+  SEARCH_COLUMNS,
 } from "../source.rows";
 import { PostgresApiKeyStore } from "./postgres.keys";
 import { PgSampleSeriesBars } from "./postgres.synthetic";
@@ -463,39 +465,13 @@ export class PostgresSource implements RowStore {
     let afterId = 0;
     for (;;) {
       const rows = await this.all(
-        `SELECT s.id, s.type, s.name, s.isin, s.cusip, s.currency, s.market_cap, s.is_adr, s.is_active,
-                l.symbol, l.exchange, l.currency AS l_currency, l.is_primary
+        `SELECT ${SEARCH_COLUMNS}
          FROM (SELECT * FROM securities WHERE id > $1 ORDER BY id LIMIT $2) s
          JOIN listings l ON l.security_id = s.id ORDER BY s.id, l.is_primary DESC, l.id`,
         [afterId, pageSize],
       );
       if (rows.length === 0) return;
-      const docs: SearchDocument[] = [];
-      for (const r of rows) {
-        const listing = {
-          symbol: r.symbol as string,
-          exchange: r.exchange as string,
-          currency: r.l_currency as string,
-          isPrimary: r.is_primary === true,
-        };
-        const last = docs[docs.length - 1];
-        if (last && last.security.id === r.id) last.listings.push(listing);
-        else
-          docs.push({
-            security: {
-              id: r.id as number,
-              type: r.type as SecurityType,
-              name: r.name as string,
-              isin: r.isin as string | null,
-              cusip: r.cusip as string | null,
-              currency: r.currency as string,
-              marketCap: r.market_cap as number | null,
-              isAdr: r.is_adr === true,
-              isActive: r.is_active === true,
-            },
-            listings: [listing],
-          });
-      }
+      const docs = searchDocumentsOf(rows);
       afterId = docs[docs.length - 1]!.security.id;
       yield docs;
     }

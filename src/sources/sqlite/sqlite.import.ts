@@ -1,5 +1,5 @@
 import type { Database as Db, Statement } from "better-sqlite3";
-import type { BarRow, SecurityType } from "../../domain/ports/source.types";
+import { type BarRow, columnOf, FINANCIAL_FIGURES, type SecurityType } from "../../domain/ports/source.types";
 import type {
   DailyBarImportRow,
   DividendImportRow,
@@ -135,30 +135,9 @@ const FINANCIALS_SHAPE: TableShape = {
     ["securityId", "security_id"],
     ["periodEnd", "period_end"],
   ],
-  values: (
-    [
-      "fiscalYear",
-      "fiscalQuarter",
-      "reportedDate",
-      "currency",
-      "revenue",
-      "costOfRevenue",
-      "grossProfit",
-      "operatingIncome",
-      "netIncome",
-      "eps",
-      "totalAssets",
-      "totalLiabilities",
-      "totalEquity",
-      "cash",
-      "totalDebt",
-      "sharesOutstanding",
-      "operatingCashFlow",
-      "capex",
-      "freeCashFlow",
-      "dividendsPaid",
-    ] as const
-  ).map((f) => [f, f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] as const),
+  values: (["fiscalYear", "fiscalQuarter", "reportedDate", "currency", ...FINANCIAL_FIGURES] as const).map(
+    (f) => [f, columnOf(f)] as const,
+  ),
 };
 
 const DIVIDEND_SHAPE: TableShape = {

@@ -49,6 +49,8 @@ import {
   toQuote,
   toSecurity,
   type Raw,
+  searchDocumentsOf,
+  SEARCH_COLUMNS,
 } from "../source.rows";
 import { SqliteApiKeyStore } from "./sqlite.keys";
 import { SampleSeriesBars } from "./sqlite.synthetic";
@@ -607,38 +609,4 @@ export function openSqliteSource(path: string, opts: { readonly?: boolean; mustE
     }
     return new SqliteSource(db);
   });
-}
-
-const SEARCH_COLUMNS = `s.id, s.type, s.name, s.isin, s.cusip, s.currency, s.market_cap, s.is_adr, s.is_active,
-  l.symbol, l.exchange, l.currency AS l_currency, l.is_primary`;
-
-/** Rows of SEARCH_COLUMNS, ordered by security, as one document per security with its listings. */
-function searchDocumentsOf(rows: readonly Raw[]): SearchDocument[] {
-  const docs: SearchDocument[] = [];
-  for (const r of rows) {
-    const listing = {
-      symbol: r.symbol as string,
-      exchange: r.exchange as string,
-      currency: r.l_currency as string,
-      isPrimary: r.is_primary === 1,
-    };
-    const last = docs[docs.length - 1];
-    if (last && last.security.id === r.id) last.listings.push(listing);
-    else
-      docs.push({
-        security: {
-          id: r.id as number,
-          type: r.type as SecurityType,
-          name: r.name as string,
-          isin: r.isin as string | null,
-          cusip: r.cusip as string | null,
-          currency: r.currency as string,
-          marketCap: r.market_cap as number | null,
-          isAdr: r.is_adr === 1,
-          isActive: r.is_active === 1,
-        },
-        listings: [listing],
-      });
-  }
-  return docs;
 }
