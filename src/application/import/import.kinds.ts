@@ -14,6 +14,7 @@ import type { SecurityType } from "../../domain/ports/source.types";
 import { isIsoCurrency, unixOfDay } from "../../domain/fx/fx.service";
 import {
   bar,
+  cik,
   country,
   currency,
   currencyUnit,
@@ -106,6 +107,7 @@ export const SECURITY_COLUMNS = [
   "isin",
   "cusip",
   "wkn",
+  "cik",
   "country",
   "sector",
   "industry",
@@ -222,6 +224,7 @@ async function securitiesPlan(columns: readonly string[], sink: ImportSink): Pro
           isin: isin(v, "isin"),
           cusip: cusip(v, "cusip"),
           wkn: wkn(v, "wkn"),
+          cik: cik(v, "cik"),
           country: country(v, "country"),
           sector: optional("sector"),
           industry: optional("industry"),

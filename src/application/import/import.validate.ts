@@ -187,6 +187,15 @@ export function wkn(values: Record<string, unknown>, column: string): string | u
   return v;
 }
 
+/** The SEC's Central Index Key: up to ten digits (leading zeros as EDGAR prints it, `0000320193`, or none). */
+export function cik(values: Record<string, unknown>, column: string): number | undefined {
+  const v = text(values, column);
+  if (v === "") return undefined;
+  if (!/^\d{1,10}$/.test(v) || Number(v) === 0)
+    throw new RowError(column, values[column], "not a CIK (1 to 10 digits)");
+  return Number(v);
+}
+
 export const SECURITY_TYPES: readonly SecurityType[] = ["stock", "etf", "fund", "crypto", "forex"];
 
 export function securityType(values: Record<string, unknown>, column: string): SecurityType {

@@ -1,6 +1,6 @@
 import { setImmediate as turn } from "node:timers/promises";
 import type { ImportSink } from "../../domain/ports/source.import";
-import { hasIngestState, type IngestLoad } from "../../domain/ports/source.ingest";
+import { hasIngestCompanies, hasIngestState, type IngestLoad } from "../../domain/ports/source.ingest";
 import type { ProviderHttp } from "../../sources/providers/provider.http";
 import type { IngestQuery, Provider } from "../../sources/providers/provider.types";
 import { type ImportKind, KINDS } from "../import/import.kinds";
@@ -110,7 +110,9 @@ export async function runIngest(opts: IngestOptions, deps: IngestDeps): Promise<
   let opened = deps.storeExists() ? await deps.openSink() : undefined;
   try {
     const state = opened && hasIngestState(opened.sink) ? await opened.sink.readIngestState(stateKey) : undefined;
-    const plan = await provider.fetch(opts.query, deps.http, state);
+    const sinkNow = opened?.sink;
+    const companies = async () => (sinkNow && hasIngestCompanies(sinkNow) ? sinkNow.companiesWithCik() : []);
+    const plan = await provider.fetch(opts.query, deps.http, state, { companies });
     deps.log(`${provider.name} ${plan.dataset}: ${plan.calls} call${plan.calls === 1 ? "" : "s"}`);
     for (const note of plan.notes) deps.log(`${provider.name} ${plan.dataset}: ${note}`);
     opened ??= await deps.openSink();

@@ -42,6 +42,8 @@ export interface SecurityImportRow {
   isin?: string;
   cusip?: string;
   wkn?: string;
+  /** The SEC's Central Index Key of a US registrant. */
+  cik?: number;
   country?: string;
   sector?: string;
   industry?: string;

@@ -40,3 +40,22 @@ export function hasIngestState<T extends object>(sink: T): sink is T & IngestSta
   const s = sink as Partial<IngestStateStore>;
   return typeof s.readIngestState === "function" && typeof s.writeIngestState === "function";
 }
+
+/** A company the store lists with the SEC's Central Index Key: its primary listing, by which its rows are imported. */
+export interface IngestCompany {
+  cik: number;
+  symbol: string;
+  exchange: string;
+  currency: string;
+  type: string;
+  name: string;
+}
+
+/** What a provider may read of the store before it calls: the companies it lists with a CIK. */
+export interface IngestCompanies {
+  companiesWithCik(): Promise<IngestCompany[]>;
+}
+
+export function hasIngestCompanies<T extends object>(sink: T): sink is T & IngestCompanies {
+  return typeof (sink as Partial<IngestCompanies>).companiesWithCik === "function";
+}

@@ -23,7 +23,7 @@ import type {
   SecurityImportRow,
   SplitImportRow,
 } from "../../domain/ports/source.import";
-import type { IngestStateStore } from "../../domain/ports/source.ingest";
+import type { IngestCompanies, IngestCompany, IngestStateStore } from "../../domain/ports/source.ingest";
 import { BinaryRows, type ColumnType } from "./postgres.sample";
 import { PgSampleSeriesBars } from "./postgres.synthetic";
 
@@ -34,6 +34,7 @@ const SECURITY_FIELDS = [
   ["isin", "isin"],
   ["cusip", "cusip"],
   ["wkn", "wkn"],
+  ["cik", "cik"],
   ["country", "country"],
   ["sector", "sector"],
   ["industry", "industry"],
@@ -303,6 +304,7 @@ interface StoredSecurity {
   isin: string | null;
   cusip: string | null;
   wkn: string | null;
+  cik: number | null;
   country: string | null;
   sector: string | null;
   industry: string | null;
@@ -326,7 +328,7 @@ interface StoredSecurity {
  * In the generated sample store, a listing whose daily bars are computed when read gets its computed path
  * written out as rows (and marked stored) in the transaction of its first imported bar, as on SQLite.
  */
-export class PostgresImportSink implements ImportSink, IngestStateStore {
+export class PostgresImportSink implements ImportSink, IngestStateStore, IngestCompanies {
   private readonly series: PgSampleSeriesBars;
   private hasSeriesTable: Promise<boolean> | undefined;
   /** Listings checked for a computed path by a committed batch (the path's own cache outlives `stored`). */
@@ -539,14 +541,15 @@ export class PostgresImportSink implements ImportSink, IngestStateStore {
         const securityId = listing?.security_id ?? holder;
         if (securityId === undefined) {
           const { rows: made } = await c.query<{ id: number }>(
-            `INSERT INTO securities (type, name, isin, cusip, wkn, country, sector, industry, currency)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+            `INSERT INTO securities (type, name, isin, cusip, wkn, cik, country, sector, industry, currency)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
             [
               row.type,
               row.name,
               row.isin ?? null,
               row.cusip ?? null,
               row.wkn ?? null,
+              row.cik ?? null,
               row.country ?? null,
               row.sector ?? null,
               row.industry ?? null,
@@ -559,7 +562,8 @@ export class PostgresImportSink implements ImportSink, IngestStateStore {
         }
         const stored = (
           await c.query<StoredSecurity>(
-            `SELECT id, type, name, isin, cusip, wkn, country, sector, industry FROM securities WHERE id = $1`,
+            `SELECT id, type, name, isin, cusip, wkn, cik::float8 AS cik, country, sector, industry
+             FROM securities WHERE id = $1`,
             [securityId],
           )
         ).rows[0]!;
@@ -750,6 +754,15 @@ export class PostgresImportSink implements ImportSink, IngestStateStore {
       await after?.(c);
       return out;
     });
+  }
+
+  async companiesWithCik(): Promise<IngestCompany[]> {
+    const r = await this.pool.query<IngestCompany>(
+      `SELECT s.cik::float8 AS cik, l.symbol, l.exchange, l.currency, s.type, s.name
+       FROM securities s JOIN listings l ON l.security_id = s.id AND l.is_primary
+       WHERE s.cik IS NOT NULL ORDER BY s.cik, l.id`,
+    );
+    return r.rows;
   }
 
   /** Kept in the meta table under `ingest:` keys, as on SQLite (the scheduler's slots are `ingest-slot:` keys). */

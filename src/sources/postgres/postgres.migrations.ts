@@ -270,6 +270,14 @@ export const MIGRATIONS: readonly Migration[] = [
   `,
   },
   CHANGES_MIGRATION,
+  {
+    version: 3,
+    name: "the SEC's Central Index Key of a security, by which the SEC provider fetches a company's filings",
+    sql: `
+  ALTER TABLE securities ADD COLUMN cik bigint;
+  CREATE INDEX securities_cik ON securities(cik) WHERE cik IS NOT NULL;
+  `,
+  },
 ];
 
 /** Every table the migrations create (what `--replace` drops): read from the statements themselves. */

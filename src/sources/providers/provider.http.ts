@@ -6,6 +6,11 @@ export interface ProviderHttpOptions {
   provider: string;
   /** `http(s)://host[:port][/base path]`, from the configuration (a mirror or a local copy in tests). */
   baseUrl: string;
+  /**
+   * Other hosts of the same provider by name (the SEC's `data.sec.gov` beside `www.sec.gov`), sharing the client's
+   * rate limit, which the provider publishes for all of them together.
+   */
+  hosts?: Readonly<Record<string, string>>;
   /** Longest one attempt may take, body included. */
   timeoutMs: number;
   /** Attempts after the first, for a 429, a 5xx, a timeout or a network error. */
@@ -94,6 +99,7 @@ interface Failure {
  */
 export class ProviderHttp {
   private readonly base: URL;
+  private readonly hostBases: ReadonlyMap<string, URL>;
   private nextSlot = 0;
   /** Requests sent, retries included. */
   requests = 0;
@@ -102,7 +108,9 @@ export class ProviderHttp {
     readonly options: ProviderHttpOptions,
     private readonly deps: ProviderHttpDeps = {},
   ) {
-    this.base = new URL(options.baseUrl.replace(/\/+$/, "") + "/");
+    const baseOf = (url: string) => new URL(url.replace(/\/+$/, "") + "/");
+    this.base = baseOf(options.baseUrl);
+    this.hostBases = new Map(Object.entries(options.hosts ?? {}).map(([name, url]) => [name, baseOf(url)]));
   }
 
   private now(): number {
@@ -113,16 +121,18 @@ export class ProviderHttp {
     return (this.deps.sleep ?? sleep)(ms);
   }
 
-  /** The URL of `path` under the base URL (a base path of a mirror kept), with `query`. */
-  url(path: string, query: Record<string, string> = {}): URL {
-    const url = new URL(path.replace(/^\/+/, ""), this.base);
+  /** The URL of `path` under the base URL (a base path of a mirror kept), or under a named host's, with `query`. */
+  url(path: string, query: Record<string, string> = {}, host?: string): URL {
+    const base = host === undefined ? this.base : this.hostBases.get(host);
+    if (!base) throw new ProviderHttpError(`${this.options.provider}: no base URL for the host ${host}`);
+    const url = new URL(path.replace(/^\/+/, ""), base);
     for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
     return url;
   }
 
-  async get(path: string, query: Record<string, string> = {}): Promise<ProviderResponse> {
+  async get(path: string, query: Record<string, string> = {}, host?: string): Promise<ProviderResponse> {
     const o = this.options;
-    const url = this.url(path, query);
+    const url = this.url(path, query, host);
     const shown = scrub(`${url.pathname}${url.search}`, o.secrets);
     const attempts = o.retries + 1;
     let last: Failure | undefined;

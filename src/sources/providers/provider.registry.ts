@@ -32,6 +32,7 @@ export function providerHttp(name: string, config: ProvidersConfig): ProviderHtt
         ...common,
         provider: "sec",
         baseUrl: config.urls.sec,
+        hosts: { data: config.urls.secData },
         perSecond: SEC_PER_SECOND,
         headers: { "user-agent": config.secUserAgent },
       });

@@ -1,4 +1,4 @@
-import type { IngestLoad } from "../../domain/ports/source.ingest";
+import type { IngestCompany, IngestLoad } from "../../domain/ports/source.ingest";
 import type { ProviderHttp, ProviderResponse } from "./provider.http";
 
 /**
@@ -9,7 +9,7 @@ import type { ProviderHttp, ProviderResponse } from "./provider.http";
  */
 export interface ProviderFetcher<Q, Out> {
   /** The provider's path, `/stats/eurofxref/eurofxref-daily.xml`. */
-  request(query: Q): { path: string; query?: Record<string, string> };
+  request(query: Q): { path: string; query?: Record<string, string>; host?: string };
   /** The provider's 2xx answer as our rows; throws ProviderFormatError for a body it cannot read. */
   transform(res: ProviderResponse, query: Q): Out;
 }
@@ -21,7 +21,7 @@ export class ProviderFormatError extends Error {
 
 export async function fetchWith<Q, Out>(http: ProviderHttp, fetcher: ProviderFetcher<Q, Out>, query: Q): Promise<Out> {
   const req = fetcher.request(query);
-  const res = await http.get(req.path, req.query);
+  const res = await http.get(req.path, req.query, req.host);
   try {
     return fetcher.transform(res, query);
   } catch (e) {
@@ -54,10 +54,16 @@ export interface IngestPlan {
   notes: string[];
 }
 
+/** What a provider may read of the store before it calls (a store that does not exist yet answers nothing). */
+export interface IngestStoreView {
+  /** The companies the store lists with the SEC's CIK, by their primary listings. */
+  companies(): Promise<IngestCompany[]>;
+}
+
 /** A provider: its datasets, and one run of a query against what the last run kept. */
 export interface Provider {
   readonly name: string;
   readonly datasets: readonly string[];
   /** Provider calls made through `http`; `state` is what the last successful run kept (undefined: none). */
-  fetch(query: IngestQuery, http: ProviderHttp, state: string | undefined): Promise<IngestPlan>;
+  fetch(query: IngestQuery, http: ProviderHttp, state: string | undefined, store: IngestStoreView): Promise<IngestPlan>;
 }

@@ -20,7 +20,7 @@ import type {
   SecurityImportRow,
   SplitImportRow,
 } from "../../domain/ports/source.import";
-import type { IngestStateStore } from "../../domain/ports/source.ingest";
+import type { IngestCompanies, IngestCompany, IngestStateStore } from "../../domain/ports/source.ingest";
 import { CHANGE_LOG_KEEP_ROWS } from "./sqlite.changes";
 import { SampleSeriesBars } from "./sqlite.synthetic";
 
@@ -164,6 +164,7 @@ const SECURITY_FIELDS = [
   ["isin", "isin"],
   ["cusip", "cusip"],
   ["wkn", "wkn"],
+  ["cik", "cik"],
   ["country", "country"],
   ["sector", "sector"],
   ["industry", "industry"],
@@ -176,6 +177,7 @@ interface StoredSecurity {
   isin: string | null;
   cusip: string | null;
   wkn: string | null;
+  cik: number | null;
   country: string | null;
   sector: string | null;
   industry: string | null;
@@ -191,7 +193,7 @@ interface StoredSecurity {
  * written out as rows (and marked stored) in the transaction of its first imported bar: the imported rows then
  * replace the computed ones on their days, and the listing keeps answering its other days as before.
  */
-export class SqliteImportSink implements ImportSink, IngestStateStore {
+export class SqliteImportSink implements ImportSink, IngestStateStore, IngestCompanies {
   private readonly stmts = new Map<string, Statement>();
   private readonly series: SampleSeriesBars;
   private hasSeriesTable: boolean | undefined;
@@ -287,12 +289,12 @@ export class SqliteImportSink implements ImportSink, IngestStateStore {
     const out: ImportResult = { inserted: 0, changed: 0, unchanged: 0, conflicts: [] };
     const listingOf = this.stmt(`SELECT id, security_id, exchange, currency FROM listings WHERE symbol = ?`);
     const securityOf = this.stmt(
-      `SELECT id, type, name, isin, cusip, wkn, country, sector, industry FROM securities WHERE id = ?`,
+      `SELECT id, type, name, isin, cusip, wkn, cik, country, sector, industry FROM securities WHERE id = ?`,
     );
     const byIsin = this.stmt(`SELECT id FROM securities WHERE isin = ?`).pluck();
     const insertSecurity = this.stmt(
-      `INSERT INTO securities (type, name, isin, cusip, wkn, country, sector, industry, currency)
-       VALUES (@type, @name, @isin, @cusip, @wkn, @country, @sector, @industry, @currency)`,
+      `INSERT INTO securities (type, name, isin, cusip, wkn, cik, country, sector, industry, currency)
+       VALUES (@type, @name, @isin, @cusip, @wkn, @cik, @country, @sector, @industry, @currency)`,
     );
     const insertListing = this.stmt(
       `INSERT INTO listings (security_id, symbol, exchange, currency, is_primary)
@@ -321,6 +323,7 @@ export class SqliteImportSink implements ImportSink, IngestStateStore {
               isin: row.isin ?? null,
               cusip: row.cusip ?? null,
               wkn: row.wkn ?? null,
+              cik: row.cik ?? null,
               country: row.country ?? null,
               sector: row.sector ?? null,
               industry: row.industry ?? null,
@@ -667,6 +670,14 @@ export class SqliteImportSink implements ImportSink, IngestStateStore {
       })
       .immediate();
     return out;
+  }
+
+  async companiesWithCik(): Promise<IngestCompany[]> {
+    return this.stmt(
+      `SELECT s.cik, l.symbol, l.exchange, l.currency, s.type, s.name
+       FROM securities s JOIN listings l ON l.security_id = s.id AND l.is_primary = 1
+       WHERE s.cik IS NOT NULL ORDER BY s.cik, l.id`,
+    ).all() as IngestCompany[];
   }
 
   /** Kept in the meta table under `ingest:` keys, apart from the sample's own rows there. */

@@ -288,4 +288,10 @@ export const MIGRATIONS: readonly string[] = [
     security_id INTEGER
   );
   `,
+  /* 5: the SEC's Central Index Key of a US registrant, by which EDGAR's company files are named (CIK##########.json);
+        the SEC provider fetches the filings of the companies that have one. Partial index: most securities have
+        none. */ `
+  ALTER TABLE securities ADD COLUMN cik INTEGER;
+  CREATE INDEX securities_cik ON securities(cik) WHERE cik IS NOT NULL;
+  `,
 ];

@@ -424,6 +424,38 @@ export function importConformance(open: () => Promise<ImportStore>): void {
     ]);
   });
 
+  it("keeps a security's CIK, a later file's too, and refuses one that is not 1 to 10 digits", async () => {
+    const first = file(
+      "cik.csv",
+      [
+        "symbol,exchange,currency,type,name,cik",
+        "CCIK,XNAS,USD,stock,Cik Inc.,0000320193",
+        "CNOC,XNAS,USD,stock,No Cik,",
+      ].join("\n"),
+    );
+    expect((await run(["securities", first])).err).toEqual([counts("securities", 2, 0, 0)]);
+    const second = file(
+      "cik2.csv",
+      [
+        "symbol,exchange,currency,type,name,cik",
+        "CCIK,XNAS,USD,stock,Cik Inc.,320193",
+        "CNOC,XNAS,USD,stock,No Cik,12345678901",
+      ].join("\n"),
+    );
+    const r = await run(["securities", second]);
+    expect(r.code).toBe(2);
+    expect(r.err[0]).toBe(counts("securities", 0, 0, 1, 1));
+    expect(r.report[1]).toBe("cik2.csv,3,cik,12345678901,not a CIK (1 to 10 digits)");
+    const rows = await store.sql(
+      `SELECT l.symbol, s.cik FROM listings l JOIN securities s ON s.id = l.security_id
+       WHERE l.symbol IN ('CCIK', 'CNOC') ORDER BY l.symbol`,
+    );
+    expect(rows.map((x) => [x.symbol, x.cik === null ? null : Number(x.cik)])).toEqual([
+      ["CCIK", 320193],
+      ["CNOC", null],
+    ]);
+  });
+
   it("keeps one split convention whatever the order of a raw price file and its split", async () => {
     await run([
       "securities",

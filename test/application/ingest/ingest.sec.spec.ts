@@ -89,7 +89,7 @@ describe("npm run ingest -- sec tickers", () => {
       await t.close();
     }
 
-    const again = await ingest(store, ["sec"]);
+    const again = await ingest(store, ["sec", "tickers"]);
     expect(again.code).toBe(0);
     expect(again.text).toContain("sec tickers: nothing new");
   });

@@ -43,8 +43,8 @@ export const tickersFetcher: ProviderFetcher<void, SecTicker[]> = {
 
 /**
  * The listings the tickers give: each ticker on Nasdaq, NYSE or Cboe becomes a stock listed there in US dollars,
- * where the store lacks the symbol (a symbol the store has keeps its security, type and name). The file names no
- * security type, so ETFs and trusts come as stocks too. OTC and unlisted tickers are left out.
+ * with its CIK, where the store lacks the symbol (a symbol the store has keeps its security, type, name and CIK). The
+ * file names no security type, so ETFs and trusts come as stocks too. OTC and unlisted tickers are left out.
  */
 export function tickerLoads(tickers: readonly SecTicker[], symbols?: ReadonlySet<string>): IngestLoad[] {
   const listed = tickers.filter((t) => SEC_EXCHANGES[t.exchange] && (!symbols || symbols.has(t.ticker)));
@@ -71,6 +71,7 @@ export function tickerLoads(tickers: readonly SecTicker[], symbols?: ReadonlySet
         type: "stock",
         name: t.name,
         country: "",
+        cik: t.cik,
       },
     });
   });
@@ -86,7 +87,7 @@ export function tickerLoads(tickers: readonly SecTicker[], symbols?: ReadonlySet
     {
       kind: "securities",
       name: "company_tickers_exchange.json",
-      columns: ["symbol", "exchange", "currency", "type", "name", "country"],
+      columns: ["symbol", "exchange", "currency", "type", "name", "country", "cik"],
       records: securities,
       count: securities.length,
       createOnly: true,

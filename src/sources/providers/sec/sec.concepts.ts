@@ -1,0 +1,118 @@
+import type { FINANCIAL_FIGURES } from "../../../domain/ports/source.types";
+
+/** A figure of the store's quarterly financials. */
+export type FinancialFigure = (typeof FINANCIAL_FIGURES)[number];
+
+/**
+ * How one figure is read from a company's XBRL facts (`us-gaap`). `concepts` are alternatives: the names a filer
+ * used for the same figure over the years (`SalesRevenueNet` until 2018, then
+ * `RevenueFromContractWithCustomerExcludingAssessedTax`), read as one series. A `flow` is reported over a period
+ * (quarters, year-to-date, fiscal years), a `balance` at a day.
+ */
+export interface ConceptRead {
+  read: "flow" | "balance";
+  unit: "USD" | "USD/shares" | "shares";
+  concepts: readonly string[];
+  /** Series added to it (commercial paper to long-term debt), as many as the filing reports. */
+  plus?: readonly (readonly string[])[];
+  /** When `concepts` give nothing for a period: the sum of these, as many as the filing reports. */
+  orSumOf?: readonly string[];
+  /**
+   * Read as first reported rather than as last restated: a per-share figure restated after a split would be on
+   * another basis than the quarters the fourth is derived from.
+   */
+  asFirstReported?: boolean;
+  /** -1 for a cash outflow the filer reports as a positive payment (the store keeps it negative). */
+  sign?: 1 | -1;
+  /** A company that never reported the figure has none (dividends): 0 rather than a quarter left out. */
+  noneWhenNeverReported?: boolean;
+}
+
+/** A figure computed from others of the same quarter. */
+export interface DerivedRead {
+  derived: (q: Readonly<Record<string, number>>) => number | undefined;
+  /** Figures it needs, read first. */
+  from: readonly FinancialFigure[];
+}
+
+/** Left unmapped on purpose: the reason, shown in the run's notes when the figure holds a quarter back. */
+export interface Unmapped {
+  unmapped: string;
+}
+
+export type FigureRead = ConceptRead | DerivedRead | Unmapped;
+
+/**
+ * Every figure of FINANCIAL_FIGURES, and how the SEC's company facts give it. The `satisfies` makes a figure added
+ * to the store fail to compile here until it is mapped, or left unmapped with a reason.
+ */
+export const SEC_FIGURES = {
+  revenue: {
+    read: "flow",
+    unit: "USD",
+    concepts: ["RevenueFromContractWithCustomerExcludingAssessedTax", "Revenues", "SalesRevenueNet"],
+  },
+  costOfRevenue: {
+    read: "flow",
+    unit: "USD",
+    concepts: ["CostOfGoodsAndServicesSold", "CostOfRevenue", "CostOfGoodsSold"],
+  },
+  grossProfit: { read: "flow", unit: "USD", concepts: ["GrossProfit"] },
+  operatingIncome: { read: "flow", unit: "USD", concepts: ["OperatingIncomeLoss"] },
+  netIncome: { read: "flow", unit: "USD", concepts: ["NetIncomeLoss"] },
+  eps: {
+    read: "flow",
+    unit: "USD/shares",
+    concepts: ["EarningsPerShareDiluted", "EarningsPerShareBasicAndDiluted"],
+    asFirstReported: true,
+  },
+  totalAssets: { read: "balance", unit: "USD", concepts: ["Assets"] },
+  totalLiabilities: { read: "balance", unit: "USD", concepts: ["Liabilities"] },
+  totalEquity: {
+    read: "balance",
+    unit: "USD",
+    concepts: ["StockholdersEquity", "StockholdersEquityIncludingPortionAttributableToNoncontrollingInterest"],
+  },
+  cash: { read: "balance", unit: "USD", concepts: ["CashAndCashEquivalentsAtCarryingValue"] },
+  totalDebt: {
+    read: "balance",
+    unit: "USD",
+    concepts: ["LongTermDebt"],
+    orSumOf: ["LongTermDebtCurrent", "LongTermDebtNoncurrent"],
+    plus: [["CommercialPaper", "ShortTermBorrowings"]],
+  },
+  sharesOutstanding: { read: "balance", unit: "shares", concepts: ["CommonStockSharesOutstanding"] },
+  operatingCashFlow: {
+    read: "flow",
+    unit: "USD",
+    concepts: [
+      "NetCashProvidedByUsedInOperatingActivities",
+      "NetCashProvidedByUsedInOperatingActivitiesContinuingOperations",
+    ],
+  },
+  capex: { read: "flow", unit: "USD", concepts: ["PaymentsToAcquirePropertyPlantAndEquipment"], sign: -1 },
+  freeCashFlow: {
+    from: ["operatingCashFlow", "capex"],
+    derived: (q) =>
+      q.operatingCashFlow === undefined || q.capex === undefined ? undefined : q.operatingCashFlow + q.capex,
+  },
+  dividendsPaid: {
+    read: "flow",
+    unit: "USD",
+    concepts: ["PaymentsOfDividends", "PaymentsOfDividendsCommonStock"],
+    sign: -1,
+    noneWhenNeverReported: true,
+  },
+} as const satisfies Record<FinancialFigure, FigureRead>;
+
+/** Every concept the figures read (what a trimmed copy of a company's facts must keep). */
+export function conceptsRead(): string[] {
+  const out = new Set<string>();
+  for (const f of Object.values(SEC_FIGURES) as FigureRead[]) {
+    if (!("concepts" in f)) continue;
+    for (const c of f.concepts) out.add(c);
+    for (const group of f.plus ?? []) for (const c of group) out.add(c);
+    for (const c of f.orSumOf ?? []) out.add(c);
+  }
+  return [...out];
+}

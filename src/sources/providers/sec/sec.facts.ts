@@ -1,0 +1,313 @@
+import { FINANCIAL_FIGURES } from "../../../domain/ports/source.types";
+import { ProviderFormatError, type ProviderFetcher } from "../provider.types";
+import { type ConceptRead, type FigureRead, type FinancialFigure, SEC_FIGURES } from "./sec.concepts";
+
+/** One fact of `companyfacts`: a value over a period (`start`..`end`) or at a day (`end`), and the filing it is in. */
+export interface SecFact {
+  start?: string;
+  end: string;
+  val: number;
+  accn: string;
+  fy?: number;
+  fp?: string;
+  form: string;
+  filed: string;
+}
+
+/** A company's facts by taxonomy, concept and unit, as `/api/xbrl/companyfacts/CIK##########.json` gives them. */
+export interface SecCompanyFacts {
+  cik: number;
+  entityName: string;
+  facts: Record<string, Record<string, Record<string, SecFact[]>>>;
+}
+
+/** The 10-digit, zero-padded CIK of EDGAR's file names. */
+export const cik10 = (cik: number) => String(cik).padStart(10, "0");
+
+export const companyFactsFetcher: ProviderFetcher<number, SecCompanyFacts> = {
+  request: (cik) => ({ path: `/api/xbrl/companyfacts/CIK${cik10(cik)}.json`, host: "data" }),
+  transform(res) {
+    let doc: { cik?: unknown; entityName?: unknown; facts?: unknown };
+    try {
+      doc = JSON.parse(res.body.toString("utf8")) as typeof doc;
+    } catch {
+      throw new ProviderFormatError("not JSON");
+    }
+    if (!doc || typeof doc !== "object" || !doc.facts || typeof doc.facts !== "object") {
+      throw new ProviderFormatError('expected {"cik":…,"entityName":…,"facts":{"us-gaap":{…}}}');
+    }
+    const facts: SecCompanyFacts["facts"] = {};
+    for (const [taxonomy, concepts] of Object.entries(doc.facts as Record<string, unknown>)) {
+      facts[taxonomy] = {};
+      for (const [concept, body] of Object.entries((concepts ?? {}) as Record<string, { units?: unknown }>)) {
+        const units = body?.units;
+        if (!units || typeof units !== "object") {
+          throw new ProviderFormatError(`${taxonomy}:${concept} has no units`);
+        }
+        const byUnit: Record<string, SecFact[]> = {};
+        for (const [unit, list] of Object.entries(units as Record<string, unknown>)) {
+          if (!Array.isArray(list)) throw new ProviderFormatError(`${taxonomy}:${concept} ${unit} is not a list`);
+          byUnit[unit] = (list as Record<string, unknown>[]).map((f, i) => readFact(f, `${taxonomy}:${concept}[${i}]`));
+        }
+        facts[taxonomy][concept] = byUnit;
+      }
+    }
+    return { cik: Number(doc.cik), entityName: typeof doc.entityName === "string" ? doc.entityName : "", facts };
+  },
+};
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+function readFact(f: Record<string, unknown>, where: string): SecFact {
+  const ok =
+    f &&
+    typeof f.end === "string" &&
+    DAY.test(f.end) &&
+    (f.start === undefined || (typeof f.start === "string" && DAY.test(f.start))) &&
+    typeof f.val === "number" &&
+    Number.isFinite(f.val) &&
+    typeof f.accn === "string" &&
+    typeof f.form === "string" &&
+    typeof f.filed === "string";
+  if (!ok) throw new ProviderFormatError(`${where}: expected {end, val, accn, form, filed} with days as YYYY-MM-DD`);
+  return f as unknown as SecFact;
+}
+
+/** A quarter the facts give, with its figures; `latestFiled` is the newest filing any of its values come from. */
+export interface SecQuarter {
+  periodEnd: string;
+  fiscalYear: number;
+  fiscalQuarter: number;
+  /** The filing date of the quarter's own report (its 10-Q, or for the fourth quarter the year's 10-K). */
+  reportedDate: string;
+  latestFiled: string;
+  latestAccession: string;
+  figures: Partial<Record<FinancialFigure, number>>;
+  /** Figures the facts do not give for this quarter. */
+  missing: FinancialFigure[];
+}
+
+const DAY_MS = 86_400_000;
+const ms = (day: string) => Date.parse(`${day}T00:00:00Z`);
+const daysBetween = (a: string, b: string) => Math.round((ms(b) - ms(a)) / DAY_MS);
+const dayAfter = (day: string) => new Date(ms(day) + DAY_MS).toISOString().slice(0, 10);
+/** Fiscal calendars of 52 or 53 weeks end a few days apart from a month's end: periods match within this. */
+const NEAR = 4;
+const near = (a: string, b: string) => Math.abs(daysBetween(a, b)) <= NEAR;
+
+/** Forms whose facts are read: annual and quarterly reports, amended or not. */
+const REPORTS = /^10-[KQ](\/A)?$/;
+
+/** A fact with the concept it came from, for the latest-filing rule across renamed concepts. */
+interface Picked extends SecFact {
+  rank: number;
+}
+
+/**
+ * One figure's series: the facts of all its concepts in reports, one per period (start and end, or end alone),
+ * keeping of the facts for the same period the one of the latest filing (an amendment, a later report's restated
+ * comparative), the earlier concept of the list on the same filing.
+ */
+function series(
+  facts: SecCompanyFacts,
+  concepts: readonly string[],
+  unit: string,
+  firstReported = false,
+): Map<string, Picked> {
+  const out = new Map<string, Picked>();
+  concepts.forEach((concept, rank) => {
+    for (const f of facts.facts["us-gaap"]?.[concept]?.[unit] ?? []) {
+      if (!REPORTS.test(f.form)) continue;
+      const key = `${f.start ?? ""}|${f.end}`;
+      const had = out.get(key);
+      const order = had ? f.filed.localeCompare(had.filed) || f.accn.localeCompare(had.accn) : 0;
+      const wins = !had || (firstReported ? order < 0 : order > 0) || (order === 0 && rank < had.rank);
+      if (wins) out.set(key, { ...f, rank });
+    }
+  });
+  return out;
+}
+
+interface Period {
+  start: string;
+  end: string;
+}
+
+const isQuarter = (p: Period) => {
+  const d = daysBetween(p.start, p.end);
+  return d >= 80 && d <= 100;
+};
+const isYear = (p: Period) => {
+  const d = daysBetween(p.start, p.end);
+  return d >= 350 && d <= 380;
+};
+
+/** A flow's value over a period: reported for it, or a year-to-date figure less the one ending before it. */
+function flowOver(s: Map<string, Picked>, p: Period, used: Picked[]): number | undefined {
+  for (const f of s.values()) {
+    if (f.start !== undefined && f.end === p.end && near(f.start, p.start)) {
+      used.push(f);
+      return f.val;
+    }
+  }
+  // Cash flows are reported year to date: the six months less the first three, and so on.
+  for (const whole of s.values()) {
+    if (whole.start === undefined || whole.end !== p.end || daysBetween(whole.start, p.start) <= NEAR) continue;
+    for (const part of s.values()) {
+      if (part.start === whole.start && near(dayAfter(part.end), p.start) && part.end < p.end) {
+        used.push(whole, part);
+        return whole.val - part.val;
+      }
+    }
+  }
+  return undefined;
+}
+
+function balanceAt(s: Map<string, Picked>, end: string, used: Picked[]): number | undefined {
+  const f = s.get(`|${end}`);
+  if (!f) return undefined;
+  used.push(f);
+  return f.val;
+}
+
+/** A fiscal year and its quarters' periods, the fourth being the year less its first three. */
+interface FiscalYear extends Period {
+  label: number;
+  quarters: Period[];
+}
+
+/**
+ * The company's quarters from its facts: each quarter its 10-Q reported, and each fourth quarter, derived as the
+ * fiscal year (its 10-K) minus its three quarters, for flows; balances are read at the quarter's last day. Fiscal
+ * years are labelled as the filer labels them (`fy` of the 10-K that first reported the year); quarters after the
+ * last fiscal year count on from it.
+ */
+export function quartersOf(facts: SecCompanyFacts): SecQuarter[] {
+  const reads = new Map<FinancialFigure, Map<string, Picked>[]>();
+  const read = (figure: FinancialFigure) => {
+    let got = reads.get(figure);
+    if (!got) {
+      const r = SEC_FIGURES[figure] as FigureRead;
+      got =
+        "concepts" in r ? [r.concepts, ...(r.plus ?? [])].map((c) => series(facts, c, r.unit, r.asFirstReported)) : [];
+      if ("concepts" in r) for (const c of r.orSumOf ?? []) got.push(series(facts, [c], r.unit));
+      reads.set(figure, got);
+    }
+    return got;
+  };
+  // The periods: those of revenue, else of net income (every filer reports one of them each quarter).
+  const anchorSeries = [...read("revenue")[0]!.values(), ...read("netIncome")[0]!.values()].filter(
+    (f): f is Picked & { start: string } => f.start !== undefined,
+  );
+  const years = new Map<string, FiscalYear>();
+  for (const f of anchorSeries) {
+    if (!isYear(f) || years.has(f.end)) continue;
+    years.set(f.end, { start: f.start, end: f.end, label: labelOf(facts, f), quarters: [] });
+  }
+  const quarterEnds = new Map<string, Period>();
+  for (const f of anchorSeries) if (isQuarter(f) && !quarterEnds.has(f.end)) quarterEnds.set(f.end, f);
+  const sortedYears = [...years.values()].sort((a, b) => (a.end < b.end ? -1 : 1));
+  const periods: { period: Period; year: number; quarter: number; fourthOf?: FiscalYear }[] = [];
+  for (const y of sortedYears) {
+    const inside = [...quarterEnds.values()]
+      .filter((q) => q.end < y.end && q.start >= y.start && daysBetween(q.end, y.end) > NEAR)
+      .sort((a, b) => (a.end < b.end ? -1 : 1));
+    if (inside.length !== 3) continue;
+    y.quarters = inside;
+    inside.forEach((q, i) => periods.push({ period: q, year: y.label, quarter: i + 1 }));
+    periods.push({ period: { start: dayAfter(inside[2]!.end), end: y.end }, year: y.label, quarter: 4, fourthOf: y });
+  }
+  // Quarters of a fiscal year whose 10-K is not out yet.
+  const last = sortedYears[sortedYears.length - 1];
+  if (last) {
+    const after = [...quarterEnds.values()].filter((q) => q.start > last.end).sort((a, b) => (a.end < b.end ? -1 : 1));
+    after.forEach((q) => {
+      const n = Math.round(daysBetween(last.end, q.end) / 91.3);
+      if (n >= 1 && n <= 3) periods.push({ period: q, year: last.label + 1, quarter: n });
+    });
+  }
+
+  const firstFiled = new Map<string, string>();
+  for (const concept of (SEC_FIGURES.revenue.concepts as readonly string[]).concat(SEC_FIGURES.netIncome.concepts)) {
+    for (const f of facts.facts["us-gaap"]?.[concept]?.USD ?? []) {
+      if (!REPORTS.test(f.form)) continue;
+      const had = firstFiled.get(f.end);
+      if (!had || f.filed < had) firstFiled.set(f.end, f.filed);
+    }
+  }
+
+  const out: SecQuarter[] = [];
+  for (const { period, year, quarter, fourthOf } of periods) {
+    const used: Picked[] = [];
+    const figures: Partial<Record<FinancialFigure, number>> = {};
+    const missing: FinancialFigure[] = [];
+    for (const figure of FINANCIAL_FIGURES) {
+      const r = SEC_FIGURES[figure] as FigureRead;
+      let v: number | undefined;
+      if ("derived" in r) {
+        v = r.derived(figures as Record<string, number>);
+      } else if ("concepts" in r) {
+        v = valueOf(r, read(figure), period, fourthOf, used);
+        if (v === undefined && r.noneWhenNeverReported && read(figure).every((s) => s.size === 0)) v = 0;
+        if (v !== undefined) v *= r.sign ?? 1;
+      }
+      if (v === undefined) missing.push(figure);
+      else figures[figure] = v;
+    }
+    const latest = used.reduce<Picked | undefined>((a, f) => (!a || f.filed > a.filed ? f : a), undefined);
+    out.push({
+      periodEnd: period.end,
+      fiscalYear: year,
+      fiscalQuarter: quarter,
+      reportedDate: firstFiled.get(period.end) ?? latest?.filed ?? period.end,
+      latestFiled: latest?.filed ?? "",
+      latestAccession: latest?.accn ?? "",
+      figures,
+      missing,
+    });
+  }
+  return out.sort((a, b) => (a.periodEnd < b.periodEnd ? -1 : 1));
+}
+
+function valueOf(
+  r: ConceptRead,
+  all: Map<string, Picked>[],
+  period: Period,
+  fourthOf: FiscalYear | undefined,
+  used: Picked[],
+): number | undefined {
+  const one = (s: Map<string, Picked>): number | undefined => {
+    if (r.read === "balance") return balanceAt(s, period.end, used);
+    if (fourthOf) {
+      // The fourth quarter: the fiscal year less its three quarters.
+      const year = flowOver(s, fourthOf, used);
+      const parts = fourthOf.quarters.map((q) => flowOver(s, q, used));
+      if (year === undefined || parts.some((p) => p === undefined)) return undefined;
+      return parts.reduce<number>((sum, p) => sum - p!, year);
+    }
+    return flowOver(s, period, used);
+  };
+  const plusCount = r.plus?.length ?? 0;
+  const [main, ...rest] = all;
+  const plus = rest.slice(0, plusCount);
+  let first = one(main!);
+  if (first === undefined && r.orSumOf) {
+    const parts = rest.slice(plusCount).map(one);
+    if (parts.some((p) => p !== undefined)) first = parts.reduce<number>((sum, p) => sum + (p ?? 0), 0);
+  }
+  if (first === undefined) return undefined;
+  return plus.reduce<number>((sum, s) => sum + (one(s) ?? 0), first);
+}
+
+/** The fiscal year the filer gives a year's period: `fy` of the annual report that first reported it. */
+function labelOf(facts: SecCompanyFacts, year: Picked): number {
+  let first: SecFact | undefined;
+  for (const concept of (SEC_FIGURES.revenue.concepts as readonly string[]).concat(SEC_FIGURES.netIncome.concepts)) {
+    for (const f of facts.facts["us-gaap"]?.[concept]?.USD ?? []) {
+      if (f.start === year.start && f.end === year.end && f.fp === "FY" && f.fy !== undefined) {
+        if (!first || f.filed < first.filed) first = f;
+      }
+    }
+  }
+  return first?.fy ?? Number(year.end.slice(0, 4));
+}

@@ -1,0 +1,264 @@
+import Database from "better-sqlite3";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { main, openIngestSink } from "../../../src/application/cli/ingest.cli";
+import { fixedClock } from "../../../src/platform/clock";
+import { loadConfig } from "../../../src/platform/config";
+import { providerHttp } from "../../../src/sources/providers/provider.registry";
+import { createTestApp } from "../../helpers/app";
+import { type Answer, type ProviderServer, serve, startProviderServer } from "../../helpers/providers";
+
+const FIXTURES = join(__dirname, "..", "..", "fixtures", "providers", "sec");
+const TICKERS = "/files/company_tickers_exchange.json";
+const SUBMISSIONS = "/submissions/CIK0000320193.json";
+const FACTS = "/api/xbrl/companyfacts/CIK0000320193.json";
+const FACTS_FILE = readFileSync(join(FIXTURES, "CIK0000320193.companyfacts.json"));
+const SUBMISSIONS_FILE = readFileSync(join(FIXTURES, "CIK0000320193.submissions.json"));
+const AGENT = "Example Research ops@example.com";
+
+interface Fact {
+  start?: string;
+  end: string;
+  val: number;
+  accn: string;
+  form: string;
+}
+const recorded = JSON.parse(FACTS_FILE.toString("utf8")) as {
+  facts: { "us-gaap": Record<string, { units: Record<string, Fact[]> }> };
+};
+/** A value as the SEC recorded it: the concept's fact over `start`..`end` in the filing `accn`. */
+function fact(concept: string, start: string, end: string, accn: string): number {
+  const f = recorded.facts["us-gaap"][concept]!.units.USD!.find(
+    (x) => x.start === start && x.end === end && x.accn === accn,
+  );
+  if (!f) throw new Error(`no recorded ${concept} ${start}..${end} in ${accn}`);
+  return f.val;
+}
+
+let dir: string;
+let server: ProviderServer;
+const agents: (string | undefined)[] = [];
+
+const withAgent =
+  (answer: Answer): Answer =>
+  (res, hit, req) => {
+    agents.push(req.headers["user-agent"]);
+    answer(res, hit, req);
+  };
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "mdg-ingest-sec-co-"));
+  server = await startProviderServer({
+    [TICKERS]: withAgent(serve(readFileSync(join(FIXTURES, "company_tickers_exchange.json")), "application/json")),
+    [SUBMISSIONS]: withAgent(serve(SUBMISSIONS_FILE, "application/json")),
+    [FACTS]: withAgent(serve(FACTS_FILE, "application/json")),
+  });
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function ingest(store: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+  const config = loadConfig({
+    MDG_SQLITE_PATH: store,
+    // Two hosts, as www.sec.gov and data.sec.gov: the same local server answers both.
+    MDG_PROVIDER_SEC_URL: server.url,
+    MDG_PROVIDER_SEC_DATA_URL: `${server.url}/`,
+    MDG_SEC_USER_AGENT: AGENT,
+    LOG_LEVEL: "silent",
+    ...env,
+  });
+  const err: string[] = [];
+  const code = await main([...args, "--report", join(dir, "report.csv")], {
+    http: (name) => providerHttp(name, config.providers),
+    storeExists: () => existsSync(store),
+    openSink: () => openIngestSink(config),
+    out: { log: (l) => err.push(l), error: (l) => err.push(l) },
+    tty: false,
+  });
+  return { code, text: err.join("\n") };
+}
+
+function query<T>(store: string, sql: string): T[] {
+  const db = new Database(store, { readonly: true });
+  try {
+    return db.prepare(sql).all() as T[];
+  } finally {
+    db.close();
+  }
+}
+
+/** Everything the SEC's datasets write, to compare a store before and after a failed run. */
+function snapshot(store: string): unknown {
+  return {
+    securities: query(store, `SELECT id, name, cik, sector, industry FROM securities ORDER BY id`),
+    financials: query(store, `SELECT * FROM quarterly_financials ORDER BY security_id, period_end`),
+    state: query(store, `SELECT key, value FROM meta WHERE key LIKE 'ingest:%' ORDER BY key`),
+  };
+}
+
+const hits = (path: string) => server.hits.get(path) ?? 0;
+
+/** A store listing Apple with its CIK, from the recorded tickers file. */
+async function appleStore(name: string): Promise<string> {
+  const store = join(dir, name, "market.db");
+  const run = await ingest(store, ["sec", "tickers", "--symbols", "AAPL"]);
+  expect(run.code).toBe(0);
+  return store;
+}
+
+describe("npm run ingest -- sec (companies the store lists with a CIK)", () => {
+  it("keeps the CIK of each ticker it creates", async () => {
+    const store = await appleStore("cik");
+    expect(query(store, `SELECT l.symbol, s.cik FROM securities s JOIN listings l ON l.security_id = s.id`)).toEqual([
+      { symbol: "AAPL", cik: 320193 },
+    ]);
+  });
+
+  it("reads the profile and the quarters; REST answers the recorded revenue and the sum of the last four", async () => {
+    const store = await appleStore("a");
+    const before = { sub: hits(SUBMISSIONS), facts: hits(FACTS), agents: agents.length };
+    const run = await ingest(store, ["sec"]);
+    expect(run.code).toBe(0);
+    expect(hits(SUBMISSIONS) - before.sub).toBe(1);
+    expect(hits(FACTS) - before.facts).toBe(1);
+    expect(agents.slice(before.agents)).toEqual([AGENT, AGENT]);
+    expect(run.text).toContain("sec companies: 2 calls");
+    const written = Number(/AAPL: \d+ quarters in the facts, (\d+) to write/.exec(run.text)?.[1]);
+    expect(written).toBeGreaterThan(40);
+    expect(run.text).toContain(`sec companies financials: ${written} inserted, 0 changed, 0 unchanged, 0 rejected`);
+    expect(query(store, `SELECT count(*) AS n FROM quarterly_financials`)).toEqual([{ n: written }]);
+    // The SEC's SIC 3571 is "Electronic Computers", in the SIC's Manufacturing division.
+    expect(query(store, `SELECT sector, industry FROM securities WHERE cik = 320193`)).toEqual([
+      { sector: "Manufacturing", industry: "Electronic Computers" },
+    ]);
+
+    const q = (end: string) =>
+      query<{ fiscal_year: number; fiscal_quarter: number; revenue: number; reported_date: string }>(
+        store,
+        `SELECT fiscal_year, fiscal_quarter, revenue, reported_date FROM quarterly_financials
+         WHERE period_end = '${end}'`,
+      )[0];
+    // Renamed concepts as one figure: SalesRevenueNet until mid-2018, then RevenueFromContractWith….
+    expect(q("2018-06-30")).toEqual({
+      fiscal_year: 2018,
+      fiscal_quarter: 3,
+      revenue: fact("SalesRevenueNet", "2018-04-01", "2018-06-30", "0000320193-18-000100"),
+      reported_date: "2018-08-01",
+    });
+    expect(q("2018-12-29")!.revenue).toBe(
+      fact("RevenueFromContractWithCustomerExcludingAssessedTax", "2018-09-30", "2018-12-29", "0000320193-19-000010"),
+    );
+    // The fourth quarter: the fiscal year (its 10-K, as Revenues) less its three quarters (10-Qs), across names.
+    expect(q("2018-09-29")).toEqual({
+      fiscal_year: 2018,
+      fiscal_quarter: 4,
+      revenue:
+        fact("Revenues", "2017-10-01", "2018-09-29", "0000320193-18-000145") -
+        fact("SalesRevenueNet", "2017-10-01", "2017-12-30", "0000320193-18-000007") -
+        fact("SalesRevenueNet", "2017-12-31", "2018-03-31", "0000320193-18-000070") -
+        fact("SalesRevenueNet", "2018-04-01", "2018-06-30", "0000320193-18-000100"),
+      reported_date: "2018-11-05",
+    });
+
+    const t = await createTestApp({ storePath: store, ownIndex: true, clock: fixedClock("2026-03-21T15:00:00Z") });
+    try {
+      const res = await t.post("/v1/stock/financials/ttm", { symbol: "AAPL" });
+      expect(res.status).toBe(200);
+      const body = res.body as {
+        asOf: string;
+        quarters: { periodEnd: string; fiscalYear: number; fiscalQuarter: number; revenue: number }[];
+        ttm: { revenue: number; netIncome: number };
+      };
+      expect(body.asOf).toBe("2025-12-27");
+      expect(body.quarters.map((x) => [x.periodEnd, x.fiscalYear, x.fiscalQuarter])).toEqual([
+        ["2025-03-29", 2025, 2],
+        ["2025-06-28", 2025, 3],
+        ["2025-09-27", 2025, 4],
+        ["2025-12-27", 2026, 1],
+      ]);
+      const REV = "RevenueFromContractWithCustomerExcludingAssessedTax";
+      const Q1_FY26 = fact(REV, "2025-09-28", "2025-12-27", "0000320193-26-000006");
+      expect(body.quarters[3]!.revenue).toBe(Q1_FY26);
+      // Four quarters to 2025-12-27 are the fiscal year 2025, less its first quarter, plus the next year's first.
+      const ttm = (c: string) =>
+        fact(c, "2024-09-29", "2025-09-27", "0000320193-25-000079") -
+        fact(c, "2024-09-29", "2024-12-28", "0000320193-25-000008") +
+        fact(c, "2025-09-28", "2025-12-27", "0000320193-26-000006");
+      expect(body.ttm.revenue).toBe(ttm(REV));
+      expect(body.ttm.netIncome).toBe(ttm("NetIncomeLoss"));
+    } finally {
+      await t.close();
+    }
+
+    // A rerun: the submissions show no report after the one read; the facts are not fetched again, nothing written.
+    const facts = hits(FACTS);
+    const again = await ingest(store, ["sec"]);
+    expect(again.code).toBe(0);
+    expect(hits(FACTS)).toBe(facts);
+    expect(again.text).toContain("AAPL: no filing after 10-Q 0000320193-26-000006 (2026-01-30)");
+    expect(again.text).toContain("sec companies securities: 0 inserted, 0 changed, 1 unchanged, 0 rejected");
+    expect(again.text).not.toContain("sec companies financials:");
+    expect(query(store, `SELECT count(*) AS n FROM quarterly_financials`)).toEqual([{ n: written }]);
+  });
+
+  it("waits out a 429's Retry-After", async () => {
+    const store = await appleStore("b");
+    const before = hits(FACTS);
+    server.route(FACTS, (res, hit) => {
+      if (hit === before) {
+        res.writeHead(429, { "retry-after": "1" });
+        res.end();
+        return;
+      }
+      serve(FACTS_FILE, "application/json")(res, hit, {} as never);
+    });
+    try {
+      const run = await ingest(store, ["sec"]);
+      expect(run.code).toBe(0);
+      expect(hits(FACTS) - before).toBe(2);
+      expect(query<{ n: number }>(store, `SELECT count(*) AS n FROM quarterly_financials`)[0]!.n).toBeGreaterThan(40);
+    } finally {
+      server.route(FACTS, withAgent(serve(FACTS_FILE, "application/json")));
+    }
+  });
+
+  it.each([
+    [
+      "a 500",
+      (res: Parameters<Answer>[0]) => res.writeHead(500).end(),
+      `sec: GET ${FACTS}: answered 500 after 2 attempts`,
+    ],
+    [
+      "a body that is not JSON",
+      (res: Parameters<Answer>[0]) => res.writeHead(200, { "content-type": "text/html" }).end("<html>busy</html>"),
+      `sec: ${FACTS}: not JSON`,
+    ],
+    [
+      "JSON without facts",
+      (res: Parameters<Answer>[0]) => res.writeHead(200).end('{"cik":320193,"entityName":"Apple Inc."}'),
+      `sec: ${FACTS}: expected {"cik":…,"entityName":…,"facts":{"us-gaap":{…}}}`,
+    ],
+  ])("fails on %s with a clear error, the store as it was", async (_name, answer, message) => {
+    const store = await appleStore(`fail-${_name.replace(/\W+/g, "-")}`);
+    const was = snapshot(store);
+    server.route(FACTS, (res) => answer(res));
+    try {
+      const run = await ingest(store, ["sec"], { MDG_PROVIDER_RETRIES: "1" });
+      expect(run.code).toBe(1);
+      expect(run.text).toBe(`ingest: failed: ${message}`);
+      expect(snapshot(store)).toEqual(was);
+    } finally {
+      server.route(FACTS, withAgent(serve(FACTS_FILE, "application/json")));
+    }
+  });
+
+  it("names the --symbols the store lists without a CIK", async () => {
+    const store = await appleStore("c");
+    const run = await ingest(store, ["sec", "companies", "--symbols", "AAPL,MSFT"]);
+    expect(run.code).toBe(0);
+    expect(run.text).toContain("MSFT: not listed in the store with a CIK");
+  });
+});
