@@ -163,6 +163,20 @@ describe("npm run ingest -- sec (companies the store lists with a CIK)", () => {
       reported_date: "2018-11-05",
     });
 
+    // Restated facts: the latest filing's. Apple restated its operating cash flow of the half year to 2017-04-01
+    // (39,579 M in its 10-Q of May 2017, 39,804 M in that of May 2018); the second quarter is the half year less
+    // the first, both as last filed.
+    const OCF = "NetCashProvidedByUsedInOperatingActivities";
+    expect(
+      query(store, `SELECT operating_cash_flow AS v FROM quarterly_financials WHERE period_end = '2017-04-01'`),
+    ).toEqual([
+      {
+        v:
+          fact(OCF, "2016-09-25", "2017-04-01", "0000320193-18-000070") -
+          fact(OCF, "2016-09-25", "2016-12-31", "0000320193-18-000007"),
+      },
+    ]);
+
     const t = await createTestApp({ storePath: store, ownIndex: true, clock: fixedClock("2026-03-21T15:00:00Z") });
     try {
       const res = await t.post("/v1/stock/financials/ttm", { symbol: "AAPL" });
@@ -202,6 +216,28 @@ describe("npm run ingest -- sec (companies the store lists with a CIK)", () => {
     expect(again.text).toContain("sec companies securities: 0 inserted, 0 changed, 1 unchanged, 0 rejected");
     expect(again.text).not.toContain("sec companies financials:");
     expect(query(store, `SELECT count(*) AS n FROM quarterly_financials`)).toEqual([{ n: written }]);
+  });
+
+  it("after an older report than the latest, writes only the quarters with a figure filed after it", async () => {
+    const store = await appleStore("inc");
+    const db = new Database(store);
+    try {
+      const kept = { reports: { "320193": { accession: "0000320193-25-000079", filed: "2025-10-31" } } };
+      db.prepare(`INSERT INTO meta (key, value) VALUES ('ingest:sec', ?)`).run(JSON.stringify(kept));
+    } finally {
+      db.close();
+    }
+    const run = await ingest(store, ["sec"]);
+    expect(run.code).toBe(0);
+    // The 10-Q of 2026-01-30 brought its own quarter and restated comparatives of four others (the year to
+    // 2025-09-27 less them gives the fourth quarters too).
+    const ends = query<{ period_end: string }>(store, `SELECT period_end FROM quarterly_financials ORDER BY 1`);
+    expect(ends.map((r) => r.period_end)).toEqual(expect.arrayContaining(["2024-12-28", "2025-12-27"]));
+    expect(ends.length).toBeLessThan(8);
+    expect(run.text).toContain(`sec companies financials: ${ends.length} inserted`);
+    expect(query(store, `SELECT value FROM meta WHERE key = 'ingest:sec'`)).toEqual([
+      { value: JSON.stringify({ reports: { "320193": { accession: "0000320193-26-000006", filed: "2026-01-30" } } }) },
+    ]);
   });
 
   it("waits out a 429's Retry-After", async () => {
