@@ -184,7 +184,7 @@ function providerUrl(fallback: string) {
  * The providers and datasets `MDG_INGEST` may name. The provider registry (src/sources/providers/provider.registry.ts)
  * is typed by this table, so a provider cannot be registered without its entry here; a test checks the datasets.
  */
-export const INGEST_PROVIDERS = { ecb: ["hist", "daily"], sec: ["tickers"] } as const;
+export const INGEST_PROVIDERS = { ecb: ["hist", "daily"], sec: ["tickers", "companies"] } as const;
 
 export type IngestProviderName = keyof typeof INGEST_PROVIDERS;
 
