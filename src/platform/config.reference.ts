@@ -233,6 +233,14 @@ export const CONFIG_REFERENCE: Record<keyof z.input<typeof envSchema>, ConfigRef
   MDG_PROVIDER_SEC_DATA_URL: {
     meaning: "`npm run ingest -- sec`: base URL of SEC EDGAR's `data.sec.gov` (submissions, company facts)",
   },
+  MDG_PROVIDER_TIINGO_URL: {
+    meaning: "`npm run ingest -- tiingo`: base URL of Tiingo's REST API (`/tiingo/daily/<ticker>/prices`)",
+  },
+  MDG_PROVIDER_TIINGO_KEY: {
+    meaning:
+      "`npm run ingest -- tiingo`: the Tiingo API key; without it `tiingo` refuses to run. Sent in the query " +
+      "string as Tiingo asks, never logged, answered or counted: errors show it as `***`",
+  },
   MDG_SEC_USER_AGENT: {
     meaning:
       "`npm run ingest -- sec`: the `User-Agent` the SEC requires of every caller, naming the operator and an " +

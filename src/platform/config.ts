@@ -184,7 +184,7 @@ function providerUrl(fallback: string) {
  * The providers and datasets `MDG_INGEST` may name. The provider registry (src/sources/providers/provider.registry.ts)
  * is typed by this table, so a provider cannot be registered without its entry here; a test checks the datasets.
  */
-export const INGEST_PROVIDERS = { ecb: ["hist", "daily"], sec: ["tickers", "companies"] } as const;
+export const INGEST_PROVIDERS = { ecb: ["hist", "daily"], sec: ["tickers", "companies"], tiingo: ["eod"] } as const;
 
 export type IngestProviderName = keyof typeof INGEST_PROVIDERS;
 
@@ -423,6 +423,11 @@ export const envSchema = z.object({
     .string()
     .optional()
     .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim())),
+  MDG_PROVIDER_TIINGO_URL: providerUrl("https://api.tiingo.com"),
+  MDG_PROVIDER_TIINGO_KEY: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim())),
   MDG_PROVIDER_TIMEOUT_MS: envNumber({ fallback: 60_000, min: 1, max: 10 * MINUTE_MS, unit: "milliseconds" }),
   MDG_PROVIDER_RETRIES: envNumber({ fallback: 3, min: 0, max: 10 }),
   /** Ingest jobs the service runs on a schedule (docs/providers.md "Scheduling"). */
@@ -435,6 +440,10 @@ export const envSchema = z.object({
 const checkedEnvSchema = envSchema.superRefine((e, ctx) => {
   if (e.MDG_INGEST.some((j) => j.provider === "sec") && e.MDG_SEC_USER_AGENT === undefined) {
     const message = "a sec job needs MDG_SEC_USER_AGENT (the SEC requires a User-Agent naming who calls)";
+    ctx.addIssue({ code: "custom", path: ["MDG_INGEST"], message });
+  }
+  if (e.MDG_INGEST.some((j) => j.provider === "tiingo") && e.MDG_PROVIDER_TIINGO_KEY === undefined) {
+    const message = "a tiingo job needs MDG_PROVIDER_TIINGO_KEY (Tiingo answers only with a key)";
     ctx.addIssue({ code: "custom", path: ["MDG_INGEST"], message });
   }
   if (e.MDG_DATA_SOURCE !== "upstream") return;
@@ -523,7 +532,9 @@ export interface Config {
 /** The public data providers `npm run ingest` calls (src/sources/providers/). */
 export interface ProvidersConfig {
   /** Base URL of each host, by provider (and host, for a provider with several: `sec`, `secData`). */
-  urls: { ecb: string; sec: string; secData: string };
+  urls: { ecb: string; sec: string; secData: string; tiingo: string };
+  /** API keys of the keyed providers; unset: that provider refuses to run. Never logged nor answered. */
+  keys: { tiingo: string | undefined };
   /** The `User-Agent` the SEC requires of every caller (a name and an e-mail address); unset: `sec` refuses to run. */
   secUserAgent: string | undefined;
   /** Longest one attempt may take, the body included. */
@@ -739,7 +750,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       cacheBytes: Math.round(e.MDG_UPSTREAM_CACHE_MB * 2 ** 20),
     },
     providers: {
-      urls: { ecb: e.MDG_PROVIDER_ECB_URL, sec: e.MDG_PROVIDER_SEC_URL, secData: e.MDG_PROVIDER_SEC_DATA_URL },
+      urls: {
+        ecb: e.MDG_PROVIDER_ECB_URL,
+        sec: e.MDG_PROVIDER_SEC_URL,
+        secData: e.MDG_PROVIDER_SEC_DATA_URL,
+        tiingo: e.MDG_PROVIDER_TIINGO_URL,
+      },
+      keys: { tiingo: e.MDG_PROVIDER_TIINGO_KEY },
       secUserAgent: e.MDG_SEC_USER_AGENT,
       timeoutMs: e.MDG_PROVIDER_TIMEOUT_MS,
       retries: e.MDG_PROVIDER_RETRIES,

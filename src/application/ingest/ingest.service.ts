@@ -5,7 +5,7 @@ import type { Config, IngestJobConfig } from "../../platform/config";
 import { IngestMetrics } from "../../platform/metrics/metrics.ingest";
 import type { ImportSink } from "../../domain/ports/source.import";
 import type { JobLocks } from "../../domain/ports/source.locks";
-import { PROVIDERS, providerHttp } from "../../sources/providers/provider.registry";
+import { PROVIDERS, providerHttp, providerSecrets } from "../../sources/providers/provider.registry";
 import { DEFAULT_MAX_ERRORS, EXIT_FAILURE } from "../import/import.run";
 import { runIngest } from "./ingest.run";
 import { IngestScheduler, type JobRunResult, type SchedulerDeps, type SchedulerLog } from "./ingest.scheduler";
@@ -81,6 +81,7 @@ export function createIngestScheduler(deps: IngestServiceDeps): {
     locks: deps.locks,
     metrics,
     log: deps.log,
+    secrets: providerSecrets(deps.config.providers),
     ...deps.scheduler,
   });
   return { scheduler, metrics };

@@ -26,6 +26,8 @@ export interface ProviderHttpOptions {
   headers?: Record<string, string>;
   /** Values that must never appear in an error (API keys), whatever field they travel in. */
   secrets?: readonly string[];
+  /** The provider's API key, for its fetchers to send; give it in `secrets` too. */
+  key?: string;
   /** A body larger than this fails the call rather than filling the memory. */
   maxBytes?: number;
 }
@@ -59,7 +61,8 @@ const SECRET_PARAM = /(key|token|secret|password|passwd|signature|sig)$/i;
 export function scrub(text: string, secrets: readonly string[] = []): string {
   let out = text;
   for (const s of secrets) if (s.length > 0) out = out.split(s).join("***");
-  return out.replace(/([?&])([^=&\s#]+)=([^&\s#]*)/g, (whole, sep: string, name: string) =>
+  // A value ends before a punctuation mark that ends the URL in a sentence ("…&token=abc: answered 500").
+  return out.replace(/([?&])([^=&\s#]+)=([^&\s#]*?)(?=[:;,.)]?(?:[&\s#]|$))/g, (whole, sep: string, name: string) =>
     SECRET_PARAM.test(name) ? `${sep}${name}=***` : whole,
   );
 }

@@ -3,11 +3,13 @@ import { ECB_PER_SECOND, ecbProvider } from "./ecb/ecb.provider";
 import { ProviderHttp } from "./provider.http";
 import type { Provider } from "./provider.types";
 import { SEC_PER_SECOND, secProvider } from "./sec/sec.provider";
+import { TIINGO_PER_SECOND, tiingoProvider } from "./tiingo/tiingo.provider";
 
 /** The providers `npm run ingest` and `MDG_INGEST` know, by name: exactly those of the config's table. */
 export const PROVIDERS: Readonly<Record<string, Provider>> = {
   ecb: ecbProvider,
   sec: secProvider,
+  tiingo: tiingoProvider,
 } satisfies Record<IngestProviderName, Provider>;
 
 /** What the configuration lacks for a provider: said before any call. */
@@ -36,7 +38,26 @@ export function providerHttp(name: string, config: ProvidersConfig): ProviderHtt
         perSecond: SEC_PER_SECOND,
         headers: { "user-agent": config.secUserAgent },
       });
+    case "tiingo": {
+      const key = config.keys.tiingo;
+      if (key === undefined) {
+        throw new ProviderSetupError("tiingo: set MDG_PROVIDER_TIINGO_KEY (Tiingo answers only with a key)");
+      }
+      return new ProviderHttp({
+        ...common,
+        provider: "tiingo",
+        baseUrl: config.urls.tiingo,
+        perSecond: TIINGO_PER_SECOND,
+        key,
+        secrets: [key],
+      });
+    }
     default:
       throw new ProviderSetupError(`no HTTP client for the provider ${name}`);
   }
+}
+
+/** Every configured provider key: what no message of a run (log, `/v1/status`) may hold. */
+export function providerSecrets(config: ProvidersConfig): string[] {
+  return Object.values(config.keys).filter((k): k is string => k !== undefined);
 }

@@ -132,6 +132,10 @@ describe("scrub and Retry-After", () => {
       "GET /x?api_key=***&apiKey=***&page=2&access_token=***#f",
     );
     expect(scrub(`refused ${KEY} at /y?k=${KEY}`, [KEY])).toBe("refused *** at /y?k=***");
+    // A message scrubbed twice (the client's, then the scheduler's) keeps its punctuation.
+    const once = scrub("tiingo: GET /p?startDate=2023-01-14&token=t0k3n: answered 503");
+    expect(once).toBe("tiingo: GET /p?startDate=2023-01-14&token=***: answered 503");
+    expect(scrub(once)).toBe(once);
   });
 
   it("reads seconds and HTTP dates", () => {
