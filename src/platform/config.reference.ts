@@ -236,6 +236,9 @@ export const CONFIG_REFERENCE: Record<keyof z.input<typeof envSchema>, ConfigRef
   MDG_PROVIDER_TIINGO_URL: {
     meaning: "`npm run ingest -- tiingo`: base URL of Tiingo's REST API (`/tiingo/daily/<ticker>/prices`)",
   },
+  MDG_PROVIDER_KRAKEN_URL: {
+    meaning: "`npm run ingest -- kraken`: base URL of Kraken's REST API (`/0/public/OHLC`)",
+  },
   MDG_PROVIDER_TIINGO_KEY: {
     meaning:
       "`npm run ingest -- tiingo`: the Tiingo API key; without it `tiingo` refuses to run. Sent in the query " +

@@ -184,7 +184,12 @@ function providerUrl(fallback: string) {
  * The providers and datasets `MDG_INGEST` may name. The provider registry (src/sources/providers/provider.registry.ts)
  * is typed by this table, so a provider cannot be registered without its entry here; a test checks the datasets.
  */
-export const INGEST_PROVIDERS = { ecb: ["hist", "daily"], sec: ["tickers", "companies"], tiingo: ["eod"] } as const;
+export const INGEST_PROVIDERS = {
+  ecb: ["hist", "daily"],
+  sec: ["tickers", "companies"],
+  tiingo: ["eod"],
+  kraken: ["daily"],
+} as const;
 
 export type IngestProviderName = keyof typeof INGEST_PROVIDERS;
 
@@ -424,6 +429,7 @@ export const envSchema = z.object({
     .optional()
     .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim())),
   MDG_PROVIDER_TIINGO_URL: providerUrl("https://api.tiingo.com"),
+  MDG_PROVIDER_KRAKEN_URL: providerUrl("https://api.kraken.com"),
   MDG_PROVIDER_TIINGO_KEY: z
     .string()
     .optional()
@@ -532,7 +538,7 @@ export interface Config {
 /** The public data providers `npm run ingest` calls (src/sources/providers/). */
 export interface ProvidersConfig {
   /** Base URL of each host, by provider (and host, for a provider with several: `sec`, `secData`). */
-  urls: { ecb: string; sec: string; secData: string; tiingo: string };
+  urls: { ecb: string; sec: string; secData: string; tiingo: string; kraken: string };
   /** API keys of the keyed providers; unset: that provider refuses to run. Never logged nor answered. */
   keys: { tiingo: string | undefined };
   /** The `User-Agent` the SEC requires of every caller (a name and an e-mail address); unset: `sec` refuses to run. */
@@ -755,6 +761,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         sec: e.MDG_PROVIDER_SEC_URL,
         secData: e.MDG_PROVIDER_SEC_DATA_URL,
         tiingo: e.MDG_PROVIDER_TIINGO_URL,
+        kraken: e.MDG_PROVIDER_KRAKEN_URL,
       },
       keys: { tiingo: e.MDG_PROVIDER_TIINGO_KEY },
       secUserAgent: e.MDG_SEC_USER_AGENT,

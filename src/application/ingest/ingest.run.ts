@@ -112,7 +112,8 @@ export async function runIngest(opts: IngestOptions, deps: IngestDeps): Promise<
     const state = opened && hasIngestState(opened.sink) ? await opened.sink.readIngestState(stateKey) : undefined;
     const sinkNow = opened?.sink;
     const companies = async () => (sinkNow && hasIngestCompanies(sinkNow) ? sinkNow.companiesWithCik() : []);
-    const plan = await provider.fetch(opts.query, deps.http, state, { companies });
+    const cryptoListings = async () => (sinkNow && hasIngestCompanies(sinkNow) ? sinkNow.cryptoListings() : []);
+    const plan = await provider.fetch(opts.query, deps.http, state, { companies, cryptoListings });
     deps.log(`${provider.name} ${plan.dataset}: ${plan.calls} call${plan.calls === 1 ? "" : "s"}`);
     for (const note of plan.notes) deps.log(`${provider.name} ${plan.dataset}: ${note}`);
     opened ??= await deps.openSink();

@@ -51,9 +51,16 @@ export interface IngestCompany {
   name: string;
 }
 
-/** What a provider may read of the store before it calls: the companies it lists with a CIK. */
+/** A listing a provider fills: its symbol and the currency of its prices. */
+export interface IngestListingRef {
+  symbol: string;
+  currency: string;
+}
+
+/** What a provider may read of the store before it calls: the companies it lists with a CIK, its crypto pairs. */
 export interface IngestCompanies {
   companiesWithCik(): Promise<IngestCompany[]>;
+  cryptoListings(): Promise<IngestListingRef[]>;
 }
 
 export function hasIngestCompanies<T extends object>(sink: T): sink is T & IngestCompanies {

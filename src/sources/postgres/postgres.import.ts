@@ -23,7 +23,12 @@ import type {
   SecurityImportRow,
   SplitImportRow,
 } from "../../domain/ports/source.import";
-import type { IngestCompanies, IngestCompany, IngestStateStore } from "../../domain/ports/source.ingest";
+import type {
+  IngestCompanies,
+  IngestCompany,
+  IngestListingRef,
+  IngestStateStore,
+} from "../../domain/ports/source.ingest";
 import { BinaryRows, type ColumnType } from "./postgres.sample";
 import { PgSampleSeriesBars } from "./postgres.synthetic";
 
@@ -761,6 +766,14 @@ export class PostgresImportSink implements ImportSink, IngestStateStore, IngestC
       `SELECT s.cik::float8 AS cik, l.symbol, l.exchange, l.currency, s.type, s.name
        FROM securities s JOIN listings l ON l.security_id = s.id AND l.is_primary
        WHERE s.cik IS NOT NULL ORDER BY s.cik, l.id`,
+    );
+    return r.rows;
+  }
+
+  async cryptoListings(): Promise<IngestListingRef[]> {
+    const r = await this.pool.query<IngestListingRef>(
+      `SELECT l.symbol, l.currency FROM listings l JOIN securities s ON s.id = l.security_id
+       WHERE s.type = 'crypto' ORDER BY l.symbol`,
     );
     return r.rows;
   }

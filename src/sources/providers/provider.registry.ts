@@ -1,5 +1,6 @@
 import type { IngestProviderName, ProvidersConfig } from "../../platform/config";
 import { ECB_PER_SECOND, ecbProvider } from "./ecb/ecb.provider";
+import { KRAKEN_PER_SECOND, krakenProvider } from "./kraken/kraken.provider";
 import { ProviderHttp } from "./provider.http";
 import type { Provider } from "./provider.types";
 import { SEC_PER_SECOND, secProvider } from "./sec/sec.provider";
@@ -10,6 +11,7 @@ export const PROVIDERS: Readonly<Record<string, Provider>> = {
   ecb: ecbProvider,
   sec: secProvider,
   tiingo: tiingoProvider,
+  kraken: krakenProvider,
 } satisfies Record<IngestProviderName, Provider>;
 
 /** What the configuration lacks for a provider: said before any call. */
@@ -37,6 +39,13 @@ export function providerHttp(name: string, config: ProvidersConfig): ProviderHtt
         hosts: { data: config.urls.secData },
         perSecond: SEC_PER_SECOND,
         headers: { "user-agent": config.secUserAgent },
+      });
+    case "kraken":
+      return new ProviderHttp({
+        ...common,
+        provider: "kraken",
+        baseUrl: config.urls.kraken,
+        perSecond: KRAKEN_PER_SECOND,
       });
     case "tiingo": {
       const key = config.keys.tiingo;

@@ -1,4 +1,4 @@
-import type { IngestCompany, IngestLoad } from "../../domain/ports/source.ingest";
+import type { IngestCompany, IngestListingRef, IngestLoad } from "../../domain/ports/source.ingest";
 import type { ProviderHttp, ProviderResponse } from "./provider.http";
 
 /**
@@ -58,6 +58,8 @@ export interface IngestPlan {
 export interface IngestStoreView {
   /** The companies the store lists with the SEC's CIK, by their primary listings. */
   companies(): Promise<IngestCompany[]>;
+  /** The crypto pairs the store lists (`BTC-USD`). */
+  cryptoListings(): Promise<IngestListingRef[]>;
 }
 
 /** A provider: its datasets, and one run of a query against what the last run kept. */

@@ -20,7 +20,12 @@ import type {
   SecurityImportRow,
   SplitImportRow,
 } from "../../domain/ports/source.import";
-import type { IngestCompanies, IngestCompany, IngestStateStore } from "../../domain/ports/source.ingest";
+import type {
+  IngestCompanies,
+  IngestCompany,
+  IngestListingRef,
+  IngestStateStore,
+} from "../../domain/ports/source.ingest";
 import { CHANGE_LOG_KEEP_ROWS } from "./sqlite.changes";
 import { SampleSeriesBars } from "./sqlite.synthetic";
 
@@ -678,6 +683,13 @@ export class SqliteImportSink implements ImportSink, IngestStateStore, IngestCom
        FROM securities s JOIN listings l ON l.security_id = s.id AND l.is_primary = 1
        WHERE s.cik IS NOT NULL ORDER BY s.cik, l.id`,
     ).all() as IngestCompany[];
+  }
+
+  async cryptoListings(): Promise<IngestListingRef[]> {
+    return this.stmt(
+      `SELECT l.symbol, l.currency FROM listings l JOIN securities s ON s.id = l.security_id
+       WHERE s.type = 'crypto' ORDER BY l.symbol`,
+    ).all() as IngestListingRef[];
   }
 
   /** Kept in the meta table under `ingest:` keys, apart from the sample's own rows there. */
