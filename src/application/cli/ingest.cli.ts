@@ -36,12 +36,14 @@ Without a dataset, the provider fetches its history the first time, then only wh
 Options:
   --since YYYY-MM-DD  only rows on or after this day
   --symbols A,B       only these symbols (ecb: pairs such as EURUSD,USDJPY, the rates table taking every currency;
-                      sec: tickers)
+                      sec: tickers, or the listed companies; kraken: pairs such as BTC-USD; tiingo: the tickers,
+                      required the first time)
   --max-errors N      stop after N rejected rows (default ${DEFAULT_MAX_ERRORS}); exit code 1
   --report PATH       the rejection reports, one per kind (default ingest-rejections.csv: ingest-rejections.fx.csv, …)
 
 The store is the one the service's configuration names (MDG_DATA_SOURCE, MDG_SQLITE_PATH); a SQLite store that
-does not exist yet is created empty (never with the sample). Base URLs: MDG_PROVIDER_<NAME>_URL.`;
+does not exist yet is created empty (never with the sample). Base URLs: MDG_PROVIDER_<NAME>_URL; keys (tiingo):
+MDG_PROVIDER_<NAME>_KEY, never shown.`;
 
 export interface IngestCliOutput {
   log(line: string): void;
