@@ -108,6 +108,17 @@ export async function runImport(
     opts.files.map((f) => ({ name: basename(f), size: statSync(f).size, open: () => openInput(f, opts.format) }));
   const totalBytes = inputs.reduce((n, i) => n + i.size, 0);
   let doneBytes = 0;
+  /**
+   * The batch being written. One write is in flight while the next batch is read and validated: on a store in
+   * another process (PostgreSQL) the two overlap, and batches still commit one after another, in order.
+   */
+  let pending: Promise<void> | undefined;
+  let failed: { error: unknown } | undefined;
+  const settle = async () => {
+    await pending;
+    pending = undefined;
+    if (failed) throw failed.error;
+  };
   let input: InputFile | undefined;
   try {
     for (const source of inputs) {
@@ -123,19 +134,26 @@ export async function runImport(
         if (summary.rejected >= opts.maxErrors) summary.stopped = true;
       };
       const flush = async () => {
+        await settle();
         if (rows.length === 0) return;
         if (!opts.dryRun) {
+          const batch = rows;
+          const from = origins;
           // Each batch on a turn of the event loop of its own: a store whose writes are synchronous (SQLite) would
           // otherwise run a whole import as one task, and the service ingesting on a schedule would answer nothing.
           await turn();
-          const r = await plan.write(rows);
-          summary.inserted += r.inserted;
-          summary.changed += r.changed;
-          summary.unchanged += r.unchanged;
-          for (const c of r.conflicts) {
-            const o = origins[c.index]!;
-            await reject(o.row, c.column, o.values[c.column], c.reason);
-          }
+          pending = plan.write(batch).then(
+            async (r) => {
+              summary.inserted += r.inserted;
+              summary.changed += r.changed;
+              summary.unchanged += r.unchanged;
+              for (const c of r.conflicts) {
+                const o = from[c.index]!;
+                await reject(o.row, c.column, o.values[c.column], c.reason);
+              }
+            },
+            (error: unknown) => void (failed = { error }),
+          );
         }
         rows = [];
         origins = [];
@@ -181,6 +199,7 @@ export async function runImport(
       }
       // The rows validated before the limit was reached go in too: a rerun after fixing the file resumes from them.
       await flush();
+      await settle();
       const also = plan.also?.();
       if (also) {
         const sum = (summary.also[also.kind] ??= { inserted: 0, changed: 0, unchanged: 0 });
@@ -193,6 +212,8 @@ export async function runImport(
       if (summary.stopped) break;
     }
   } finally {
+    // A write still in flight when reading failed ends before the caller closes the sink.
+    await pending;
     progress.stop();
     await report.close();
     await input?.records.return(undefined);
