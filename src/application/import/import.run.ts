@@ -34,6 +34,8 @@ export interface ImportOptions extends KindOptions {
   /** The rejection report (CSV), written when a row is rejected. */
   reportPath: string;
   batchRows?: number;
+  /** Ends the import between two batches: those written stay, and a rerun resumes (the service shutting down). */
+  signal?: AbortSignal;
 }
 
 export interface ImportSummary {
@@ -47,6 +49,8 @@ export interface ImportSummary {
   rejected: number;
   /** True when --max-errors ended the import early. */
   stopped: boolean;
+  /** True when `signal` ended it early. */
+  interrupted: boolean;
   /** The report file, when a row was rejected. */
   report?: string;
   /** Rows of other kinds a file also wrote (a Ghostfolio export's securities). */
@@ -99,6 +103,7 @@ export async function runImport(
     unchanged: 0,
     rejected: 0,
     stopped: false,
+    interrupted: false,
     also: {},
   };
   const report = new RejectionReport(opts.reportPath);
@@ -193,12 +198,18 @@ export async function runImport(
               }
           }
           if (summary.stopped) break read;
-          if (rows.length >= batchRows) await flush();
+          if (rows.length >= batchRows) {
+            await flush();
+            if (opts.signal?.aborted) {
+              summary.interrupted = true;
+              break read;
+            }
+          }
         }
         progress.update({ ...state(summary), bytes: doneBytes + (input as InputFile).bytesRead(), totalBytes });
       }
       // The rows validated before the limit was reached go in too: a rerun after fixing the file resumes from them.
-      await flush();
+      if (!summary.interrupted) await flush();
       await settle();
       const also = plan.also?.();
       if (also) {
@@ -209,7 +220,7 @@ export async function runImport(
       }
       doneBytes += input.size;
       progress.update({ ...state(summary), bytes: doneBytes, totalBytes });
-      if (summary.stopped) break;
+      if (summary.stopped || summary.interrupted) break;
     }
   } finally {
     // A write still in flight when reading failed ends before the caller closes the sink.
@@ -227,7 +238,7 @@ function state(s: ImportSummary): { rows: number; rejected: number } {
 }
 
 export function exitCode(s: ImportSummary): number {
-  if (s.stopped) return EXIT_FAILURE;
+  if (s.stopped || s.interrupted) return EXIT_FAILURE;
   return s.rejected > 0 ? EXIT_REJECTED : EXIT_OK;
 }
 
@@ -245,5 +256,6 @@ export function summaryLines(s: ImportSummary, dryRun: boolean): string[] {
   if (s.report) lines.push(`rejected rows: ${s.report}`);
   if (s.stopped)
     lines.push(`stopped after ${s.rejected} rejected rows (--max-errors); the batches before stay written`);
+  if (s.interrupted) lines.push("interrupted; the batches before stay written, and a rerun resumes");
   return lines;
 }

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { main, openConfiguredSink } from "../../../src/application/cli/import.cli";
+import { exitCode, runImport, summaryLines } from "../../../src/application/import/import.run";
 import { loadConfig } from "../../../src/platform/config";
 import type { LiveSearchIndex } from "../../../src/domain/search/search.live";
 import { SqliteImportSink } from "../../../src/sources/sqlite/sqlite.import";
@@ -221,6 +222,48 @@ describe("daily bars", () => {
       { t: 1762214400, c: 5.8 },
       { t: Date.parse("2026-11-02T00:00:00Z") / 1000, c: 5.5 },
     ]);
+  });
+});
+
+describe("an interrupted import", () => {
+  it("ends between two batches: those before stay whole, and a rerun writes the rest", async () => {
+    await run(["securities", file("int-s.csv", "symbol,exchange,currency,type,name\nIMPI,XNAS,USD,stock,Int\n")]);
+    const lines = ["symbol,day,o,h,l,c,v"];
+    for (let d = 0; d < 25; d++)
+      lines.push(`IMPI,${new Date(Date.UTC(1990, 0, 1 + d)).toISOString().slice(0, 10)},1,2,1,1,5`);
+    const path = file("int.csv", lines.join("\n") + "\n");
+    const db = new Database(store);
+    const sink = new SqliteImportSink(db);
+    const stop = new AbortController();
+    const upsert = sink.upsertDailyBars.bind(sink);
+    // The signal arrives while the second batch is being written.
+    let batches = 0;
+    sink.upsertDailyBars = async (rows) => {
+      if (++batches === 2) stop.abort();
+      return upsert(rows);
+    };
+    const opts = {
+      kind: "daily-bars" as const,
+      files: [path],
+      dryRun: false,
+      maxErrors: 10,
+      reportPath: join(dir, "int-r.csv"),
+    };
+    const quiet = { update: () => undefined, stop: () => undefined };
+    try {
+      const first = await runImport({ ...opts, batchRows: 10, signal: stop.signal }, sink, quiet);
+      expect(first).toMatchObject({ rows: 20, inserted: 20, interrupted: true, stopped: false });
+      expect(exitCode(first)).toBe(1);
+      expect(summaryLines(first, false)).toContain("interrupted; the batches before stay written, and a rerun resumes");
+      const count = `SELECT count(*) AS n FROM daily_bars
+                     WHERE listing_id = (SELECT id FROM listings WHERE symbol = 'IMPI')`;
+      expect(query(count)).toEqual([{ n: 20 }]);
+      const rerun = await runImport({ ...opts, batchRows: 10 }, sink, quiet);
+      expect(rerun).toMatchObject({ inserted: 5, unchanged: 20, interrupted: false });
+      expect(query(count)).toEqual([{ n: 25 }]);
+    } finally {
+      sink.close();
+    }
   });
 });
 
