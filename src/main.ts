@@ -218,8 +218,8 @@ async function main(): Promise<void> {
     // Kept listening a while (MDG_SHUTDOWN_DELAY_MS, 0 by default): a balancer that polls /readyz sees 503 first.
     if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
     const result = await connections.drain(config.shutdownTimeoutMs);
-    // A run under way finishes its batch and stops waiting to retry; the store closes after it.
-    await ingest?.stop();
+    // A run under way finishes its batch and stops there (or stops waiting to retry); the store closes after it.
+    await ingest?.stop(Math.max(1_000, config.shutdownTimeoutMs - result.ms));
     // Apollo's stop also closes the rate-limit counters (Redis connection).
     await apollo.stop().catch((err) => logger.error({ err }, "stopping GraphQL failed"));
     await sources.close();

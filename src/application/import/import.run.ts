@@ -34,6 +34,8 @@ export interface ImportOptions extends KindOptions {
   /** The rejection report (CSV), written when a row is rejected. */
   reportPath: string;
   batchRows?: number;
+  /** Ends the import between two batches: those written stay, and a rerun resumes (the service shutting down). */
+  signal?: AbortSignal;
 }
 
 export interface ImportSummary {
@@ -47,6 +49,8 @@ export interface ImportSummary {
   rejected: number;
   /** True when --max-errors ended the import early. */
   stopped: boolean;
+  /** True when `signal` ended it early. */
+  interrupted: boolean;
   /** The report file, when a row was rejected. */
   report?: string;
   /** Rows of other kinds a file also wrote (a Ghostfolio export's securities). */
@@ -99,6 +103,7 @@ export async function runImport(
     unchanged: 0,
     rejected: 0,
     stopped: false,
+    interrupted: false,
     also: {},
   };
   const report = new RejectionReport(opts.reportPath);
@@ -108,6 +113,17 @@ export async function runImport(
     opts.files.map((f) => ({ name: basename(f), size: statSync(f).size, open: () => openInput(f, opts.format) }));
   const totalBytes = inputs.reduce((n, i) => n + i.size, 0);
   let doneBytes = 0;
+  /**
+   * The batch being written. One write is in flight while the next batch is read and validated: on a store in
+   * another process (PostgreSQL) the two overlap, and batches still commit one after another, in order.
+   */
+  let pending: Promise<void> | undefined;
+  let failed: { error: unknown } | undefined;
+  const settle = async () => {
+    await pending;
+    pending = undefined;
+    if (failed) throw failed.error;
+  };
   let input: InputFile | undefined;
   try {
     for (const source of inputs) {
@@ -123,19 +139,26 @@ export async function runImport(
         if (summary.rejected >= opts.maxErrors) summary.stopped = true;
       };
       const flush = async () => {
+        await settle();
         if (rows.length === 0) return;
         if (!opts.dryRun) {
+          const batch = rows;
+          const from = origins;
           // Each batch on a turn of the event loop of its own: a store whose writes are synchronous (SQLite) would
           // otherwise run a whole import as one task, and the service ingesting on a schedule would answer nothing.
           await turn();
-          const r = await plan.write(rows);
-          summary.inserted += r.inserted;
-          summary.changed += r.changed;
-          summary.unchanged += r.unchanged;
-          for (const c of r.conflicts) {
-            const o = origins[c.index]!;
-            await reject(o.row, c.column, o.values[c.column], c.reason);
-          }
+          pending = plan.write(batch).then(
+            async (r) => {
+              summary.inserted += r.inserted;
+              summary.changed += r.changed;
+              summary.unchanged += r.unchanged;
+              for (const c of r.conflicts) {
+                const o = from[c.index]!;
+                await reject(o.row, c.column, o.values[c.column], c.reason);
+              }
+            },
+            (error: unknown) => void (failed = { error }),
+          );
         }
         rows = [];
         origins = [];
@@ -175,12 +198,19 @@ export async function runImport(
               }
           }
           if (summary.stopped) break read;
-          if (rows.length >= batchRows) await flush();
+          if (rows.length >= batchRows) {
+            await flush();
+            if (opts.signal?.aborted) {
+              summary.interrupted = true;
+              break read;
+            }
+          }
         }
         progress.update({ ...state(summary), bytes: doneBytes + (input as InputFile).bytesRead(), totalBytes });
       }
       // The rows validated before the limit was reached go in too: a rerun after fixing the file resumes from them.
-      await flush();
+      if (!summary.interrupted) await flush();
+      await settle();
       const also = plan.also?.();
       if (also) {
         const sum = (summary.also[also.kind] ??= { inserted: 0, changed: 0, unchanged: 0 });
@@ -190,9 +220,11 @@ export async function runImport(
       }
       doneBytes += input.size;
       progress.update({ ...state(summary), bytes: doneBytes, totalBytes });
-      if (summary.stopped) break;
+      if (summary.stopped || summary.interrupted) break;
     }
   } finally {
+    // A write still in flight when reading failed ends before the caller closes the sink.
+    await pending;
     progress.stop();
     await report.close();
     await input?.records.return(undefined);
@@ -206,7 +238,7 @@ function state(s: ImportSummary): { rows: number; rejected: number } {
 }
 
 export function exitCode(s: ImportSummary): number {
-  if (s.stopped) return EXIT_FAILURE;
+  if (s.stopped || s.interrupted) return EXIT_FAILURE;
   return s.rejected > 0 ? EXIT_REJECTED : EXIT_OK;
 }
 
@@ -224,5 +256,6 @@ export function summaryLines(s: ImportSummary, dryRun: boolean): string[] {
   if (s.report) lines.push(`rejected rows: ${s.report}`);
   if (s.stopped)
     lines.push(`stopped after ${s.rejected} rejected rows (--max-errors); the batches before stay written`);
+  if (s.interrupted) lines.push("interrupted; the batches before stay written, and a rerun resumes");
   return lines;
 }

@@ -24,6 +24,8 @@ export interface IngestOptions {
   reportPath: string;
   /** Rows per write transaction (the import's default when unset). */
   batchRows?: number;
+  /** Ends the run between two batches (the service shutting down); what the provider keeps is not written. */
+  signal?: AbortSignal;
 }
 
 export interface IngestDeps {
@@ -42,6 +44,8 @@ export interface IngestResult {
   calls: number;
   imports: ImportSummary[];
   exitCode: number;
+  /** True when `signal` ended the run: the batches written stay, and the next run starts from the same state. */
+  interrupted: boolean;
 }
 
 /** The report file of one kind: `ingest-rejections.csv` becomes `ingest-rejections.fx.csv`. */
@@ -120,7 +124,12 @@ export async function runIngest(opts: IngestOptions, deps: IngestDeps): Promise<
     const sink = opened.sink;
     const imports: ImportSummary[] = [];
     let rejected = 0;
+    let interrupted = false;
     for (const load of plan.loads) {
+      if (opts.signal?.aborted) {
+        interrupted = true;
+        break;
+      }
       if (!(KINDS as readonly string[]).includes(load.kind))
         throw new Error(`${provider.name}: no import kind ${load.kind}`);
       const records = load.createOnly ? await missingOnly(load, sink) : load.records;
@@ -135,20 +144,27 @@ export async function runIngest(opts: IngestOptions, deps: IngestDeps): Promise<
           maxErrors: Math.max(1, opts.maxErrors - rejected),
           reportPath: reportPathOf(opts.reportPath, load.kind),
           batchRows: opts.batchRows,
+          signal: opts.signal,
         },
         sink,
         deps.progress(`${provider.name} ${load.kind}`),
       );
       rejected += summary.rejected;
       imports.push(summary);
-      if (summary.stopped) break;
+      interrupted ||= summary.interrupted;
+      if (summary.stopped || summary.interrupted) break;
     }
     const codes = imports.map(exitCode);
-    const code = codes.includes(EXIT_FAILURE) ? EXIT_FAILURE : codes.includes(EXIT_REJECTED) ? EXIT_REJECTED : EXIT_OK;
+    const code =
+      interrupted || codes.includes(EXIT_FAILURE)
+        ? EXIT_FAILURE
+        : codes.includes(EXIT_REJECTED)
+          ? EXIT_REJECTED
+          : EXIT_OK;
     if (code !== EXIT_FAILURE && plan.nextState !== undefined && hasIngestState(sink)) {
       await sink.writeIngestState(stateKey, plan.nextState);
     }
-    return { dataset: plan.dataset, calls: plan.calls, imports, exitCode: code };
+    return { dataset: plan.dataset, calls: plan.calls, imports, exitCode: code, interrupted };
   } finally {
     await opened?.close();
   }

@@ -26,7 +26,8 @@ export interface SchedulerDeps {
   retries: number;
   retryBaseMs: number;
   /** One run of a job: the ingest the CLI runs, in the service (a counter in tests of the locks). */
-  work(job: IngestJobConfig): Promise<JobRunResult>;
+  /** Runs the job; `signal` asks it to end between two batches (shutdown). */
+  work(job: IngestJobConfig, signal: AbortSignal): Promise<JobRunResult>;
   /** Store-wide locks (PostgreSQL): one replica runs each job. Absent: this process alone runs them. */
   locks?: JobLocks;
   metrics?: IngestMetrics;
@@ -161,7 +162,7 @@ export class IngestScheduler {
       };
       job.lastRun = run;
       try {
-        const result = await this.deps.work(job.config);
+        const result = await this.deps.work(job.config, this.stopping.signal);
         run.dataset = result.dataset;
         run.rows = result.rows;
         run.rejected = result.rejected;
@@ -218,10 +219,23 @@ export class IngestScheduler {
     });
   }
 
-  /** Disarms the timers, ends retry waits, and waits for runs under way (shutdown: before the store closes). */
-  async stop(): Promise<void> {
+  /**
+   * Disarms the timers, ends retry waits, asks runs under way to end after their current batch, and waits for them
+   * (shutdown: before the store closes) up to `deadlineMs`. Answers false when one was still running then: it is
+   * waiting on its provider, and the process exits without it (nothing of its batch is half-written).
+   */
+  async stop(deadlineMs = 10_000): Promise<boolean> {
     this.stopping.abort();
     for (const job of this.jobs.values()) job.cron?.stop();
-    await Promise.all([...this.jobs.values()].map((j) => j.running?.catch(() => undefined)));
+    const runs = Promise.all([...this.jobs.values()].map((j) => j.running?.catch(() => undefined))).then(() => true);
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), deadlineMs)));
+    try {
+      const ended = await Promise.race([runs, deadline]);
+      if (!ended) this.deps.log.error(`ingest: a run was still waiting on its provider after ${deadlineMs} ms`);
+      return ended;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }

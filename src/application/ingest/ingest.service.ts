@@ -34,8 +34,10 @@ function reportPath(job: IngestJobConfig): string {
 }
 
 /** One scheduled run: the ingest `npm run ingest -- <provider> [dataset]` runs, into the service's own store. */
-export function ingestWork(deps: IngestServiceDeps): (job: IngestJobConfig) => Promise<JobRunResult> {
-  return async (job) => {
+export function ingestWork(
+  deps: IngestServiceDeps,
+): (job: IngestJobConfig, signal: AbortSignal) => Promise<JobRunResult> {
+  return async (job, signal) => {
     const provider = PROVIDERS[job.provider]!;
     const result = await runIngest(
       {
@@ -43,6 +45,7 @@ export function ingestWork(deps: IngestServiceDeps): (job: IngestJobConfig) => P
         maxErrors: DEFAULT_MAX_ERRORS,
         reportPath: reportPath(job),
         batchRows: SERVICE_BATCH_ROWS,
+        signal,
       },
       {
         provider,
@@ -61,8 +64,11 @@ export function ingestWork(deps: IngestServiceDeps): (job: IngestJobConfig) => P
       rows.unchanged += s.unchanged;
       rejected += s.rejected;
     }
-    const failure =
-      result.exitCode === EXIT_FAILURE ? `stopped after ${rejected} rejected rows (the rejections limit)` : undefined;
+    const failure = result.interrupted
+      ? "interrupted by the shutdown between two batches; the next run resumes"
+      : result.exitCode === EXIT_FAILURE
+        ? `stopped after ${rejected} rejected rows (the rejections limit)`
+        : undefined;
     return { dataset: result.dataset, rows, rejected, ...(failure !== undefined && { failure }) };
   };
 }

@@ -10,8 +10,11 @@ import type { ProviderHttp, ProviderResponse } from "./provider.http";
 export interface ProviderFetcher<Q, Out> {
   /** The provider's path, `/stats/eurofxref/eurofxref-daily.xml`. */
   request(query: Q): { path: string; query?: Record<string, string>; host?: string };
-  /** The provider's 2xx answer as our rows; throws ProviderFormatError for a body it cannot read. */
-  transform(res: ProviderResponse, query: Q): Out;
+  /**
+   * The provider's 2xx answer as our rows; throws ProviderFormatError for a body it cannot read. A large body is
+   * read in pieces, each on a turn of the event loop, since a service ingesting on a schedule answers meanwhile.
+   */
+  transform(res: ProviderResponse, query: Q): Out | Promise<Out>;
 }
 
 /** A body the fetcher cannot read as the dataset it asked for. */
@@ -23,7 +26,7 @@ export async function fetchWith<Q, Out>(http: ProviderHttp, fetcher: ProviderFet
   const req = fetcher.request(query);
   const res = await http.get(req.path, req.query, req.host);
   try {
-    return fetcher.transform(res, query);
+    return await fetcher.transform(res, query);
   } catch (e) {
     if (e instanceof ProviderFormatError) {
       throw new ProviderFormatError(`${http.options.provider}: ${req.path}: ${e.message}`);

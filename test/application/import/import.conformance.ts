@@ -456,6 +456,92 @@ export function importConformance(open: () => Promise<ImportStore>): void {
     ]);
   });
 
+  describe("price downloads", () => {
+    const daily = async (symbol: string, from: string, to: string) => {
+      const res = await store.app.post("/v1/candle", { symbol, resolution: "D", from, to });
+      expect(res.status).toBe(200);
+      return res.body as Record<"t" | "o" | "h" | "l" | "c" | "v", number[]>;
+    };
+
+    it("loads a real Yahoo download as adjusted prices; the raw prices, split known, read the same", async () => {
+      const yahoo = join(FIXTURES, "yahoo", "AAPL.csv");
+      // A 2-for-1 split on 2018-03-01, known before either file.
+      await run(["securities", file("y-s.csv", "symbol,exchange,currency,type,name\nCIMPY,XNAS,USD,stock,Apple dl\n")]);
+      await run([
+        "securities",
+        file("y-s2.csv", "symbol,exchange,currency,type,name\nCIMPR,XNAS,USD,stock,Apple raw\n"),
+      ]);
+      const split = "symbol,day,numerator,denominator\nCIMPY,2018-03-01,2,1\nCIMPR,2018-03-01,2,1\n";
+      expect((await run(["splits", file("y-split.csv", split)])).code).toBe(0);
+
+      const adjusted = await run(["daily-bars", yahoo, "--symbol", "CIMPY", "--prices", "adjusted"]);
+      expect(adjusted.err).toContain(counts("daily-bars", 30, 0, 0));
+      const bars = await daily("CIMPY", "2018-02-12", "2018-03-26");
+      expect(bars.t).toHaveLength(30);
+      expect([bars.t[0], bars.o[0], bars.c[0], bars.v[0]]).toEqual([
+        Date.parse("2018-02-12T00:00:00Z") / 1000,
+        39.625,
+        40.677502,
+        243278000,
+      ]);
+
+      // The same bars as traded: twice the price and half the volume before the split.
+      const lines = readFileSync(yahoo, "utf8").trimEnd().split("\n");
+      const raw = [
+        "Date,Open,High,Low,Close,Volume",
+        ...lines.slice(1).map((l) => {
+          const [d, o, h, lo, c, , v] = l.split(",");
+          const k = d! < "2018-03-01" ? 2 : 1;
+          return [d, Number(o) * k, Number(h) * k, Number(lo) * k, Number(c) * k, Number(v) / k].join(",");
+        }),
+      ];
+      const asTraded = await run([
+        "daily-bars",
+        file("raw.csv", raw.join("\n")),
+        "--symbol",
+        "CIMPR",
+        "--prices",
+        "raw",
+      ]);
+      expect(asTraded.err).toContain(counts("daily-bars", 30, 0, 0));
+      const after = await daily("CIMPR", "2018-02-12", "2018-03-26");
+      expect(after.t).toEqual(bars.t);
+      for (const k of ["o", "h", "l", "c"] as const) after[k].forEach((x, i) => expect(x).toBeCloseTo(bars[k][i]!, 9));
+      after.v.forEach((x, i) => expect(x).toBeCloseTo(bars.v[i]!, 3));
+    });
+
+    it("recognises a real Stooq download by its header and loads it on an existing listing", async () => {
+      await run(["securities", file("st-s.csv", "symbol,exchange,currency,type,name\nCIMPS,XNAS,USD,stock,Stooq\n")]);
+      const stooq = join(FIXTURES, "stooq", "aapl_us_d.csv");
+      const r = await run(["daily-bars", stooq, "--symbol", "CIMPS", "--currency", "USD", "--prices", "adjusted"]);
+      expect(r.code).toBe(0);
+      expect(r.err).toContain(counts("daily-bars", 20, 0, 0));
+      const bars = await daily("CIMPS", "2020-03-12", "2020-03-12");
+      expect(bars).toMatchObject({
+        t: [Date.parse("2020-03-12T00:00:00Z") / 1000],
+        ...{ o: [62.8334], h: [66.2858], l: [60.8833], c: [60.9411], v: [426143545.32526] },
+      });
+      const eur = await run(["daily-bars", stooq, "--symbol", "CIMPS", "--currency", "EUR", "--prices", "adjusted"]);
+      expect(eur.code).toBe(1);
+      expect(eur.err.join("\n")).toMatch(/--currency EUR: the listing CIMPS is in USD/);
+    });
+
+    it("reports a null row of a vendor file and never stores it; GBp prices go in as pounds", async () => {
+      await run(["securities", file("p-s.csv", "symbol,exchange,currency,type,name\nCIMPP.L,XLON,GBP,stock,Pence\n")]);
+      const path = file(
+        "pence.csv",
+        "Date,Open,High,Low,Close,Adj Close,Volume\n2026-11-02,250,260,240,255,255,1000\n" +
+          "2026-11-03,null,null,null,null,null,null\n",
+      );
+      const r = await run(["daily-bars", path, "--symbol", "CIMPP.L", "--currency", "GBp", "--prices", "adjusted"]);
+      expect(r.code).toBe(2);
+      expect(r.report.slice(1)).toEqual(["pence.csv,3,Open,null,not a finite number"]);
+      expect(await daily("CIMPP.L", "2026-11-02", "2026-11-03")).toMatchObject({
+        ...{ o: [2.5], h: [2.6], l: [2.4], c: [2.55] },
+      });
+    });
+  });
+
   it("keeps one split convention whatever the order of a raw price file and its split", async () => {
     await run([
       "securities",

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { main, openConfiguredSink } from "../../../src/application/cli/import.cli";
+import { exitCode, runImport, summaryLines } from "../../../src/application/import/import.run";
 import { loadConfig } from "../../../src/platform/config";
 import type { LiveSearchIndex } from "../../../src/domain/search/search.live";
 import { SqliteImportSink } from "../../../src/sources/sqlite/sqlite.import";
@@ -224,7 +225,50 @@ describe("daily bars", () => {
   });
 });
 
+describe("an interrupted import", () => {
+  it("ends between two batches: those before stay whole, and a rerun writes the rest", async () => {
+    await run(["securities", file("int-s.csv", "symbol,exchange,currency,type,name\nIMPI,XNAS,USD,stock,Int\n")]);
+    const lines = ["symbol,day,o,h,l,c,v"];
+    for (let d = 0; d < 25; d++)
+      lines.push(`IMPI,${new Date(Date.UTC(1990, 0, 1 + d)).toISOString().slice(0, 10)},1,2,1,1,5`);
+    const path = file("int.csv", lines.join("\n") + "\n");
+    const db = new Database(store);
+    const sink = new SqliteImportSink(db);
+    const stop = new AbortController();
+    const upsert = sink.upsertDailyBars.bind(sink);
+    // The signal arrives while the second batch is being written.
+    let batches = 0;
+    sink.upsertDailyBars = async (rows) => {
+      if (++batches === 2) stop.abort();
+      return upsert(rows);
+    };
+    const opts = {
+      kind: "daily-bars" as const,
+      files: [path],
+      dryRun: false,
+      maxErrors: 10,
+      reportPath: join(dir, "int-r.csv"),
+    };
+    const quiet = { update: () => undefined, stop: () => undefined };
+    try {
+      const first = await runImport({ ...opts, batchRows: 10, signal: stop.signal }, sink, quiet);
+      expect(first).toMatchObject({ rows: 20, inserted: 20, interrupted: true, stopped: false });
+      expect(exitCode(first)).toBe(1);
+      expect(summaryLines(first, false)).toContain("interrupted; the batches before stay written, and a rerun resumes");
+      const count = `SELECT count(*) AS n FROM daily_bars
+                     WHERE listing_id = (SELECT id FROM listings WHERE symbol = 'IMPI')`;
+      expect(query(count)).toEqual([{ n: 20 }]);
+      const rerun = await runImport({ ...opts, batchRows: 10 }, sink, quiet);
+      expect(rerun).toMatchObject({ inserted: 5, unchanged: 20, interrupted: false });
+      expect(query(count)).toEqual([{ n: 25 }]);
+    } finally {
+      sink.close();
+    }
+  });
+});
+
 describe("price downloads", () => {
+  // Loading them is in the conformance cases (import.conformance.ts), on SQLite and PostgreSQL.
   const yahoo = join(FIXTURES, "yahoo", "AAPL.csv");
 
   it("needs --symbol and --prices, and the fields of a new security", async () => {
@@ -233,83 +277,6 @@ describe("price downloads", () => {
     const missing = await run(["daily-bars", yahoo, "--symbol", "IMPY", "--prices", "adjusted"]);
     expect(missing.code).toBe(1);
     expect(missing.err.join("\n")).toMatch(/give --exchange, --currency and --name to create it/);
-  });
-
-  it("loads a real Yahoo download as adjusted prices; a raw file after a known split reads the same", async () => {
-    const created = await run([
-      "daily-bars",
-      yahoo,
-      ...["--symbol", "IMPY", "--exchange", "XNAS", "--currency", "USD", "--name", "Apple download"],
-      ...["--prices", "adjusted"],
-    ]);
-    expect(created.code).toBe(0);
-    expect(created.err).toContain("daily-bars: 30 inserted, 0 changed, 0 unchanged, 0 rejected");
-    const bars = query<{ t: number; o: number; c: number; v: number }>(
-      `SELECT t, o, c, v FROM daily_bars WHERE listing_id = (SELECT id FROM listings WHERE symbol = 'IMPY') ORDER BY t`,
-    );
-    expect(bars[0]).toEqual({ t: Date.parse("2018-02-12T00:00:00Z") / 1000, o: 39.625, c: 40.677502, v: 243278000 });
-
-    // A 2-for-1 split on 2018-03-01: the same bars as traded are twice the price (half the volume) before it.
-    const db = new Database(store);
-    db.prepare(
-      `INSERT INTO splits (security_id, day, numerator, denominator)
-       SELECT security_id, '2018-03-01', 2, 1 FROM listings WHERE symbol = 'IMPY'`,
-    ).run();
-    db.close();
-    const lines = readFileSync(yahoo, "utf8").trimEnd().split("\n");
-    const raw = [
-      "Date,Open,High,Low,Close,Volume",
-      ...lines.slice(1).map((l) => {
-        const [d, o, h, lo, c, , v] = l.split(",");
-        const k = d! < "2018-03-01" ? 2 : 1;
-        return [d, Number(o) * k, Number(h) * k, Number(lo) * k, Number(c) * k, Number(v) / k].join(",");
-      }),
-    ];
-    const stooq = await run(["daily-bars", file("raw.csv", raw.join("\n")), "--symbol", "IMPY", "--prices", "raw"]);
-    expect(stooq.code).toBe(0);
-    const after = query<{ t: number; o: number; c: number; v: number }>(
-      `SELECT t, o, c, v FROM daily_bars WHERE listing_id = (SELECT id FROM listings WHERE symbol = 'IMPY') ORDER BY t`,
-    );
-    expect(after).toHaveLength(30);
-    after.forEach((b, i) => {
-      expect(b.o).toBeCloseTo(bars[i]!.o, 9);
-      expect(b.c).toBeCloseTo(bars[i]!.c, 9);
-      expect(b.v).toBeCloseTo(bars[i]!.v, 3);
-    });
-  });
-
-  it("recognises a real Stooq download by its header and loads it on an existing listing", async () => {
-    await run(["securities", file("s6.csv", "symbol,exchange,currency,type,name\nIMPS,XNAS,USD,stock,Stooq Apple\n")]);
-    const stooq = join(FIXTURES, "stooq", "aapl_us_d.csv");
-    const r = await run(["daily-bars", stooq, "--symbol", "IMPS", "--currency", "USD", "--prices", "adjusted"]);
-    expect(r.code).toBe(0);
-    expect(r.err).toContain("daily-bars: 20 inserted, 0 changed, 0 unchanged, 0 rejected");
-    const [first] = query<{ t: number; o: number; h: number; l: number; c: number; v: number }>(
-      `SELECT t, o, h, l, c, v FROM daily_bars WHERE listing_id = (SELECT id FROM listings WHERE symbol = 'IMPS')
-       ORDER BY t LIMIT 1`,
-    );
-    expect(first).toEqual({
-      t: Date.parse("2020-03-12T00:00:00Z") / 1000,
-      ...{ o: 62.8334, h: 66.2858, l: 60.8833, c: 60.9411, v: 426143545.32526 },
-    });
-    const eur = await run(["daily-bars", stooq, "--symbol", "IMPS", "--currency", "EUR", "--prices", "adjusted"]);
-    expect(eur.code).toBe(1);
-    expect(eur.err.join("\n")).toMatch(/--currency EUR: the listing IMPS is in USD/);
-  });
-
-  it("reports a null row of a vendor file and never stores it; GBp prices go in as pounds", async () => {
-    await run(["securities", file("s4.csv", "symbol,exchange,currency,type,name\nIMPP.L,XLON,GBP,stock,Pence plc\n")]);
-    const path = file(
-      "pence.csv",
-      "Date,Open,High,Low,Close,Adj Close,Volume\n2026-11-02,250,260,240,255,255,1000\n" +
-        "2026-11-03,null,null,null,null,null,null\n",
-    );
-    const r = await run(["daily-bars", path, "--symbol", "IMPP.L", "--currency", "GBp", "--prices", "adjusted"]);
-    expect(r.code).toBe(2);
-    expect(r.report.slice(1)).toEqual(["pence.csv,3,Open,null,not a finite number"]);
-    expect(
-      query(`SELECT o, h, l, c FROM daily_bars WHERE listing_id = (SELECT id FROM listings WHERE symbol = 'IMPP.L')`),
-    ).toEqual([{ o: 2.5, h: 2.6, l: 2.4, c: 2.55 }]);
   });
 });
 

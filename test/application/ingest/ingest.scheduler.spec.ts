@@ -32,7 +32,10 @@ let stores = 0;
  * copy of the test store) through a connection of its own, its status on /v1/status and its metrics on /metrics.
  * Waits between retries are handed to the test (`waits`), which releases each: nothing waits on the clock.
  */
-async function service(env: NodeJS.ProcessEnv = {}) {
+async function service(
+  env: NodeJS.ProcessEnv = {},
+  wrap: (opened: Awaited<ReturnType<typeof openIngestSink>>) => typeof opened = (o) => o,
+) {
   const store = join(dir, `store-${++stores}.db`);
   copyFileSync(TEST_STORE_PATH, store);
   const config = loadConfig({
@@ -48,7 +51,7 @@ async function service(env: NodeJS.ProcessEnv = {}) {
   const lines: string[] = [];
   const { scheduler, metrics } = createIngestScheduler({
     config,
-    openSink: () => openIngestSink(config),
+    openSink: async () => wrap(await openIngestSink(config)),
     log: { info: (l) => lines.push(l), error: (l) => lines.push(l) },
     scheduler: {
       random: () => 0.5,
@@ -207,6 +210,76 @@ describe("scheduled ingest inside the service", () => {
       await run;
       expect(server.hits.get(HIST)).toBe(1);
     } finally {
+      await s.t.close();
+    }
+  });
+});
+
+describe("a shutdown during a scheduled run", () => {
+  beforeEach(() => {
+    server.hits.clear();
+    server.route(HIST, serve(HIST_ZIP, "application/zip"));
+  });
+
+  it("ends the run after the batch it is writing; the next run writes the rest", async () => {
+    let stopped: Promise<boolean> | undefined;
+    // The shutdown arrives while the run writes its first import (the rates), as SIGTERM would.
+    const s = await service({}, (opened) => {
+      const upsertFx = opened.sink.upsertFx.bind(opened.sink);
+      opened.sink.upsertFx = async (rows) => {
+        const counts = await upsertFx(rows);
+        stopped ??= s.scheduler.stop(5_000);
+        return counts;
+      };
+      return opened;
+    });
+    // The sample's own EUR/USD bar of that day until the ingest writes the ECB's fixing.
+    const eurusd = `SELECT b.c FROM daily_bars b JOIN listings l ON l.id = b.listing_id
+                    WHERE l.symbol = 'EURUSD' AND b.t = unixepoch('2022-07-05')`;
+    try {
+      await s.scheduler.runNow("ecb:hist");
+      expect(await stopped).toBe(true);
+      const [job] = await status(s.t);
+      expect(job.lastRun).toMatchObject({ outcome: "failed", attempt: 1 });
+      expect(job.lastRun.error).toBe("interrupted by the shutdown between two batches; the next run resumes");
+      // The rates' batch went in whole; the pairs' bars never started.
+      const [jpy] = rows<{ per_usd: number }>(
+        s.store,
+        `SELECT per_usd FROM fx_daily WHERE currency = 'JPY' AND day = '2022-07-05'`,
+      );
+      expect(jpy!.per_usd).toBeCloseTo(139.77 / 1.029, 10);
+      expect(rows(s.store, eurusd)).not.toEqual([{ c: 1.029 }]);
+      expect(s.waits).toHaveLength(0);
+
+      // The service started again on the same store: its run writes what the first one left.
+      const again = await service({ MDG_SQLITE_PATH: s.store });
+      try {
+        await again.scheduler.runNow("ecb:hist");
+        expect((await status(again.t))[0].lastRun).toMatchObject({ outcome: "ok", error: null });
+        expect(rows(s.store, eurusd)).toEqual([{ c: 1.029 }]);
+      } finally {
+        await again.scheduler.stop();
+        await again.t.close();
+      }
+    } finally {
+      await s.t.close();
+    }
+  });
+
+  it("waits for a provider that does not answer only until its deadline", async () => {
+    server.route(HIST, () => undefined);
+    const s = await service({ MDG_PROVIDER_TIMEOUT_MS: "30000" });
+    try {
+      const run = s.scheduler.runNow("ecb:hist");
+      while (!server.hits.get(HIST)) await new Promise((r) => setImmediate(r));
+      expect(await s.scheduler.stop(50)).toBe(false);
+      expect(s.lines).toContain("ingest: a run was still waiting on its provider after 50 ms");
+      // What the store holds is untouched; the run ends on its own when the provider's socket closes.
+      await server.close();
+      await run;
+      expect((await status(s.t))[0].lastRun).toMatchObject({ outcome: "failed" });
+    } finally {
+      server = await startProviderServer();
       await s.t.close();
     }
   });

@@ -14,8 +14,8 @@ describe("the ECB's files", () => {
     expect(t.days[0]!.rates).toMatchObject({ USD: "1.0163", JPY: "138.05", PLN: "4.7630" });
   });
 
-  it("reads the history CSV oldest first, N/A as no rate, and agrees with the daily file on the day after", () => {
-    const t = parseHistCsv(readFileSync(join(FIXTURES, "eurofxref-hist.csv"), "utf8"));
+  it("reads the history CSV oldest first, N/A as no rate, agreeing with the daily file on the day after", async () => {
+    const t = await parseHistCsv(readFileSync(join(FIXTURES, "eurofxref-hist.csv"), "utf8"));
     expect(t.days.map((d) => d.day)).toEqual([
       "2022-06-24",
       "2022-06-27",
@@ -33,8 +33,8 @@ describe("the ECB's files", () => {
     expect(t.days[9]!.rates.CYP).toBeUndefined();
   });
 
-  it("makes each pair's bars and quote: the euro pair's published number, the dollar pair crossed", () => {
-    const t = parseHistCsv(readFileSync(join(FIXTURES, "eurofxref-hist.csv"), "utf8"));
+  it("makes each pair's bars and quote: the euro pair's published number, the dollar pair crossed", async () => {
+    const t = await parseHistCsv(readFileSync(join(FIXTURES, "eurofxref-hist.csv"), "utf8"));
     const loads = ecbLoads(t, "eurofxref-hist.csv", { symbols: new Set(["EURUSD", "USDJPY"]) });
     const bars = [...loads.find((l) => l.kind === "daily-bars")!.records].filter((r) => r.values.day === "2022-07-07");
     expect(bars.map((b) => b.values)).toEqual([
@@ -53,9 +53,9 @@ describe("the ECB's files", () => {
     expect(quotes[0]).toMatchObject({ symbol: "EURUSD", c: "1.018", pc: "1.0177" });
   });
 
-  it("refuses files that are not the ECB's", () => {
-    expect(() => parseHistCsv("Date,Open,Close\n")).toThrow("expected the ECB's rates CSV");
-    expect(() => parseHistCsv("Date,USD,\nyesterday,1.1,\n")).toThrow("line 2: expected a day");
+  it("refuses files that are not the ECB's", async () => {
+    await expect(parseHistCsv("Date,Open,Close\n")).rejects.toThrow("expected the ECB's rates CSV");
+    await expect(parseHistCsv("Date,USD,\nyesterday,1.1,\n")).rejects.toThrow("line 2: expected a day");
     expect(() => parseRatesXml("<Cube><Cube time='2022-07-08'><Cube currency='JPY' rate='1'/></Cube></Cube>")).toThrow(
       "no USD",
     );

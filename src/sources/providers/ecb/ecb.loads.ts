@@ -44,6 +44,11 @@ function close(pair: Pair, rates: Record<string, string>): string | number | und
   return Number(r) / Number(usd);
 }
 
+/** Whether the pair has a close on a day of `rates`: `close` without reading the numbers (counts and searches). */
+function has(pair: Pair, rates: Record<string, string>): boolean {
+  return rates[pair.quote] !== undefined && (pair.base === "EUR" || rates.USD !== undefined);
+}
+
 function name(code: string): string {
   return currencyCodes.code(code)?.currency.trim() ?? code;
 }
@@ -75,9 +80,11 @@ export function ecbLoads(
   opts: { previous?: readonly { day: string; rates: Record<string, string> }[]; symbols?: ReadonlySet<string> } = {},
 ): IngestLoad[] {
   const { days, currencies } = table;
-  const pairs = ecbPairs(currencies, opts.symbols).filter((p) => days.some((d) => close(p, d.rates) !== undefined));
+  // The history is some 7,000 days of 60 pairs, and this runs inside the service on a schedule: counting and
+  // searching test presence only, and the numbers are read once, as the import takes each bar.
+  const pairs = ecbPairs(currencies, opts.symbols).filter((p) => days.some((d) => has(p, d.rates)));
   let bars = 0;
-  for (const d of days) for (const p of pairs) if (close(p, d.rates) !== undefined) bars++;
+  for (const d of days) for (const p of pairs) if (has(p, d.rates)) bars++;
 
   const fxRecords = function* (): Generator<IngestRecord> {
     for (const d of days) {
@@ -97,12 +104,16 @@ export function ecbLoads(
   };
   const quotes: IngestRecord[] = [];
   for (const p of pairs) {
+    // The pair's last day in the table and the one before it, searched from the newest day.
     let last: EcbDay | undefined;
     let before: string | number | undefined;
-    for (const d of days) {
-      const c = close(p, d.rates);
-      if (c === undefined) continue;
-      if (last) before = close(p, last.rates);
+    for (let i = days.length - 1; i >= 0; i--) {
+      const d = days[i]!;
+      if (!has(p, d.rates)) continue;
+      if (last) {
+        before = close(p, d.rates);
+        break;
+      }
       last = d;
     }
     if (!last) continue;
