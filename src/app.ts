@@ -101,7 +101,8 @@ export async function createApp(
   });
   // REST answers every /v0 and /v1 path itself (wrong methods included) before Express: it is the hot path, and
   // Express's per-request set-up and router cost more than all of REST's own work.
-  const restDoor = restRouter({ deps, schema, apiKeys, logger });
+  const rest = restRouter({ deps, schema, apiKeys, logger });
+  const restDoor = rest.door;
   // OPTIONS is a wrong method like any other (404 JSON), never Express's automatic "200 GET, HEAD"; CORS preflights
   // never get here (`cors` below answers them).
   app.use((req: Request, res: Response, next: NextFunction) => {
