@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { RequestListener } from "node:http";
+import type { IncomingMessage, RequestListener } from "node:http";
+import type { Duplex } from "node:stream";
 import { ApolloServer, type ApolloServerOptions } from "@apollo/server";
 import {
   ApolloServerPluginCacheControlDisabled,
@@ -40,6 +41,9 @@ import { staleStage } from "./http/graphql/graphql.stale";
 import type { MarketDataSource } from "./domain/ports/source.capabilities";
 import { cacheInstruments, type CachedSource } from "./sources/source.cache";
 import { configureWorkerPool } from "./platform/workers/worker.pool";
+import { LiveHub } from "./domain/live/live.hub";
+import { createWsDoor, type WsDoor } from "./http/ws/ws.door";
+import { refuseUpgrade, upgradeRequestId } from "./http/ws/ws.upgrade";
 
 export interface AppParts {
   /** The whole service as one request listener: REST, then POST /graphql, then Express for everything else. */
@@ -49,7 +53,13 @@ export interface AppParts {
   rateLimiter: RateLimiter;
   /** The instrument lookups cached across requests (src/sources/source.cache.ts). */
   instrumentCache: CachedSource<MarketDataSource>;
+  /** The server's `upgrade` listener: the WebSocket doors (`/v0`, `/v1`); any other path is refused. */
+  upgrade: UpgradeListener;
+  /** The live prices: their hub (what feeds publish to) and the WebSocket door (closed on shutdown). */
+  live: { hub: LiveHub; ws: WsDoor };
 }
+
+export type UpgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 
 export interface AppOptions {
   /**
@@ -57,6 +67,8 @@ export interface AppOptions {
    * default. Off, Apollo answers every operation: the differential test compares the two.
    */
   graphqlFastPath?: boolean;
+  /** How often the WebSocket door looks for idle sockets (tests move an injected clock and sweep often). */
+  wsSweepMs?: number;
 }
 
 /** Builds the whole HTTP surface: health, GraphiQL, /graphql, REST. Call `apollo.stop()` on shutdown. */
@@ -103,6 +115,24 @@ export async function createApp(
   // Express's per-request set-up and router cost more than all of REST's own work.
   const rest = restRouter({ deps, schema, apiKeys, logger });
   const restDoor = rest.door;
+  // The WebSocket door runs every action through the same route table (docs/live.md).
+  const hub = deps.liveHub ?? new LiveHub();
+  const wsDoor = createWsDoor({ deps, apiKeys, logger, call: rest.call, hub, sweepMs: options.wsSweepMs });
+  const upgrade: UpgradeListener = (req, socket, head) => {
+    if (wsDoor.upgrade(req, socket, head)) return;
+    // Any other path: the key first, then 404, as for any request (docs/contract.md section 2).
+    const requestId = upgradeRequestId(req);
+    Promise.resolve()
+      .then(() => apiKeys.authenticate(req.headers["x-api-key"]))
+      .then(() => {
+        throw new NotFoundError(`no WebSocket at ${req.url?.split("?", 1)[0] ?? "/"}`);
+      })
+      .catch((e: unknown) => {
+        const mapped = mapError(e, requestId);
+        if (mapped.internal) logger.error({ err: mapped.internal, requestId }, "upgrade refused");
+        refuseUpgrade(socket, mapped);
+      });
+  };
   // OPTIONS is a wrong method like any other (404 JSON), never Express's automatic "200 GET, HEAD"; CORS preflights
   // never get here (`cors` below answers them).
   app.use((req: Request, res: Response, next: NextFunction) => {
@@ -260,5 +290,5 @@ export async function createApp(
     (res as unknown as Response).locals = Object.assign(Object.create(null) as Record<string, unknown>, { requestId });
     app(req, res);
   };
-  return { app: service, apollo, rateLimiter, instrumentCache };
+  return { app: service, apollo, rateLimiter, instrumentCache, upgrade, live: { hub, ws: wsDoor } };
 }
