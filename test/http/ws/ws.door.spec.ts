@@ -1,3 +1,5 @@
+import pino from "pino";
+import { listenEarly } from "../../../src/http/server/server.startup";
 import { ROUTES } from "../../../src/http/rest/rest.routes";
 import { SERVICE_ROUTES } from "../../../src/http/rest/routes/status.routes";
 import { exampleSecurities } from "../../../src/http/openapi/openapi.examples";
@@ -389,5 +391,19 @@ describe("the WebSocket door under pressure and at shutdown", () => {
     expect((await open.request({ action: "ping" })).action).toBe("pong");
     await t.live.ws.close(5_000);
     expect(await open.closed).toEqual({ code: 1001, reason: "the service is shutting down; connect again" });
+  });
+});
+
+describe("an upgrade before the app is mounted", () => {
+  it("is answered as any request of the start-up phase: the contract's 500 with the phase", async () => {
+    const early = await listenEarly({ port: 0, host: "127.0.0.1" }, pino({ level: "silent" }));
+    try {
+      const r = await refusedUpgrade(`ws://127.0.0.1:${early.port}/v1`, { "x-api-key": BOOTSTRAP_KEY });
+      expect(r.status).toBe(500);
+      expect(r.body).toMatchObject({ statusCode: 500, code: "INTERNAL", status: "starting" });
+      expect((r.body as { requestId: string }).requestId).toBe(r.headers["x-request-id"]);
+    } finally {
+      await early.close();
+    }
   });
 });
