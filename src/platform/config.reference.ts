@@ -100,7 +100,7 @@ export const CONFIG_REFERENCE: Record<keyof z.input<typeof envSchema>, ConfigRef
   },
   MDG_WS_IDLE_TIMEOUT_MS: {
     meaning:
-      "a WebSocket (`/v0`, `/v1`, `/graphql`) with no message either way for this long is closed with code 1000 " +
+      "a WebSocket (`/v0`, `/v1`) with no message either way for this long is closed with code 1000 " +
       "and a reason (see [live.md](live.md))",
   },
   MDG_WS_MAX_CONNECTIONS_PER_KEY: {
