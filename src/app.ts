@@ -44,6 +44,7 @@ import { configureWorkerPool } from "./platform/workers/worker.pool";
 import { LiveHub } from "./domain/live/live.hub";
 import { createWsDoor, type WsDoor } from "./http/ws/ws.door";
 import { refuseUpgrade, upgradeRequestId } from "./http/ws/ws.upgrade";
+import { RedisLiveRelay } from "./sources/live/live.redis";
 
 export interface AppParts {
   /** The whole service as one request listener: REST, then POST /graphql, then Express for everything else. */
@@ -117,6 +118,22 @@ export async function createApp(
   const restDoor = rest.door;
   // The WebSocket door runs every action through the same route table (docs/live.md).
   const hub = deps.liveHub ?? new LiveHub();
+  // With REDIS_URL, changes fan out to the other replicas, one channel per symbol someone here subscribes to.
+  const relay = deps.config.rateLimit.redisUrl
+    ? new RedisLiveRelay({
+        url: deps.config.rateLimit.redisUrl,
+        prefix: deps.config.rateLimit.redisKeyPrefix,
+        deliver: (change) => hub.deliver(change),
+        onState: (up, err) =>
+          up
+            ? logger.info("live: Redis fan-out is back")
+            : logger.warn(
+                { err: { message: err?.message } },
+                "live: Redis fan-out down; local subscribers still served",
+              ),
+      })
+    : undefined;
+  if (relay) hub.connect(relay);
   const wsDoor = createWsDoor({ deps, apiKeys, logger, call: rest.call, hub, sweepMs: options.wsSweepMs });
   const upgrade: UpgradeListener = (req, socket, head) => {
     if (wsDoor.upgrade(req, socket, head)) return;
@@ -194,7 +211,14 @@ export async function createApp(
       // Apollo's default federated-trace plugin acts only on a subgraph schema, which this is not.
       ApolloServerPluginInlineTraceDisabled(),
       apolloStages(stages, operations),
-      { serverWillStart: async () => ({ serverWillStop: () => rateLimiter.close() }) },
+      {
+        serverWillStart: async () => ({
+          serverWillStop: async () => {
+            await rateLimiter.close();
+            await relay?.close();
+          },
+        }),
+      },
     ],
     parseOptions: graphqlParseOptions(deps.config.graphql),
     // Introspection and "did you mean" suggestions: off under NODE_ENV=production unless MDG_GRAPHQL_INTROSPECTION.
