@@ -42,9 +42,13 @@ import type { MarketDataSource } from "./domain/ports/source.capabilities";
 import { cacheInstruments, type CachedSource } from "./sources/source.cache";
 import { configureWorkerPool } from "./platform/workers/worker.pool";
 import { LiveHub } from "./domain/live/live.hub";
+import type { Quote } from "./domain/quote/quote.types";
 import { createWsDoor, type WsDoor } from "./http/ws/ws.door";
 import { refuseUpgrade, upgradeRequestId } from "./http/ws/ws.upgrade";
 import { RedisLiveRelay } from "./sources/live/live.redis";
+import { StoreQuoteWatch } from "./domain/live/live.store";
+import type { Principal } from "./platform/auth/auth.types";
+import { createContext } from "./http/http.context";
 
 export interface AppParts {
   /** The whole service as one request listener: REST, then POST /graphql, then Express for everything else. */
@@ -59,6 +63,18 @@ export interface AppParts {
   /** The live prices: their hub (what feeds publish to) and the WebSocket door (closed on shutdown). */
   live: { hub: LiveHub; ws: WsDoor };
 }
+
+/**
+ * What the service's own readers of the store act as (the live prices' store watch, the tick simulator): every scope,
+ * no limits, no client behind them. Never a key: no request can present it.
+ */
+export const SERVICE_PRINCIPAL: Principal = Object.freeze({
+  keyId: "service",
+  name: "the service itself",
+  scopes: new Set(["*"] as const),
+  ratePerMinute: 0,
+  dailyQuota: 0,
+});
 
 export type UpgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 
@@ -134,6 +150,27 @@ export async function createApp(
       })
     : undefined;
   if (relay) hub.connect(relay);
+  // Imports and provider runs (other processes, or this one's jobs) commit to the store: while someone is subscribed,
+  // each commit re-reads the subscribed quotes and publishes those that changed (src/domain/live/live.store.ts).
+  const original = appDeps.source;
+  const storeWatch =
+    typeof original.dataVersion === "function"
+      ? new StoreQuoteWatch(hub, {
+          pollMs: deps.config.live.storePollMs,
+          dataVersion: () => original.dataVersion!(),
+          readQuotes: async (symbols) => {
+            const ctx = createContext(deps, "live-store", SERVICE_PRINCIPAL);
+            const max = deps.config.sizes.bulkMaxSymbols;
+            const out: (Quote | Error | null)[] = [];
+            for (let i = 0; i < symbols.length; i += max) {
+              out.push(...(await deps.answers.quote.getMany(ctx, symbols.slice(i, i + max))));
+            }
+            return out;
+          },
+          onError: (err) => logger.warn({ err }, "live: reading changed quotes failed"),
+        })
+      : undefined;
+  storeWatch?.start();
   const wsDoor = createWsDoor({ deps, apiKeys, logger, call: rest.call, hub, sweepMs: options.wsSweepMs });
   const upgrade: UpgradeListener = (req, socket, head) => {
     if (wsDoor.upgrade(req, socket, head)) return;
@@ -214,6 +251,7 @@ export async function createApp(
       {
         serverWillStart: async () => ({
           serverWillStop: async () => {
+            storeWatch?.stop();
             await rateLimiter.close();
             await relay?.close();
           },

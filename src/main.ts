@@ -31,6 +31,7 @@ async function loadServiceModules() {
   ]);
   return {
     createApp: app.createApp,
+    SERVICE_PRINCIPAL: app.SERVICE_PRINCIPAL,
     ROW_STORE_ANSWERS: answers.ROW_STORE_ANSWERS,
     ensureDevKey: devKey.ensureDevKey,
     ApiKeyService: auth.ApiKeyService,
@@ -131,7 +132,7 @@ async function openService(config: Config, logger: Logger, early: EarlyServer, s
     const sampleSeed = await generatedSampleSeed(config);
     let simulator: InstanceType<typeof modules.TickSimulator> | undefined;
     if (config.live.simulateTicks ?? sampleSeed !== undefined) {
-      const ctx = modules.createContext(deps, "live-simulator", SIMULATOR_PRINCIPAL);
+      const ctx = modules.createContext(deps, "live-simulator", modules.SERVICE_PRINCIPAL);
       simulator = new modules.TickSimulator(livePrices.hub, (symbol) => deps.answers.quote.get(ctx, { symbol }), {
         seed: sampleSeed ?? config.sample.seed,
         tickMs: config.live.simulateTickMs,
@@ -181,15 +182,6 @@ async function ingestJobs(config: Config, sources: Sources, logger: Logger) {
 
 /** How long open WebSockets get to answer their 1001 close before they are cut. */
 const WS_CLOSE_GRACE_MS = 2_000;
-
-/** What the tick simulator reads the last quotes as: every scope, no limits (it serves no client). */
-const SIMULATOR_PRINCIPAL = Object.freeze({
-  keyId: "live-simulator",
-  name: "the tick simulator",
-  scopes: new Set(["*"] as const),
-  ratePerMinute: 0,
-  dailyQuota: 0,
-});
 
 /**
  * The seed of the generated sample when the SQLite store is one (its `meta` row, which only the generator writes);

@@ -119,6 +119,11 @@ export const CONFIG_REFERENCE: Record<keyof z.input<typeof envSchema>, ConfigRef
       "bytes waiting to be sent to one WebSocket past which it is closed as a slow consumer (code 1013), so a client " +
       "that stops reading costs the server no more memory than this",
   },
+  MDG_LIVE_STORE_POLL_MS: {
+    meaning:
+      "while a replica has live subscribers, how often it looks for store commits (imports, provider runs, any " +
+      "writer) and pushes the subscribed quotes they changed; a look without a commit reads nothing",
+  },
   MDG_SIMULATE_TICKS: {
     meaning:
       "the tick simulator: moves the quotes of subscribed symbols in a seeded random walk from their last quote and " +

@@ -387,6 +387,7 @@ export const envSchema = z.object({
   MDG_WS_MAX_SUBSCRIPTIONS: envNumber({ fallback: 100, min: 1, max: 1_000_000 }),
   MDG_WS_MAX_MESSAGE_BYTES: envNumber({ fallback: 16 * 1024, min: 64, max: 16 * 2 ** 20, unit: "bytes" }),
   MDG_WS_MAX_BUFFERED_BYTES: envNumber({ fallback: 2 ** 20, min: 1_024, max: 1_024 * 2 ** 20, unit: "bytes" }),
+  MDG_LIVE_STORE_POLL_MS: envNumber({ fallback: 250, min: 10, max: MINUTE_MS, unit: "milliseconds" }),
   MDG_SIMULATE_TICKS: optionalBool,
   MDG_SIMULATE_TICK_MS: envNumber({ fallback: 1_000, min: 10, max: 10 * MINUTE_MS, unit: "milliseconds" }),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -546,6 +547,8 @@ export interface LiveConfig {
   maxMessageBytes: number;
   /** Bytes waiting to be sent to one socket past which it is closed as a slow consumer (1013). */
   maxBufferedBytes: number;
+  /** How often a replica with subscribers looks for store commits (imports, provider runs) that changed quotes. */
+  storePollMs: number;
   /**
    * The tick simulator of the generated sample (src/domain/live/live.simulator.ts): unset, on only when the store is
    * the generated sample.
@@ -785,6 +788,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxSubscriptionsPerKey: e.MDG_WS_MAX_SUBSCRIPTIONS,
       maxMessageBytes: e.MDG_WS_MAX_MESSAGE_BYTES,
       maxBufferedBytes: e.MDG_WS_MAX_BUFFERED_BYTES,
+      storePollMs: e.MDG_LIVE_STORE_POLL_MS,
       simulateTicks: e.MDG_SIMULATE_TICKS,
       simulateTickMs: e.MDG_SIMULATE_TICK_MS,
     },
