@@ -77,12 +77,15 @@ describe("the WebSocket door of the running service", () => {
       for (const c of prices) expect(Math.abs(c / stored - 1)).toBeLessThan(0.05);
 
       service.child.kill("SIGTERM");
-      await new Promise((r) => setTimeout(r, 300));
+      // /readyz turns 503 in the same turn as the door starts refusing (main.ts): wait for the one, then try the other.
+      const deadline = Date.now() + 10_000;
+      while ((await send(service.port, { method: "GET", path: "/readyz" })).status !== 503) {
+        if (Date.now() > deadline) throw new Error(`never draining: ${service.lines.join("\n").slice(-2000)}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
       const refused = await refusedUpgrade(`ws://127.0.0.1:${service.port}/v1`, { "x-api-key": BOOTSTRAP_KEY });
       expect(refused.status).toBe(500);
       expect(refused.body).toMatchObject({ statusCode: 500, code: "INTERNAL", message: /shutting down/ });
-      const ready = await send(service.port, { method: "GET", path: "/readyz" });
-      expect(ready.status).toBe(503);
       expect(await client.closed).toEqual({ code: 1001, reason: "the service is shutting down; connect again" });
       expect(await service.exited).toBe(0);
     } finally {
