@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { RequestListener } from "node:http";
+import type { IncomingMessage, RequestListener } from "node:http";
+import type { Duplex } from "node:stream";
 import { ApolloServer, type ApolloServerOptions } from "@apollo/server";
 import {
   ApolloServerPluginCacheControlDisabled,
@@ -40,6 +41,14 @@ import { staleStage } from "./http/graphql/graphql.stale";
 import type { MarketDataSource } from "./domain/ports/source.capabilities";
 import { cacheInstruments, type CachedSource } from "./sources/source.cache";
 import { configureWorkerPool } from "./platform/workers/worker.pool";
+import { LiveHub } from "./domain/live/live.hub";
+import type { Quote } from "./domain/quote/quote.types";
+import { createWsDoor, type WsDoor } from "./http/ws/ws.door";
+import { refuseUpgrade, upgradeRequestId } from "./http/ws/ws.upgrade";
+import { RedisLiveRelay } from "./sources/live/live.redis";
+import { StoreQuoteWatch } from "./domain/live/live.store";
+import type { Principal } from "./platform/auth/auth.types";
+import { createContext } from "./http/http.context";
 
 export interface AppParts {
   /** The whole service as one request listener: REST, then POST /graphql, then Express for everything else. */
@@ -49,7 +58,25 @@ export interface AppParts {
   rateLimiter: RateLimiter;
   /** The instrument lookups cached across requests (src/sources/source.cache.ts). */
   instrumentCache: CachedSource<MarketDataSource>;
+  /** The server's `upgrade` listener: the WebSocket doors (`/v0`, `/v1`); any other path is refused. */
+  upgrade: UpgradeListener;
+  /** The live prices: their hub (what feeds publish to) and the WebSocket door (closed on shutdown). */
+  live: { hub: LiveHub; ws: WsDoor };
 }
+
+/**
+ * What the service's own readers of the store act as (the live prices' store watch, the tick simulator): every scope,
+ * no limits, no client behind them. Never a key: no request can present it.
+ */
+export const SERVICE_PRINCIPAL: Principal = Object.freeze({
+  keyId: "service",
+  name: "the service itself",
+  scopes: new Set(["*"] as const),
+  ratePerMinute: 0,
+  dailyQuota: 0,
+});
+
+export type UpgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 
 export interface AppOptions {
   /**
@@ -57,6 +84,8 @@ export interface AppOptions {
    * default. Off, Apollo answers every operation: the differential test compares the two.
    */
   graphqlFastPath?: boolean;
+  /** How often the WebSocket door looks for idle sockets (tests move an injected clock and sweep often). */
+  wsSweepMs?: number;
 }
 
 /** Builds the whole HTTP surface: health, GraphiQL, /graphql, REST. Call `apollo.stop()` on shutdown. */
@@ -101,7 +130,63 @@ export async function createApp(
   });
   // REST answers every /v0 and /v1 path itself (wrong methods included) before Express: it is the hot path, and
   // Express's per-request set-up and router cost more than all of REST's own work.
-  const restDoor = restRouter({ deps, schema, apiKeys, logger });
+  const rest = restRouter({ deps, schema, apiKeys, logger });
+  const restDoor = rest.door;
+  // The WebSocket door runs every action through the same route table (docs/live.md).
+  const hub = deps.liveHub ?? new LiveHub();
+  // With REDIS_URL, changes fan out to the other replicas, one channel per symbol someone here subscribes to.
+  const relay = deps.config.rateLimit.redisUrl
+    ? new RedisLiveRelay({
+        url: deps.config.rateLimit.redisUrl,
+        prefix: deps.config.rateLimit.redisKeyPrefix,
+        deliver: (change) => hub.deliver(change),
+        onState: (up, err) =>
+          up
+            ? logger.info("live: Redis fan-out is back")
+            : logger.warn(
+                { err: { message: err?.message } },
+                "live: Redis fan-out down; local subscribers still served",
+              ),
+      })
+    : undefined;
+  if (relay) hub.connect(relay);
+  // Imports and provider runs (other processes, or this one's jobs) commit to the store: while someone is subscribed,
+  // each commit re-reads the subscribed quotes and publishes those that changed (src/domain/live/live.store.ts).
+  const original = appDeps.source;
+  const storeWatch =
+    typeof original.dataVersion === "function"
+      ? new StoreQuoteWatch(hub, {
+          pollMs: deps.config.live.storePollMs,
+          dataVersion: () => original.dataVersion!(),
+          readQuotes: async (symbols) => {
+            const ctx = createContext(deps, "live-store", SERVICE_PRINCIPAL);
+            const max = deps.config.sizes.bulkMaxSymbols;
+            const out: (Quote | Error | null)[] = [];
+            for (let i = 0; i < symbols.length; i += max) {
+              out.push(...(await deps.answers.quote.getMany(ctx, symbols.slice(i, i + max))));
+            }
+            return out;
+          },
+          onError: (err) => logger.warn({ err }, "live: reading changed quotes failed"),
+        })
+      : undefined;
+  storeWatch?.start();
+  const wsDoor = createWsDoor({ deps, apiKeys, logger, call: rest.call, hub, sweepMs: options.wsSweepMs });
+  const upgrade: UpgradeListener = (req, socket, head) => {
+    if (wsDoor.upgrade(req, socket, head)) return;
+    // Any other path: the key first, then 404, as for any request (docs/contract.md section 2).
+    const requestId = upgradeRequestId(req);
+    Promise.resolve()
+      .then(() => apiKeys.authenticate(req.headers["x-api-key"]))
+      .then(() => {
+        throw new NotFoundError(`no WebSocket at ${req.url?.split("?", 1)[0] ?? "/"}`);
+      })
+      .catch((e: unknown) => {
+        const mapped = mapError(e, requestId);
+        if (mapped.internal) logger.error({ err: mapped.internal, requestId }, "upgrade refused");
+        refuseUpgrade(socket, mapped);
+      });
+  };
   // OPTIONS is a wrong method like any other (404 JSON), never Express's automatic "200 GET, HEAD"; CORS preflights
   // never get here (`cors` below answers them).
   app.use((req: Request, res: Response, next: NextFunction) => {
@@ -163,7 +248,15 @@ export async function createApp(
       // Apollo's default federated-trace plugin acts only on a subgraph schema, which this is not.
       ApolloServerPluginInlineTraceDisabled(),
       apolloStages(stages, operations),
-      { serverWillStart: async () => ({ serverWillStop: () => rateLimiter.close() }) },
+      {
+        serverWillStart: async () => ({
+          serverWillStop: async () => {
+            storeWatch?.stop();
+            await rateLimiter.close();
+            await relay?.close();
+          },
+        }),
+      },
     ],
     parseOptions: graphqlParseOptions(deps.config.graphql),
     // Introspection and "did you mean" suggestions: off under NODE_ENV=production unless MDG_GRAPHQL_INTROSPECTION.
@@ -259,5 +352,5 @@ export async function createApp(
     (res as unknown as Response).locals = Object.assign(Object.create(null) as Record<string, unknown>, { requestId });
     app(req, res);
   };
-  return { app: service, apollo, rateLimiter, instrumentCache };
+  return { app: service, apollo, rateLimiter, instrumentCache, upgrade, live: { hub, ws: wsDoor } };
 }

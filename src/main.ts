@@ -17,7 +17,7 @@ import { openSources, type Sources } from "./app.sources";
  */
 async function loadServiceModules() {
   await import("reflect-metadata");
-  const [app, answers, devKey, auth, clock, index, live] = await Promise.all([
+  const [app, answers, devKey, auth, clock, index, live, hub, simulator, context] = await Promise.all([
     import("./app"),
     import("./domain/answers"),
     import("./platform/auth/auth.dev-key"),
@@ -25,15 +25,22 @@ async function loadServiceModules() {
     import("./platform/clock"),
     import("./domain/search/search.index"),
     import("./domain/search/search.live"),
+    import("./domain/live/live.hub"),
+    import("./domain/live/live.simulator"),
+    import("./http/http.context"),
   ]);
   return {
     createApp: app.createApp,
+    SERVICE_PRINCIPAL: app.SERVICE_PRINCIPAL,
     ROW_STORE_ANSWERS: answers.ROW_STORE_ANSWERS,
     ensureDevKey: devKey.ensureDevKey,
     ApiKeyService: auth.ApiKeyService,
     systemClock: clock.systemClock,
     SearchIndex: index.SearchIndex,
     LiveSearchIndex: live.LiveSearchIndex,
+    LiveHub: hub.LiveHub,
+    TickSimulator: simulator.TickSimulator,
+    createContext: context.createContext,
   };
 }
 
@@ -68,8 +75,9 @@ async function openService(config: Config, logger: Logger, early: EarlyServer, s
   const source = sources.market;
   try {
     signal.throwIfAborted();
+    const modules = await loadServiceModules();
     const { createApp, ROW_STORE_ANSWERS, ensureDevKey, ApiKeyService, systemClock, SearchIndex, LiveSearchIndex } =
-      await loadServiceModules();
+      modules;
     const started = Date.now();
     // A store other processes write: the index follows its change notices (new, renamed, removed securities),
     // those committed while it is built included (applied again if the build saw them: no harm).
@@ -108,17 +116,36 @@ async function openService(config: Config, logger: Logger, early: EarlyServer, s
       metricsRegistry: metricsRegistry ?? ingest?.metrics?.registry,
       upstreamState,
       ingestStatus: ingest && (() => ingest.scheduler.status()),
+      liveHub: new modules.LiveHub(),
     };
     const apiKeys = new ApiKeyService(sources.keys, systemClock, { bootstrapKey: config.bootstrapApiKey });
     // A first start with no key at all gets a local development key in the store's own file (data/dev-key for
     // data/market.db; never in production).
     await ensureDevKey(config, apiKeys, logger);
-    const { app, apollo } = await createApp(deps, apiKeys, logger);
+    const { app, apollo, upgrade, live: livePrices } = await createApp(deps, apiKeys, logger);
     if (signal.aborted) {
       await apollo.stop();
       signal.throwIfAborted();
     }
-    return { sources, app, apollo, ingest: ingest?.scheduler };
+    // SIMULATED PRICES (docs/live.md): the generated sample has no market behind it, so by default its subscribed
+    // quotes take a seeded random walk; MDG_SIMULATE_TICKS turns it on or off whatever the store.
+    const sampleSeed = await generatedSampleSeed(config);
+    let simulator: InstanceType<typeof modules.TickSimulator> | undefined;
+    if (config.live.simulateTicks ?? sampleSeed !== undefined) {
+      const ctx = modules.createContext(deps, "live-simulator", modules.SERVICE_PRINCIPAL);
+      simulator = new modules.TickSimulator(livePrices.hub, (symbol) => deps.answers.quote.get(ctx, { symbol }), {
+        seed: sampleSeed ?? config.sample.seed,
+        tickMs: config.live.simulateTickMs,
+        clock: systemClock,
+        onError: (symbol, err) => logger.warn({ symbol, err }, "live: no last quote to simulate from"),
+      });
+      simulator.start();
+      logger.info(
+        { tickMs: config.live.simulateTickMs },
+        "live: simulated ticks for subscribed symbols (MDG_SIMULATE_TICKS)",
+      );
+    }
+    return { sources, app, apollo, upgrade, livePrices, simulator, ingest: ingest?.scheduler };
   } catch (err) {
     await sources.close();
     throw err;
@@ -151,6 +178,27 @@ async function ingestJobs(config: Config, sources: Sources, logger: Logger) {
     locks: sources.locks,
     log: { info: (line) => logger.info(line), error: (line) => logger.error(line) },
   });
+}
+
+/** How long open WebSockets get to answer their 1001 close before they are cut. */
+const WS_CLOSE_GRACE_MS = 2_000;
+
+/**
+ * The seed of the generated sample when the SQLite store is one (its `meta` row, which only the generator writes);
+ * undefined for any other store.
+ */
+async function generatedSampleSeed(config: Config): Promise<number | undefined> {
+  if (config.dataSource !== "sqlite" || !existsSync(config.sqlitePath)) return undefined;
+  const { default: Database } = await import("better-sqlite3");
+  const db = new Database(config.sqlitePath, { readonly: true, fileMustExist: true });
+  try {
+    const seed = db.prepare("SELECT value FROM meta WHERE key = 'seed'").pluck().get() as string | undefined;
+    return seed === undefined ? undefined : Number(seed);
+  } catch {
+    return undefined;
+  } finally {
+    db.close();
+  }
 }
 
 async function main(): Promise<void> {
@@ -186,8 +234,8 @@ async function main(): Promise<void> {
     logger.info("stopped during start-up");
     process.exit(0);
   }
-  const { sources, app, apollo, ingest } = started;
-  await early.mount(app);
+  const { sources, app, apollo, ingest, upgrade, livePrices, simulator } = started;
+  await early.mount(app, upgrade);
   ingest?.start();
   if (ingest) logger.info({ jobs: config.ingest.jobs.map((j) => j.name) }, "ingest jobs scheduled (MDG_INGEST)");
   const { connections } = early;
@@ -215,9 +263,16 @@ async function main(): Promise<void> {
       "shutting down: no new connections, finishing in-flight requests",
     );
     early.markUnready();
+    // New WebSockets are refused from now on (the contract's 500); open ones are closed with 1001 after the drain.
+    livePrices.ws.refuse();
+    simulator?.stop();
     // Kept listening a while (MDG_SHUTDOWN_DELAY_MS, 0 by default): a balancer that polls /readyz sees 503 first.
     if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
-    const result = await connections.drain(config.shutdownTimeoutMs);
+    let socketsClosed: Promise<void> = Promise.resolve();
+    const result = await connections.drain(config.shutdownTimeoutMs, () => {
+      socketsClosed = livePrices.ws.close(Math.min(WS_CLOSE_GRACE_MS, config.shutdownTimeoutMs));
+    });
+    await socketsClosed;
     // A run under way finishes its batch and stops there (or stops waiting to retry); the store closes after it.
     await ingest?.stop(Math.max(1_000, config.shutdownTimeoutMs - result.ms));
     // Apollo's stop also closes the rate-limit counters (Redis connection).

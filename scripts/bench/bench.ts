@@ -16,6 +16,7 @@ import { HEAVY_TARGETS, heavyNeighbour, type HeavyNeighbourResult } from "./heav
 import { priceShapes, pricingTable } from "./pricing.probe";
 import { peerSection, type PeerSection } from "./peers/peers.bench";
 import { keyTimingBench } from "./keys.bench";
+import { liveFanoutBench } from "./live.bench";
 import { builtSample, createDatabase, databaseUrl, dropDatabase, firstStart, stopChild } from "./postgres.bench";
 import { DEFAULT_BASE, prepareBase } from "./base.bench";
 import { importBench, importBenchLines } from "./import.bench";
@@ -811,6 +812,29 @@ async function main(): Promise<number> {
     const startArgs = built ? startCommand() : ["-r", "@swc-node/register", "src/main.ts"];
     const samples = Number(process.env.BENCH_KEY_SAMPLES ?? 1_500);
     console.log((await keyTimingBench({ startArgs, port: SERVICE_PORT, samples, log })).join("\n"));
+    return 0;
+  }
+  if (process.env.BENCH_ONLY === "live") {
+    // `BENCH_ONLY=live npm run bench`: the WebSocket fan-out against a bare ws broadcast server, printed; needs
+    // REDIS_URL (changes arrive as another replica's would). BENCH_STORE names a smaller store for a quick check.
+    if (!process.env.REDIS_URL) throw new Error("BENCH_ONLY=live needs REDIS_URL (redis://127.0.0.1:6379)");
+    const store = storePath();
+    await ensureStore(store);
+    const built = existsSync(join(ROOT, "dist/main.js"));
+    const lines = await liveFanoutBench({
+      startArgs: built ? startCommand() : ["-r", "@swc-node/register", "src/main.ts"],
+      port: SERVICE_PORT,
+      baselinePort: BASELINE_PORT,
+      store,
+      redisUrl: process.env.REDIS_URL,
+      subscribers: Number(process.env.BENCH_LIVE_SUBSCRIBERS ?? 1_000),
+      symbols: Number(process.env.BENCH_LIVE_SYMBOLS ?? 50),
+      rate: Number(process.env.BENCH_LIVE_RATE ?? 100),
+      seconds: DURATION,
+      warmupSeconds: Number(process.env.BENCH_WARMUP ?? 3),
+      log,
+    });
+    console.log(lines.join("\n"));
     return 0;
   }
   if (process.env.BENCH_ONLY === "import") {

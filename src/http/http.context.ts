@@ -10,6 +10,7 @@ import { createLoaders } from "../domain/ports/source.loaders";
 import { Freshness, type RequestContext } from "../domain/request.context";
 import type { SearchIndexReader } from "../domain/search/search.live";
 import type { IngestJobStatus } from "../domain/status/status.ingest";
+import type { LiveHub } from "../domain/live/live.hub";
 
 /** What lives as long as the process: pools, clients, indexes. Never per-user state. Built by the composition root. */
 export interface AppDeps {
@@ -27,6 +28,8 @@ export interface AppDeps {
   upstreamState?: () => UpstreamState;
   /** The scheduled ingest jobs (MDG_INGEST), which /v1/status reports. */
   ingestStatus?: () => readonly IngestJobStatus[];
+  /** The live prices' subscriptions and delivery (src/domain/live/live.hub.ts); createApp makes one when absent. */
+  liveHub?: LiveHub;
 }
 
 /** One per request, for /graphql and REST alike: the domain's request context and the answers the resolvers call. */

@@ -98,6 +98,39 @@ export const CONFIG_REFERENCE: Record<keyof z.input<typeof envSchema>, ConfigRef
       "another replica (see [operations.md](operations.md#running-n-replicas))",
     default: "`false`",
   },
+  MDG_WS_IDLE_TIMEOUT_MS: {
+    meaning:
+      "a WebSocket (`/v0`, `/v1`) with no message either way for this long is closed with code 1000 " +
+      "and a reason (see [live.md](live.md))",
+  },
+  MDG_WS_MAX_CONNECTIONS_PER_KEY: {
+    meaning: "WebSocket connections one key may hold open at once on one replica; one more is refused with 403",
+  },
+  MDG_WS_MAX_SUBSCRIPTIONS: {
+    meaning: "live subscriptions one key may hold at once on one replica, over all its connections",
+  },
+  MDG_WS_MAX_MESSAGE_BYTES: {
+    meaning:
+      "largest WebSocket message a client may send: a larger one is answered with a 404 `INVALID_ARGUMENT` message, " +
+      "and one over four times this closes the connection with 1009",
+  },
+  MDG_WS_MAX_BUFFERED_BYTES: {
+    meaning:
+      "bytes waiting to be sent to one WebSocket past which it is closed as a slow consumer (code 1013), so a client " +
+      "that stops reading costs the server no more memory than this",
+  },
+  MDG_LIVE_STORE_POLL_MS: {
+    meaning:
+      "while a replica has live subscribers, how often it looks for store commits (imports, provider runs, any " +
+      "writer) and pushes the subscribed quotes they changed; a look without a commit reads nothing",
+  },
+  MDG_SIMULATE_TICKS: {
+    meaning:
+      "the tick simulator: moves the quotes of subscribed symbols in a seeded random walk from their last quote and " +
+      "pushes them (simulated prices, for trials and demos); on by default only when the store is the generated sample",
+    default: "on for the generated sample, off otherwise",
+  },
+  MDG_SIMULATE_TICK_MS: { meaning: "how often the tick simulator moves each subscribed symbol" },
   MDG_PG_CHANGE_POLL_MS: {
     meaning:
       "with `MDG_DATA_SOURCE=postgres`, how often each replica reads the store's change version (one " +

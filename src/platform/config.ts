@@ -381,6 +381,20 @@ export const envSchema = z.object({
   MDG_REDIS_TIMEOUT_MS: envNumber({ fallback: 250, min: 1, max: MINUTE_MS, unit: "milliseconds" }),
   MDG_REDIS_COOLDOWN_MS: envNumber({ fallback: 5_000, min: 1, max: 10 * MINUTE_MS, unit: "milliseconds" }),
   MDG_CORS_ORIGINS: corsOrigins,
+  /** The WebSocket door and live prices (docs/live.md). */
+  MDG_WS_IDLE_TIMEOUT_MS: envNumber({
+    fallback: 15 * MINUTE_MS,
+    min: 1_000,
+    max: 24 * 60 * MINUTE_MS,
+    unit: "milliseconds",
+  }),
+  MDG_WS_MAX_CONNECTIONS_PER_KEY: envNumber({ fallback: 10, min: 1, max: 100_000 }),
+  MDG_WS_MAX_SUBSCRIPTIONS: envNumber({ fallback: 100, min: 1, max: 1_000_000 }),
+  MDG_WS_MAX_MESSAGE_BYTES: envNumber({ fallback: 16 * 1024, min: 64, max: 16 * 2 ** 20, unit: "bytes" }),
+  MDG_WS_MAX_BUFFERED_BYTES: envNumber({ fallback: 2 ** 20, min: 1_024, max: 1_024 * 2 ** 20, unit: "bytes" }),
+  MDG_LIVE_STORE_POLL_MS: envNumber({ fallback: 250, min: 10, max: MINUTE_MS, unit: "milliseconds" }),
+  MDG_SIMULATE_TICKS: optionalBool,
+  MDG_SIMULATE_TICK_MS: envNumber({ fallback: 1_000, min: 10, max: 10 * MINUTE_MS, unit: "milliseconds" }),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** GET /metrics (Prometheus); docs/operations.md "Metrics and logs". */
   MDG_METRICS_ENABLED: optionalBool,
@@ -533,6 +547,29 @@ export interface Config {
   upstream: UpstreamConfig;
   providers: ProvidersConfig;
   ingest: IngestConfig;
+  live: LiveConfig;
+}
+
+/** The WebSocket door at `/v0` and `/v1` and the live prices it pushes (src/http/ws/, src/domain/live/). */
+export interface LiveConfig {
+  /** A socket with no frame either way for this long is closed (1000). */
+  idleTimeoutMs: number;
+  /** Open WebSocket connections one key may hold at once in this process. */
+  maxConnectionsPerKey: number;
+  /** Subscriptions one key may hold at once in this process, over all its connections. */
+  maxSubscriptionsPerKey: number;
+  /** Largest message a client may send; a larger one is answered with an error, four times larger closes (1009). */
+  maxMessageBytes: number;
+  /** Bytes waiting to be sent to one socket past which it is closed as a slow consumer (1013). */
+  maxBufferedBytes: number;
+  /** How often a replica with subscribers looks for store commits (imports, provider runs) that changed quotes. */
+  storePollMs: number;
+  /**
+   * The tick simulator of the generated sample (src/domain/live/live.simulator.ts): unset, on only when the store is
+   * the generated sample.
+   */
+  simulateTicks: boolean | undefined;
+  simulateTickMs: number;
 }
 
 /** The public data providers `npm run ingest` calls (src/sources/providers/). */
@@ -769,5 +806,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retries: e.MDG_PROVIDER_RETRIES,
     },
     ingest: { jobs: e.MDG_INGEST, retries: e.MDG_INGEST_RETRIES, retryBaseMs: e.MDG_INGEST_RETRY_BASE_MS },
+    live: {
+      idleTimeoutMs: e.MDG_WS_IDLE_TIMEOUT_MS,
+      maxConnectionsPerKey: e.MDG_WS_MAX_CONNECTIONS_PER_KEY,
+      maxSubscriptionsPerKey: e.MDG_WS_MAX_SUBSCRIPTIONS,
+      maxMessageBytes: e.MDG_WS_MAX_MESSAGE_BYTES,
+      maxBufferedBytes: e.MDG_WS_MAX_BUFFERED_BYTES,
+      storePollMs: e.MDG_LIVE_STORE_POLL_MS,
+      simulateTicks: e.MDG_SIMULATE_TICKS,
+      simulateTickMs: e.MDG_SIMULATE_TICK_MS,
+    },
   };
 }

@@ -2,7 +2,7 @@ import "reflect-metadata";
 import type { RequestListener } from "node:http";
 import pino, { type Logger } from "pino";
 import request from "supertest";
-import { createApp, type AppOptions } from "../../src/app";
+import { createApp, type AppOptions, type AppParts } from "../../src/app";
 import { ApiKeyService } from "../../src/platform/auth/auth.service";
 import { fixedClock, type Clock } from "../../src/platform/clock";
 import { loadConfig } from "../../src/platform/config";
@@ -33,6 +33,9 @@ export interface TestApp {
   post(path: string, body?: unknown, key?: string | null): request.Test;
   /** The instrument lookups the app caches across requests. */
   instrumentCache: CachedSource<MarketDataSource>;
+  /** The server's `upgrade` listener (the WebSocket doors) and the live prices' hub and door. */
+  upgrade: AppParts["upgrade"];
+  live: AppParts["live"];
   /**
    * Counts store queries made while `fn` runs, from a cold instrument cache (the count a first request pays),
    * or with the cache as it is (`keepCache`).
@@ -63,8 +66,8 @@ export interface TestAppOptions {
   followChanges?: boolean;
   /** The change feed `followChanges` follows (default: the SQLite store's own), e.g. a PostgreSQL replica's. */
   changes?: ChangeFeed;
-  /** What the composition root adds when MDG_INGEST schedules jobs: their status, their metrics. */
-  deps?: Pick<AppDeps, "ingestStatus" | "metricsRegistry">;
+  /** What the composition root adds: the scheduled jobs' status and metrics (MDG_INGEST), the live hub. */
+  deps?: Pick<AppDeps, "ingestStatus" | "metricsRegistry" | "liveHub">;
 }
 
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -99,7 +102,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     ...opts.deps,
   };
   const apiKeys = new ApiKeyService(source.keys, clock, { bootstrapKey: BOOTSTRAP_KEY });
-  const { app, apollo, rateLimiter, instrumentCache } = await createApp(
+  const { app, apollo, rateLimiter, instrumentCache, upgrade, live } = await createApp(
     deps,
     apiKeys,
     opts.logger ?? pino({ level: "silent" }),
@@ -115,7 +118,10 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     deps,
     rateLimiter,
     instrumentCache,
+    upgrade,
+    live,
     async close() {
+      await live.ws.close(1_000);
       await apollo.stop();
       await source.close();
     },

@@ -14,7 +14,7 @@ import { heldHeaders } from "../http.held";
 import { RestAdmission } from "./rest.admission";
 import { parseBody } from "./rest.body";
 import { jsonBodyReader } from "./rest.body-reader";
-import { mapError } from "./rest.errors";
+import { mapError, type MappedError } from "./rest.errors";
 import { assertOperationsValid, executeRouteNow } from "./rest.execute";
 import { rateLimitHeaders } from "../../platform/quotas/quota.headers";
 import type { ApiVersion, HandlerRoute, HttpMethod, RouteEntry } from "./rest.route";
@@ -38,7 +38,7 @@ export interface RestDeps {
  * endpoint is not removed, the key has the scope, then the body; then one
  * GraphQL operation runs.
  */
-export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: RestDeps): RestDoor {
+export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: RestDeps): RestRouter {
   assertOperationsValid(schema, routes, deps.config.graphql);
   const byPath = new Map<string, RouteEntry | HandlerRoute>(routes.map((r) => [r.path, r]));
   // Bulk names entries of the table and runs their operations for many symbols at once.
@@ -55,31 +55,25 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
   }
   const readBody = jsonBodyReader(deps.config.sizes.bodyBytes);
 
-  async function handle(
-    version: ApiVersion,
-    subpath: string,
-    req: IncomingMessage,
-    res: ServerResponse,
-    requestId: string,
-  ): Promise<void> {
-    const path = plainSubpath(subpath) ? subpath.slice(1) : subpath.replace(/^\/+|\/+$/g, "");
+  /**
+   * One call of the route table, whatever carried it (a REST request, a WebSocket action): the key, the path, the
+   * method, removal, the scope, the body, the key's rate and quota, the operation, and the one error mapping.
+   */
+  async function call(c: TableCall): Promise<TableAnswer> {
+    const { version, path, requestId, limitFields } = c;
     const entry = byPath.get(path);
-    const query = req.method === "GET" ? queryShapes.get(path) : undefined;
-    const headers = versionHeaders(version, path, entry?.replacement);
-    // The RateLimit fields are held with the request id for the answer's one writeHead (http.held.ts).
-    const limitFields: HeaderSink = heldHeaders(res) ?? res;
     let charged: { decision: LimitDecision; units: number } | undefined;
     try {
       // The key first, even for a path that does not exist, so paths cannot be probed without one (spec section 5).
       // A CORS preflight carries no key by design: it is answered without one.
-      const checked = req.method === "OPTIONS" ? null : apiKeys.authenticateNow(req.headers["x-api-key"]);
+      const checked = c.key === NO_KEY ? null : apiKeys.authenticateNow(c.key);
       const principal = checked instanceof Promise ? await checked : checked;
       if (!entry || (!entry.versions.includes(version) && !entry.removedOn)) {
         throw new NotFoundError(`no endpoint POST /${version}/${path}`);
       }
       const methods = ("methods" in entry && entry.methods) || (queryShapes.has(path) ? GET_OR_POST : POST_ONLY);
       // No principal: an OPTIONS request that CORS did not answer, which no route takes.
-      if (!methods.includes(req.method as HttpMethod) || !principal) {
+      if (!methods.includes(c.method as HttpMethod) || !principal) {
         throw new NotFoundError(`/${version}/${path} answers ${methods.join(" or ")} only`);
       }
       if (isRemoved(entry.removedOn, version, deps.clock.now())) {
@@ -92,9 +86,8 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
       const counted = !("counted" in entry) || entry.counted !== false;
       let raw: unknown;
       try {
-        // Parsed JSON is never undefined: undefined says the body is still to be read.
-        raw = query ? queryToBody(req.url!.slice(req.url!.indexOf("?") + 1), query) : readBody.now(req);
-        raw ??= await readBody(req, res);
+        raw = c.readBody();
+        if (raw instanceof Promise) raw = await raw;
       } catch (e) {
         if (counted) await deps.rateLimiter?.charge(principal, 1, limitFields);
         throw e;
@@ -128,13 +121,7 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
       const refused = charged && path === BULK_PATH ? scopeRefusedItems(data) : 0;
       if (refused > 0) await deps.rateLimiter!.giveBack(charged!.decision, refused, limitFields);
       // Gateway mode: an answer the upstream could not refresh says so, with the age of its oldest part.
-      const staleAge = ctx.freshness.staleAgeSeconds;
-      const answered = query ? { ...headers, "cache-control": getCacheControl(entry, 200) } : headers;
-      const head = staleAge === null ? answered : { ...answered, ...staleHeaders(staleAge) };
-      // A bulk answer may hold megabytes of series: serialised an item a turn, not in one block (http.send.ts).
-      if (path === BULK_PATH && Array.isArray((data as { results?: unknown } | null)?.results)) {
-        await sendJsonInTurns(res, 200, data as { results: unknown[] }, head);
-      } else sendJson(res, 200, data, head);
+      return { ok: true, data, entry, staleAgeSeconds: ctx.freshness.staleAgeSeconds };
     } catch (e) {
       const mapped = mapError(e, requestId);
       // A scope known only once the security was looked up (quote, candle): the refused call counts nothing.
@@ -142,16 +129,56 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
         await deps.rateLimiter!.giveBack(charged.decision, charged.units, limitFields);
       }
       if (mapped.internal)
-        logger.error({ err: mapped.internal, requestId, path: `/${version}${subpath}` }, "request failed");
-      const refused = { ...headers, ...mapped.headers };
-      if (query) refused["cache-control"] = getCacheControl(entry!, mapped.status);
-      sendJson(res, mapped.status, mapped.body, refused);
+        logger.error({ err: mapped.internal, requestId, path: `/${version}/${path}` }, "request failed");
+      return { ok: false, error: mapped, entry };
     }
+  }
+
+  async function handle(
+    version: ApiVersion,
+    subpath: string,
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+  ): Promise<void> {
+    const path = plainSubpath(subpath) ? subpath.slice(1) : subpath.replace(/^\/+|\/+$/g, "");
+    const query = req.method === "GET" ? queryShapes.get(path) : undefined;
+    // The RateLimit fields are held with the request id for the answer's one writeHead (http.held.ts).
+    const limitFields: HeaderSink = heldHeaders(res) ?? res;
+    const answer = await call({
+      version,
+      path,
+      method: req.method,
+      key: req.method === "OPTIONS" ? NO_KEY : req.headers["x-api-key"],
+      requestId,
+      limitFields,
+      // Parsed JSON is never undefined: undefined says the body is still to be read.
+      readBody: () =>
+        query
+          ? queryToBody(req.url!.slice(req.url!.indexOf("?") + 1), query)
+          : (readBody.now(req) ?? readBody(req, res)),
+    });
+    const { entry } = answer;
+    const headers = versionHeaders(version, path, entry?.replacement);
+    if (!answer.ok) {
+      const { status, body } = answer.error;
+      const refused = { ...headers, ...answer.error.headers };
+      if (query) refused["cache-control"] = getCacheControl(entry!, status);
+      sendJson(res, status, body, refused);
+      return;
+    }
+    const { data, staleAgeSeconds: staleAge } = answer;
+    const answered = query ? { ...headers, "cache-control": getCacheControl(entry!, 200) } : headers;
+    const head = staleAge === null ? answered : { ...answered, ...staleHeaders(staleAge) };
+    // A bulk answer may hold megabytes of series: serialised an item a turn, not in one block (http.send.ts).
+    if (path === BULK_PATH && Array.isArray((data as { results?: unknown } | null)?.results)) {
+      await sendJsonInTurns(res, 200, data as { results: unknown[] }, head);
+    } else sendJson(res, 200, data, head);
   }
 
   // A prefix match, not an Express Router: this is the hot path, and a Router's mount-path rewriting costs more than
   // the match. Same paths as `router.use("/v0")`: case-insensitive, the query string ignored.
-  return function restDoor(req, res, requestId) {
+  const door: RestDoor = (req, res, requestId) => {
     const pathname = urlPath(req);
     const m = VERSION_PREFIX.exec(pathname);
     if (!m) return false;
@@ -163,6 +190,7 @@ export function restRouter({ deps, schema, apiKeys, logger, routes = ROUTES }: R
     });
     return true;
   };
+  return { door, call };
 }
 
 /** docs/contract.md section 9: `x-data-stale` and the standard `Age` (RFC 9111 section 5.1) of the oldest part. */
@@ -187,6 +215,35 @@ function scopeRefusedItems(data: unknown): number {
   type Item = { statusCode?: unknown; error?: { code?: unknown } };
   return results.filter((r: Item) => r.statusCode === 403 && r.error?.code === "FORBIDDEN").length;
 }
+
+/** The REST door, and the route table's calls for the other doors that carry them (the WebSocket's actions). */
+export interface RestRouter {
+  door: RestDoor;
+  call(c: TableCall): Promise<TableAnswer>;
+}
+
+/** A call without a key at all: a CORS preflight that CORS did not answer, which no route takes. */
+export const NO_KEY = Symbol("no key");
+
+/** One call of the route table, as a door received it. */
+export interface TableCall {
+  version: ApiVersion;
+  /** The endpoint's path after the version, without a slash at either end (`etf/profile`). */
+  path: string;
+  method: string | undefined;
+  /** The `x-api-key` value as received (checked first, whatever the path). */
+  key: string | string[] | undefined | typeof NO_KEY;
+  requestId: string;
+  /** Where the key's RateLimit fields are written. */
+  limitFields: HeaderSink;
+  /** The parsed body, or a promise of it; a throw is a body that cannot be read (404, one unit). */
+  readBody(): unknown;
+}
+
+/** What a call answered: its data (and how stale), or the contract's error mapped once. */
+export type TableAnswer =
+  | { ok: true; data: unknown; staleAgeSeconds: number | null; entry: RouteEntry | HandlerRoute | undefined }
+  | { ok: false; error: MappedError; entry: RouteEntry | HandlerRoute | undefined };
 
 /**
  * Answers the request when its path is under `/v0` or `/v1` and returns true;

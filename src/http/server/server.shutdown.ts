@@ -17,9 +17,11 @@ export interface ConnectionTracker {
   /**
    * Stops accepting connections, closes idle keep-alive connections, lets
    * every in-flight request finish (its answer carries `Connection: close`),
-   * and after `deadlineMs` destroys whatever connection is left.
+   * and after `deadlineMs` destroys whatever connection is left. Upgraded connections (WebSockets) are their door's
+   * to close: `requestsDone` is called once no request is in flight, for it to close them (the drain ends when they
+   * are closed too).
    */
-  drain(deadlineMs: number): Promise<DrainResult>;
+  drain(deadlineMs: number, requestsDone?: () => void): Promise<DrainResult>;
 }
 
 /**
@@ -33,10 +35,20 @@ export function trackConnections(server: Server): ConnectionTracker {
   let draining = false;
   let inFlight = 0;
 
+  let whenDone: (() => void) | undefined;
+  const checkDone = () => {
+    if (!draining || inFlight > 0 || !whenDone) return;
+    const done = whenDone;
+    whenDone = undefined;
+    done();
+  };
+
   server.on("connection", (socket: Socket) => {
     active.set(socket, 0);
     socket.once("close", () => active.delete(socket));
   });
+  // An upgraded socket no longer carries requests: the WebSocket door closes it with its own close code.
+  server.on("upgrade", (_req: IncomingMessage, socket: Socket) => active.delete(socket));
 
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     const socket = req.socket;
@@ -52,6 +64,7 @@ export function trackConnections(server: Server): ConnectionTracker {
       if (active.has(socket)) active.set(socket, left);
       // The answer is out: while draining, an idle connection is closed (the client reconnects elsewhere).
       if (draining && left === 0) socket.end();
+      checkDone();
     };
     // A response emits `close` once, after its last byte or when its socket goes first: one plain listener (no `once`
     // wrappers, no `finish` as well) is what this costs per request.
@@ -67,9 +80,10 @@ export function trackConnections(server: Server): ConnectionTracker {
     get draining() {
       return draining;
     },
-    drain(deadlineMs: number): Promise<DrainResult> {
+    drain(deadlineMs: number, requestsDone?: () => void): Promise<DrainResult> {
       const started = Date.now();
       draining = true;
+      whenDone = requestsDone;
       return new Promise<DrainResult>((resolve) => {
         let settled = false;
         const settle = (drained: boolean) => {
@@ -95,6 +109,7 @@ export function trackConnections(server: Server): ConnectionTracker {
           }
         }
         server.closeIdleConnections();
+        checkDone();
       });
     },
   };

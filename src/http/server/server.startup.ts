@@ -1,11 +1,15 @@
 import { randomUUID } from "node:crypto";
-import type { IncomingMessage, RequestListener, Server, ServerResponse } from "node:http";
+import { type IncomingMessage, type RequestListener, type Server, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import type { Logger } from "pino";
 import type { ConnectionLimitsConfig } from "../../platform/config";
 import { sendJson } from "../http.send";
 import { createHttpServer } from "./server.http";
 import { listen } from "./server.listen";
 import { type ConnectionTracker, trackConnections } from "./server.shutdown";
+
+type UpgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 
 /** What the service is doing before the app is mounted; `/readyz` and every data path say so. */
 export type StartupPhase = "building" | "starting";
@@ -31,8 +35,11 @@ export interface EarlyServer {
   setPhase(phase: StartupPhase): void;
   /** From now on `/readyz` answers 503 (SIGTERM); `connections.drain` then stops accepting. */
   markUnready(): void;
-  /** Hands every later request to `app`; with `listenWhenReady`, starts listening (a bind failure rejects). */
-  mount(app: RequestListener): Promise<void>;
+  /**
+   * Hands every later request to `app`, and upgrades (WebSockets) to `upgrade`; with `listenWhenReady`, starts
+   * listening (a bind failure rejects). Before, an upgrade is answered as any request: the start-up phase's 500.
+   */
+  mount(app: RequestListener, upgrade?: UpgradeListener): Promise<void>;
   /** Stops listening and closes every connection (SIGTERM before the app was mounted: nothing worth finishing). */
   close(): Promise<void>;
 }
@@ -94,6 +101,14 @@ export async function listenEarly(
   let phase: StartupPhase = "starting";
   let unready = false;
   let current: RequestListener = startupListener(() => phase);
+  // Until the app is mounted an upgrade (WebSocket) is answered as any other request: the phase's 500.
+  let currentUpgrade: UpgradeListener = (req, socket) => {
+    const res = new ServerResponse(req);
+    res.assignSocket(socket as Socket);
+    res.shouldKeepAlive = false;
+    res.on("finish", () => socket.end());
+    current(req, res);
+  };
   // One indirection per request, so the app replaces the start-up answers without closing the socket.
   const server = createHttpServer(
     (req, res) => {
@@ -104,6 +119,7 @@ export async function listenEarly(
     options.connections,
   );
   const connections = trackConnections(server);
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => currentUpgrade(req, socket, head));
   let port = options.port;
   if (!options.listenWhenReady) {
     port = await listen(server, options.port, options.host);
@@ -117,8 +133,9 @@ export async function listenEarly(
     },
     setPhase: (next) => (phase = next),
     markUnready: () => (unready = true),
-    mount: async (app) => {
+    mount: async (app, upgrade) => {
       current = app;
+      if (upgrade) currentUpgrade = upgrade;
       if (options.listenWhenReady) port = await listen(server, options.port, options.host);
     },
     close: () =>
