@@ -44,6 +44,8 @@ import { configureWorkerPool } from "./platform/workers/worker.pool";
 import { LiveHub } from "./domain/live/live.hub";
 import type { Quote } from "./domain/quote/quote.types";
 import { createWsDoor, type WsDoor } from "./http/ws/ws.door";
+import { createGraphqlLive, type GraphqlLive } from "./http/graphql/graphql.live";
+import { LiveAllowance } from "./domain/live/live.allowance";
 import { refuseUpgrade, upgradeRequestId } from "./http/ws/ws.upgrade";
 import { RedisLiveRelay } from "./sources/live/live.redis";
 import { StoreQuoteWatch } from "./domain/live/live.store";
@@ -60,8 +62,11 @@ export interface AppParts {
   instrumentCache: CachedSource<MarketDataSource>;
   /** The server's `upgrade` listener: the WebSocket doors (`/v0`, `/v1`); any other path is refused. */
   upgrade: UpgradeListener;
-  /** The live prices: their hub (what feeds publish to) and the WebSocket door (closed on shutdown). */
-  live: { hub: LiveHub; ws: WsDoor };
+  /**
+   * The live prices: their hub (what feeds publish to), the WebSocket door and GraphQL's subscriptions (both closed on
+   * shutdown).
+   */
+  live: { hub: LiveHub; ws: WsDoor; graphql: GraphqlLive };
 }
 
 /**
@@ -171,9 +176,14 @@ export async function createApp(
         })
       : undefined;
   storeWatch?.start();
-  const wsDoor = createWsDoor({ deps, apiKeys, logger, call: rest.call, hub, sweepMs: options.wsSweepMs });
+  // MDG_WS_MAX_SUBSCRIPTIONS counts a key's subscriptions on both doors together.
+  const allowance = new LiveAllowance(deps.config.live.maxSubscriptionsPerKey);
+  const wsDoor = createWsDoor({ deps, apiKeys, logger, call: rest.call, hub, allowance, sweepMs: options.wsSweepMs });
+  const formatError = formatGraphqlError((err) => logger.error({ err }, "graphql resolver failed"));
+  // Subscriptions over graphql-ws on /graphql's upgrades, fed by the same hub (src/http/graphql/graphql.live.ts).
+  const graphqlLive = createGraphqlLive({ deps, schema, apiKeys, rateLimiter, hub, allowance, logger, formatError });
   const upgrade: UpgradeListener = (req, socket, head) => {
-    if (wsDoor.upgrade(req, socket, head)) return;
+    if (wsDoor.upgrade(req, socket, head) || graphqlLive.upgrade(req, socket, head)) return;
     // Any other path: the key first, then 404, as for any request (docs/contract.md section 2).
     const requestId = upgradeRequestId(req);
     Promise.resolve()
@@ -235,7 +245,6 @@ export async function createApp(
   ];
   // The schema's one cache of graphql-jit compiled operations, shared with REST and bulk (graphql.compiled.ts).
   const operations = compiledOperations(schema);
-  const formatError = formatGraphqlError((err) => logger.error({ err }, "graphql resolver failed"));
   const apolloOptions: ApolloServerOptions<Context> = {
     schema,
     formatError,
@@ -352,5 +361,12 @@ export async function createApp(
     (res as unknown as Response).locals = Object.assign(Object.create(null) as Record<string, unknown>, { requestId });
     app(req, res);
   };
-  return { app: service, apollo, rateLimiter, instrumentCache, upgrade, live: { hub, ws: wsDoor } };
+  return {
+    app: service,
+    apollo,
+    rateLimiter,
+    instrumentCache,
+    upgrade,
+    live: { hub, ws: wsDoor, graphql: graphqlLive },
+  };
 }

@@ -265,12 +265,14 @@ async function main(): Promise<void> {
     early.markUnready();
     // New WebSockets are refused from now on (the contract's 500); open ones are closed with 1001 after the drain.
     livePrices.ws.refuse();
+    livePrices.graphql.refuse();
     simulator?.stop();
     // Kept listening a while (MDG_SHUTDOWN_DELAY_MS, 0 by default): a balancer that polls /readyz sees 503 first.
     if (config.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
     let socketsClosed: Promise<void> = Promise.resolve();
     const result = await connections.drain(config.shutdownTimeoutMs, () => {
-      socketsClosed = livePrices.ws.close(Math.min(WS_CLOSE_GRACE_MS, config.shutdownTimeoutMs));
+      const grace = Math.min(WS_CLOSE_GRACE_MS, config.shutdownTimeoutMs);
+      socketsClosed = Promise.all([livePrices.ws.close(grace), livePrices.graphql.close(grace)]).then(() => undefined);
     });
     await socketsClosed;
     // A run under way finishes its batch and stops there (or stops waiting to retry); the store closes after it.

@@ -11,6 +11,8 @@ import { Freshness, type RequestContext } from "../domain/request.context";
 import type { SearchIndexReader } from "../domain/search/search.live";
 import type { IngestJobStatus } from "../domain/status/status.ingest";
 import type { LiveHub } from "../domain/live/live.hub";
+import type { LiveTopic } from "../domain/live/live.iterator";
+import type { LiveEvent } from "../domain/live/live.types";
 
 /** What lives as long as the process: pools, clients, indexes. Never per-user state. Built by the composition root. */
 export interface AppDeps {
@@ -35,6 +37,16 @@ export interface AppDeps {
 /** One per request, for /graphql and REST alike: the domain's request context and the answers the resolvers call. */
 export interface Context extends RequestContext {
   answers: Answers;
+  /**
+   * The live changes a GraphQL subscription streams: set only on `/graphql`'s WebSocket (graphql.live.ts), the one
+   * place subscriptions run; absent on every HTTP request.
+   */
+  live?: LiveStreams;
+}
+
+/** What a subscription field asks for its stream: the topics, checked and charged, as events until it ends. */
+export interface LiveStreams {
+  events(ctx: Context, topics: readonly LiveTopic[]): Promise<AsyncIterable<LiveEvent>>;
 }
 
 export function createContext(deps: AppDeps, requestId: string, principal: Principal | null): Context {

@@ -121,7 +121,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     upgrade,
     live,
     async close() {
-      await live.ws.close(1_000);
+      await Promise.all([live.ws.close(1_000), live.graphql.close(1_000)]);
       await apollo.stop();
       await source.close();
     },

@@ -10,6 +10,7 @@ import { FundResolver } from "./resolvers/fund.resolver";
 import { FxResolver } from "./resolvers/fx.resolver";
 import { IndicesResolver } from "./resolvers/indices.resolver";
 import { ListResolver } from "./resolvers/list.resolver";
+import { LiveResolver } from "./resolvers/live.resolver";
 import { QuoteResolver } from "./resolvers/quote.resolver";
 import { SearchResolver } from "./resolvers/search.resolver";
 import { StockResolver } from "./resolvers/stock.resolver";
@@ -24,6 +25,7 @@ export const GENERATED_RESOLVERS: NonEmptyArray<Function> = [
   FxResolver,
   IndicesResolver,
   ListResolver,
+  LiveResolver,
   QuoteResolver,
   SearchResolver,
   StockResolver,

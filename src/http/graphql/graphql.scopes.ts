@@ -17,12 +17,15 @@ export interface GuardedField {
   returns: string | undefined;
 }
 
-/** The object types reachable from `Query`, `Query` first then breadth first; introspection types left out. */
+/**
+ * The object types reachable from `Query` and `Subscription`, the roots first then breadth first; introspection types
+ * left out.
+ */
 export function reachableObjectTypes(schema: GraphQLSchema): GraphQLObjectType[] {
-  const query = schema.getQueryType();
-  if (!query) return [];
-  const seen = new Set<string>([query.name]);
-  const order: GraphQLObjectType[] = [query];
+  const roots = [schema.getQueryType(), schema.getSubscriptionType()].filter((t): t is GraphQLObjectType => !!t);
+  if (roots.length === 0) return [];
+  const seen = new Set<string>(roots.map((r) => r.name));
+  const order: GraphQLObjectType[] = [...roots];
   for (let i = 0; i < order.length; i++) {
     for (const field of Object.values(order[i]!.getFields())) {
       const named = getNamedType(field.type);
@@ -41,6 +44,8 @@ export function guardedFields(schema: GraphQLSchema): GuardedField[] {
   const guards = new Map<string, OwnGuard>();
   const query = schema.getQueryType()?.name ?? "Query";
   for (const q of storage.queries) guards.set(`${query}.${q.schemaName}`, q.roles as OwnGuard);
+  const subscription = schema.getSubscriptionType()?.name ?? "Subscription";
+  for (const s of storage.subscriptions) guards.set(`${subscription}.${s.schemaName}`, s.roles as OwnGuard);
   for (const o of storage.objectTypes) {
     for (const f of o.fields ?? []) if (f.roles !== undefined) guards.set(`${o.name}.${f.schemaName}`, f.roles);
   }
@@ -77,6 +82,7 @@ export function describeGuard(guard: OwnGuard, root: boolean, returnedBy: readon
 export function scopeTableMarkdown(schema: GraphQLSchema): string {
   const lines = ["| type | fields | needs |", "|---|---|---|"];
   const query = schema.getQueryType()?.name;
+  const subscription = schema.getSubscriptionType()?.name;
   const byType = new Map<string, GuardedField[]>();
   const returnedBy = new Map<string, string[]>();
   for (const f of guardedFields(schema)) {
@@ -87,12 +93,13 @@ export function scopeTableMarkdown(schema: GraphQLSchema): string {
       returnedBy.get(f.returns)!.push(`${f.type}.${f.field}`);
     }
   }
-  const types = [...byType.keys()].sort((a, b) => (a === query ? -1 : b === query ? 1 : a.localeCompare(b)));
+  const rank = (t: string) => (t === query ? 0 : t === subscription ? 1 : 2);
+  const types = [...byType.keys()].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
   for (const type of types) {
     const fields = byType.get(type)!;
     const groups = new Map<string, string[]>();
     for (const f of fields) {
-      const need = describeGuard(f.guard, type === query, returnedBy.get(type) ?? []);
+      const need = describeGuard(f.guard, type === query || type === subscription, returnedBy.get(type) ?? []);
       if (!groups.has(need)) groups.set(need, []);
       groups.get(need)!.push(f.field);
     }

@@ -1,5 +1,5 @@
 import { isObjectType, type GraphQLSchema } from "graphql";
-import { buildSchemaSync, getMetadataStorage, type AuthCheckerFn, type NonEmptyArray } from "type-graphql";
+import { buildSchemaSync, getMetadataStorage, type AuthCheckerFn, type NonEmptyArray, type PubSub } from "type-graphql";
 import { requireFieldGuard, type FieldGuard } from "../../domain/instrument/instrument.access";
 import { rootFieldsDirect } from "./graphql.root-resolvers";
 import type { Context } from "../http.context";
@@ -22,6 +22,20 @@ export const authChecker: AuthCheckerFn<Context, FieldGuard> = ({ context }, gua
   return true;
 };
 
+/**
+ * type-graphql requires a PubSub for any schema with subscriptions, even when every subscription brings its own
+ * `subscribe` (live.resolver.ts: the hub's changes through the context, per connection). No field names topics, so
+ * nothing publishes to or subscribes through this one; a field that did would fail at once rather than hang.
+ */
+const NO_TOPICS: PubSub = {
+  publish: () => {
+    throw new Error("subscriptions take their changes from the live hub (live.resolver.ts), not from topics");
+  },
+  subscribe: () => {
+    throw new Error("subscriptions take their changes from the live hub (live.resolver.ts), not from topics");
+  },
+};
+
 /** type-graphql's class-validator pass, off for the whole schema; the direct resolvers rely on that (they skip it). */
 const VALIDATE = false;
 
@@ -31,6 +45,10 @@ const QUERY_DESCRIPTION =
   "Market data: quotes, candles, ETFs, funds, stocks, dividends, search, lists and index constituents. " +
   "Every field needs a valid x-api-key; data fields also need the key's scope for the security or data kind.";
 
+const SUBSCRIPTION_DESCRIPTION =
+  "Live prices, pushed as they change: over the graphql-transport-ws protocol (graphql-ws) on /graphql only, the " +
+  'key in connection_init\'s payload ({"x-api-key": "<key>"}); each symbol needs the scope of its security\'s type.';
+
 /** The one schema both doors execute against; built once per process. */
 export function getSchema(): GraphQLSchema {
   if (cached) return cached;
@@ -38,9 +56,11 @@ export function getSchema(): GraphQLSchema {
     resolvers: RESOLVERS,
     authChecker,
     validate: VALIDATE,
+    pubSub: NO_TOPICS,
   });
   // type-graphql has no option for the root type's description; the SDL and introspection show this one.
   cached.getQueryType()!.description = QUERY_DESCRIPTION;
+  cached.getSubscriptionType()!.description = SUBSCRIPTION_DESCRIPTION;
   plainFieldsUnwrapped(cached);
   rootFieldsDirect(cached, authChecker, VALIDATE);
   return cached;

@@ -6,6 +6,7 @@ import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import type { ApiKeyService } from "../../platform/auth/auth.service";
 import type { Principal } from "../../platform/auth/auth.types";
 import { ForbiddenError, InternalError, InvalidArgumentError, NotFoundError } from "../../platform/errors";
+import type { LiveAllowance } from "../../domain/live/live.allowance";
 import type { LiveHub, LiveSubscription } from "../../domain/live/live.hub";
 import { isLiveResolution, type LiveChannel, type LiveEvent, type LiveResolution } from "../../domain/live/live.types";
 import type { AppDeps } from "../http.context";
@@ -23,6 +24,8 @@ export interface WsDoorOptions {
   /** The route table's calls (rest.router.ts): an action is answered exactly as its REST call. */
   call: RestRouter["call"];
   hub: LiveHub;
+  /** Subscriptions per key, shared with GraphQL's subscriptions (MDG_WS_MAX_SUBSCRIPTIONS). */
+  allowance: LiveAllowance;
   /** How often idle sockets are looked for: a tenth of the idle timeout, at most 30 s, by default. */
   sweepMs?: number;
 }
@@ -63,7 +66,7 @@ const NO_FIELDS = { setHeader: () => undefined, removeHeader: () => undefined };
 const VERSION_PATH = /^\/v([01])\/?$/i;
 
 export function createWsDoor(opts: WsDoorOptions): WsDoor {
-  const { deps, apiKeys, logger, call, hub } = opts;
+  const { deps, apiKeys, logger, call, hub, allowance } = opts;
   const live = deps.config.live;
   const clock = deps.clock;
   const now = () => clock.now().getTime();
@@ -71,7 +74,6 @@ export function createWsDoor(opts: WsDoorOptions): WsDoor {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 4 * live.maxMessageBytes, clientTracking: false });
   const connections = new Set<Connection>();
   const perKey = new Map<string, number>();
-  const subscriptionsPerKey = new Map<string, number>();
   const payloads = livePayloads(deps);
   let refusing = false;
 
@@ -208,8 +210,9 @@ export function createWsDoor(opts: WsDoorOptions): WsDoor {
       return refuseError(c, action, id, e);
     }
     const keyId = c.principal.keyId;
-    const held = subscriptionsPerKey.get(keyId) ?? 0;
-    if (held >= live.maxSubscriptionsPerKey) {
+    // Held while the check runs, so concurrent subscribes cannot pass the limit together.
+    if (!allowance.take(keyId, 1)) {
+      const held = allowance.heldBy(keyId);
       const message = `this API key holds ${held} subscriptions, the most it may (MDG_WS_MAX_SUBSCRIPTIONS)`;
       return refuseError(
         c,
@@ -218,8 +221,6 @@ export function createWsDoor(opts: WsDoorOptions): WsDoor {
         new ForbiddenError(message, [{ field: "symbol", issue: "too many subscriptions" }]),
       );
     }
-    // Held while the check runs, so concurrent subscribes cannot pass the limit together.
-    count(subscriptionsPerKey, keyId, 1);
     let kept = false;
     try {
       // The symbol's quote, as REST answers it: the key (again), the scope of the security's type, the symbol, and
@@ -246,7 +247,7 @@ export function createWsDoor(opts: WsDoorOptions): WsDoor {
       }
       answer(c, action, id, 200, topic.channel === "quote" ? { ...confirmed, quote } : confirmed);
     } finally {
-      if (!kept) count(subscriptionsPerKey, keyId, -1);
+      if (!kept) allowance.release(keyId, 1);
     }
   }
 
@@ -264,7 +265,7 @@ export function createWsDoor(opts: WsDoorOptions): WsDoor {
         continue;
       s.close();
       c.subscriptions.delete(name);
-      count(subscriptionsPerKey, c.principal.keyId, -1);
+      allowance.release(c.principal.keyId, 1);
       const done = { channel: s.channel, symbol: s.symbol, ...(s.resolution && { resolution: s.resolution }) };
       return answer(c, UNSUBSCRIBE, id, 200, done);
     }
@@ -297,7 +298,7 @@ export function createWsDoor(opts: WsDoorOptions): WsDoor {
       connections.delete(c);
       count(perKey, principal.keyId, -1);
       for (const s of c.subscriptions.values()) s.close();
-      count(subscriptionsPerKey, principal.keyId, -c.subscriptions.size);
+      allowance.release(principal.keyId, c.subscriptions.size);
       c.subscriptions.clear();
       c.closing = true;
     });
