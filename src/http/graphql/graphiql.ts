@@ -74,6 +74,8 @@ interface Assets {
   react: Asset;
   reactDom: Asset;
   graphiqlJs: Asset;
+  /** graphql-ws's browser client: GraphiQL runs subscriptions over it. */
+  graphqlWs: Asset;
   graphiqlCss: Asset;
   init: Asset;
   list: Asset[];
@@ -89,8 +91,10 @@ function loadAssets(): Assets {
   const reactDom = file("react-dom", "umd/react-dom.production.min.js", JS);
   const graphiqlJs = file("graphiql", "graphiql.min.js", JS);
   const graphiqlCss = file("graphiql", "graphiql.min.css", CSS);
+  const graphqlWs = file("graphql-ws", "umd/graphql-ws.min.js", JS);
   const init = contentAsset(GRAPHIQL_ASSETS_PATH, "graphiql-init.js", Buffer.from(INIT_SCRIPT, "utf8"), JS);
-  cached = { react, reactDom, graphiqlJs, graphiqlCss, init, list: [react, reactDom, graphiqlJs, graphiqlCss, init] };
+  const list = [react, reactDom, graphiqlJs, graphiqlCss, graphqlWs, init];
+  cached = { react, reactDom, graphiqlJs, graphiqlCss, graphqlWs, init, list };
   return cached;
 }
 
@@ -105,7 +109,8 @@ const DEFAULT_QUERY = `# market-data-gateway GraphQL explorer
 # Keys are made with the key tool: npm run keys -- create --name NAME --scopes etf,stock
 # (a first local start with no key writes one to data/dev-key: see the README)
 #
-# Run a query with Ctrl+Enter.
+# Run a query with Ctrl+Enter. Subscriptions (quoteUpdated, candleUpdated) run
+# over a WebSocket to the same endpoint, with the same key, and show each change.
 
 {
   __typename
@@ -135,6 +140,7 @@ function renderPage(baseUrl: string, endpoint: string, assets: Assets): string {
 <script src="${url(assets.react)}"></script>
 <script src="${url(assets.reactDom)}"></script>
 <script src="${url(assets.graphiqlJs)}"></script>
+<script src="${url(assets.graphqlWs)}"></script>
 <script src="${url(assets.init)}"></script>
 </body>
 </html>
@@ -146,7 +152,9 @@ function renderPage(baseUrl: string, endpoint: string, assets: Assets): string {
  * `script-src 'self'`. The fetcher posts JSON to the endpoint with the headers
  * from GraphiQL's headers editor; cookies are never sent (the API key is the
  * only credential). Headers persist in localStorage only if the user turns
- * that on in GraphiQL's settings.
+ * that on in GraphiQL's settings. A subscription goes over graphql-ws to the
+ * same endpoint (ws: or wss: as the page), the headers editor's `x-api-key`
+ * in `connection_init`; one socket per key, made on the first subscription.
  */
 const INIT_SCRIPT = `(function () {
   "use strict";
@@ -168,6 +176,70 @@ const INIT_SCRIPT = `(function () {
     return given || {};
   }
 
+  // The operation GraphiQL runs is a subscription: its definition (the one named, or the only one) says so. Comments
+  // and strings are blanked first, so a word inside them does not count.
+  function isSubscription(params) {
+    var text = String(params.query || "")
+      .replace(/"""[\\s\\S]*?"""/g, '""')
+      .replace(/"(?:[^"\\\\\\n]|\\\\.)*"/g, '""')
+      .replace(/#[^\\n]*/g, "");
+    var re = /(?:^|\\})\\s*(query|mutation|subscription)\\b\\s*([_A-Za-z][_0-9A-Za-z]*)?|(?:^|\\})\\s*\\{/g;
+    var m;
+    var found = [];
+    while ((m = re.exec(text)) !== null) found.push({ type: m[1] || "query", name: m[2] });
+    var wanted = params.operationName
+      ? found.filter(function (o) {
+          return o.name === params.operationName;
+        })[0]
+      : found[0];
+    return !!wanted && wanted.type === "subscription";
+  }
+
+  var ws = { key: null, client: null };
+  function wsClient(key) {
+    if (ws.client && ws.key === key) return ws.client;
+    if (ws.client) ws.client.dispose();
+    var url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + config.endpoint;
+    ws.key = key;
+    ws.client = graphqlWs.createClient({
+      url: url,
+      connectionParams: { "x-api-key": key },
+      retryAttempts: 0,
+    });
+    return ws.client;
+  }
+
+  // GraphiQL shows what a subscription pushes, one result after another, from this observable.
+  function subscribe(params, headers) {
+    var key = headers["x-api-key"] || "";
+    return {
+      subscribe: function (observer) {
+        var dispose = wsClient(key).subscribe(
+          { query: params.query, operationName: params.operationName, variables: params.variables },
+          {
+            next: function (value) {
+              observer.next(value);
+            },
+            error: function (err) {
+              if (Array.isArray(err)) {
+                observer.next({ errors: err });
+                observer.complete();
+              } else if (err && typeof err.code === "number") {
+                // The socket closed: a refused key says why in the close reason (4401, 4403).
+                observer.next({ errors: [{ message: "the connection closed (" + err.code + "): " + err.reason }] });
+                observer.complete();
+              } else observer.error(err instanceof Error ? err : new Error(String(err)));
+            },
+            complete: function () {
+              observer.complete();
+            },
+          },
+        );
+        return { unsubscribe: dispose };
+      },
+    };
+  }
+
   function fetcher(params, opts) {
     var headers = { "content-type": "application/json", accept: "application/graphql-response+json, application/json" };
     var extra = currentHeaders(opts && opts.headers);
@@ -177,6 +249,7 @@ const INIT_SCRIPT = `(function () {
       if (lower === "content-type" || lower === "accept" || extra[name] == null || extra[name] === "") return;
       headers[name] = String(extra[name]);
     });
+    if (isSubscription(params)) return subscribe(params, headers);
     return fetch(config.endpoint, {
       method: "POST",
       headers: headers,

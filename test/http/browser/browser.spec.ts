@@ -7,6 +7,9 @@ import { describeWithChromium, launchChromium } from "../../helpers/chromium";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { BOOTSTRAP_KEY } from "../../helpers/constants";
 import { openApiDocument } from "../../helpers/openapi";
+import { createContext } from "../../../src/http/http.context";
+import { ROW_STORE_ANSWERS } from "../../../src/domain/answers";
+import type { Quote } from "../../../src/domain/quote/quote.types";
 
 /**
  * GraphiQL and the API reference page in a real browser: Debian's headless
@@ -29,6 +32,8 @@ describeBrowser("in a real browser (headless Chromium)", () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     t = await createTestApp();
     server = createServer(t.app);
+    // The WebSocket doors, as main.ts serves them: GraphiQL runs subscriptions over /graphql's.
+    server.on("upgrade", t.upgrade);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     browser = await launchChromium();
@@ -115,6 +120,52 @@ describeBrowser("in a real browser (headless Chromium)", () => {
     expect(schemaLoads.filter((l) => l.key === undefined).map((l) => l.status)).toEqual(expect.arrayContaining([401]));
     expect(schemaLoads.every((l) => (l.key === undefined ? l.status === 401 : l.status === 200))).toBe(true);
     expect(schemaLoads).toContainEqual({ status: 200, key: BOOTSTRAP_KEY });
+    await page.close();
+  });
+
+  it("GraphiQL: runs a subscription over the WebSocket with the key, shows each change, and stops it", async () => {
+    const { page, requested, errors } = await openPage();
+    const sockets: string[] = [];
+    page.on("websocket", (w) => sockets.push(w.url()));
+    await page.goto(`${base}/graphql`, { waitUntil: "load" });
+    await page.locator(".graphiql-container").waitFor({ timeout: 20_000 });
+    await typeInto(
+      page,
+      ".graphiql-editor-tool .graphiql-editor:not(.hidden)",
+      JSON.stringify({ "x-api-key": BOOTSTRAP_KEY }),
+    );
+    await typeInto(
+      page,
+      ".graphiql-query-editor",
+      'subscription {\n  quoteUpdated(symbols: ["BTC-USD"]) {\n    symbol\n    simulated\n    quote { c }\n  }\n}',
+    );
+    await page.locator(".graphiql-execute-button").click();
+    const until = async (ok: () => boolean) => {
+      const deadline = Date.now() + 20_000;
+      while (!ok()) {
+        if (Date.now() > deadline) throw new Error("timed out");
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    await until(() => t.live.hub.size === 1);
+    const principal = await t.apiKeys.authenticate(BOOTSTRAP_KEY);
+    const base_ = await ROW_STORE_ANSWERS.quote.get(createContext(t.deps, "test", principal), { symbol: "BTC-USD" });
+    const c = Math.round(base_.c * 2 * 100) / 100;
+    const moved = Object.assign(Object.create(Object.getPrototypeOf(base_) as object) as Quote, base_, { c });
+    t.live.hub.publish({ symbol: "BTC-USD", quote: moved, origin: "store" });
+    await page.locator(".graphiql-response", { hasText: String(c) }).waitFor({ timeout: 20_000 });
+    const text = (await page.locator(".graphiql-response .CodeMirror").textContent()) ?? "";
+    expect(text).toContain('"quoteUpdated"');
+    expect(text).toContain('"simulated": false');
+    expect(text).not.toContain("errors");
+    await page.screenshot({ path: join(SCREENSHOTS, "graphiql-subscription.png") });
+    // The execute button stops a running subscription; the server ends it at once.
+    await page.locator(".graphiql-execute-button").click();
+    await until(() => t.live.hub.size === 0);
+
+    expect(errors).toEqual([]);
+    expect(requested.filter((u) => !u.startsWith(base) && !u.startsWith("data:"))).toEqual([]);
+    expect(sockets).toEqual([`${base.replace("http:", "ws:")}/graphql`]);
     await page.close();
   });
 

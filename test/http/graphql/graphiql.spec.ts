@@ -63,6 +63,7 @@ describe("GraphiQL page", () => {
       "react.production.min.js",
       "react-dom.production.min.js",
       "graphiql.min.js",
+      "graphql-ws.min.js",
       "graphiql-init.js",
     ]);
     expect(urls.filter((u) => u.endsWith(".css")).map((u) => path.basename(u))).toEqual(["graphiql.min.css"]);
@@ -92,11 +93,15 @@ describe("GraphiQL page", () => {
         body: packageFile("graphiql", "graphiql.min.js"),
       },
       "graphiql.min.css": { type: /^text\/css; charset=utf-8$/, body: packageFile("graphiql", "graphiql.min.css") },
+      "graphql-ws.min.js": {
+        type: /^text\/javascript; charset=utf-8$/,
+        body: packageFile("graphql-ws", "umd/graphql-ws.min.js"),
+      },
       "graphiql-init.js": { type: /^text\/javascript; charset=utf-8$/ },
     };
 
     const assets = referencedUrls(text).filter((u) => u.startsWith(GRAPHIQL_ASSETS_PATH));
-    expect(assets).toHaveLength(5);
+    expect(assets).toHaveLength(6);
     for (const url of assets) {
       const res = await request(a).get(url).set("Accept-Encoding", "identity").buffer(true).parse(binary);
       const want = expected[path.basename(url)]!;
