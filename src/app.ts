@@ -49,6 +49,7 @@ import { LiveAllowance } from "./domain/live/live.allowance";
 import { refuseUpgrade, upgradeRequestId } from "./http/ws/ws.upgrade";
 import { RedisLiveRelay } from "./sources/live/live.redis";
 import { StoreQuoteWatch } from "./domain/live/live.store";
+import { QuotePoll } from "./domain/live/live.poll";
 import type { Principal } from "./platform/auth/auth.types";
 import { createContext } from "./http/http.context";
 
@@ -158,24 +159,35 @@ export async function createApp(
   // Imports and provider runs (other processes, or this one's jobs) commit to the store: while someone is subscribed,
   // each commit re-reads the subscribed quotes and publishes those that changed (src/domain/live/live.store.ts).
   const original = appDeps.source;
+  const readSubscribedQuotes = async (symbols: readonly string[], requestId: string) => {
+    const ctx = createContext(deps, requestId, SERVICE_PRINCIPAL);
+    const max = deps.config.sizes.bulkMaxSymbols;
+    const out: (Quote | Error | null)[] = [];
+    for (let i = 0; i < symbols.length; i += max) {
+      out.push(...(await deps.answers.quote.getMany(ctx, symbols.slice(i, i + max))));
+    }
+    return out;
+  };
   const storeWatch =
     typeof original.dataVersion === "function"
       ? new StoreQuoteWatch(hub, {
           pollMs: deps.config.live.storePollMs,
           dataVersion: () => original.dataVersion!(),
-          readQuotes: async (symbols) => {
-            const ctx = createContext(deps, "live-store", SERVICE_PRINCIPAL);
-            const max = deps.config.sizes.bulkMaxSymbols;
-            const out: (Quote | Error | null)[] = [];
-            for (let i = 0; i < symbols.length; i += max) {
-              out.push(...(await deps.answers.quote.getMany(ctx, symbols.slice(i, i + max))));
-            }
-            return out;
-          },
+          readQuotes: (symbols) => readSubscribedQuotes(symbols, "live-store"),
           onError: (err) => logger.warn({ err }, "live: reading changed quotes failed"),
         })
       : undefined;
   storeWatch?.start();
+  // Gateway mode: the upstream pushes nothing; while someone here subscribes, its quotes of the subscribed symbols are
+  // read every MDG_UPSTREAM_POLL_MS through its bulk, and the changes published (src/domain/live/live.poll.ts).
+  const upstreamPoll =
+    deps.config.dataSource === "upstream"
+      ? new QuotePoll(hub, {
+          pollMs: deps.config.live.upstreamPollMs,
+          readQuotes: (symbols) => readSubscribedQuotes(symbols, "live-upstream"),
+          onError: (err) => logger.warn({ err }, "live: reading the upstream's quotes failed"),
+        })
+      : undefined;
   // MDG_WS_MAX_SUBSCRIPTIONS counts a key's subscriptions on both doors together.
   const allowance = new LiveAllowance(deps.config.live.maxSubscriptionsPerKey);
   const wsDoor = createWsDoor({ deps, apiKeys, logger, call: rest.call, hub, allowance, sweepMs: options.wsSweepMs });
@@ -261,6 +273,7 @@ export async function createApp(
         serverWillStart: async () => ({
           serverWillStop: async () => {
             storeWatch?.stop();
+            upstreamPoll?.stop();
             await rateLimiter.close();
             await relay?.close();
           },

@@ -124,6 +124,12 @@ export const CONFIG_REFERENCE: Record<keyof z.input<typeof envSchema>, ConfigRef
       "while a replica has live subscribers, how often it looks for store commits (imports, provider runs, any " +
       "writer) and pushes the subscribed quotes they changed; a look without a commit reads nothing",
   },
+  MDG_UPSTREAM_POLL_MS: {
+    meaning:
+      "gateway mode: while a replica has live subscribers, how often it reads the upstream's quotes of the " +
+      "subscribed symbols (batched through the upstream's bulk) and pushes those that changed; nothing is read " +
+      "while nobody subscribes",
+  },
   MDG_SIMULATE_TICKS: {
     meaning:
       "the tick simulator: moves the quotes of subscribed symbols in a seeded random walk from their last quote and " +

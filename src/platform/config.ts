@@ -393,6 +393,7 @@ export const envSchema = z.object({
   MDG_WS_MAX_MESSAGE_BYTES: envNumber({ fallback: 16 * 1024, min: 64, max: 16 * 2 ** 20, unit: "bytes" }),
   MDG_WS_MAX_BUFFERED_BYTES: envNumber({ fallback: 2 ** 20, min: 1_024, max: 1_024 * 2 ** 20, unit: "bytes" }),
   MDG_LIVE_STORE_POLL_MS: envNumber({ fallback: 250, min: 10, max: MINUTE_MS, unit: "milliseconds" }),
+  MDG_UPSTREAM_POLL_MS: envNumber({ fallback: 5_000, min: 10, max: 60 * MINUTE_MS, unit: "milliseconds" }),
   MDG_SIMULATE_TICKS: optionalBool,
   MDG_SIMULATE_TICK_MS: envNumber({ fallback: 1_000, min: 10, max: 10 * MINUTE_MS, unit: "milliseconds" }),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -564,6 +565,8 @@ export interface LiveConfig {
   maxBufferedBytes: number;
   /** How often a replica with subscribers looks for store commits (imports, provider runs) that changed quotes. */
   storePollMs: number;
+  /** Gateway mode: how often the upstream's quotes of the subscribed symbols are read while any are subscribed. */
+  upstreamPollMs: number;
   /**
    * The tick simulator of the generated sample (src/domain/live/live.simulator.ts): unset, on only when the store is
    * the generated sample.
@@ -813,6 +816,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxMessageBytes: e.MDG_WS_MAX_MESSAGE_BYTES,
       maxBufferedBytes: e.MDG_WS_MAX_BUFFERED_BYTES,
       storePollMs: e.MDG_LIVE_STORE_POLL_MS,
+      upstreamPollMs: e.MDG_UPSTREAM_POLL_MS,
       simulateTicks: e.MDG_SIMULATE_TICKS,
       simulateTickMs: e.MDG_SIMULATE_TICK_MS,
     },

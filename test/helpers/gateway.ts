@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import pino from "pino";
 import request from "supertest";
-import { createApp } from "../../src/app";
+import { createApp, type AppParts } from "../../src/app";
 import { SearchIndex } from "../../src/domain/search/search.index";
 import { ApiKeyService } from "../../src/platform/auth/auth.service";
 import { fixedClock } from "../../src/platform/clock";
@@ -22,6 +22,9 @@ export const GATEWAY_KEY = "gateway-bootstrap-key-0123456789";
 
 export interface TestGateway {
   app: RequestListener;
+  /** The WebSocket doors (serveLive) and the live prices' hub. */
+  upgrade: AppParts["upgrade"];
+  live: AppParts["live"];
   http: ReturnType<typeof request>;
   /** Every log line the gateway (app and upstream client) wrote, as JSON text. */
   logs: string[];
@@ -66,10 +69,12 @@ export async function startGateway(upstream: TestUpstream, proxy: FaultProxy, en
     metricsRegistry,
     upstreamState,
   };
-  const { app, apollo } = await createApp(deps, apiKeys, logger);
+  const { app, apollo, upgrade, live } = await createApp(deps, apiKeys, logger);
   const http = request(app);
   const gateway: TestGateway = {
     app,
+    upgrade,
+    live,
     http,
     logs,
     post(path, body, key = GATEWAY_KEY) {
@@ -78,6 +83,7 @@ export async function startGateway(upstream: TestUpstream, proxy: FaultProxy, en
       return body === undefined ? r : r.send(typeof body === "string" ? body : JSON.stringify(body));
     },
     async close() {
+      await Promise.all([live.ws.close(1_000), live.graphql.close(1_000)]);
       await apollo.stop();
       await sources.close();
       rmSync(dir, { recursive: true, force: true });

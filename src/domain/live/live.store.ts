@@ -12,7 +12,7 @@ export interface StoreQuoteWatchOptions {
 }
 
 /** What a push compares: a quote whose price, time, day range and volume are the same did not change. */
-const fingerprint = (q: Quote) => `${q.c} ${q.t} ${q.h} ${q.l} ${q.o} ${q.pc} ${q.v}`;
+export const fingerprint = (q: Quote) => `${q.c} ${q.t} ${q.h} ${q.l} ${q.o} ${q.pc} ${q.v}`;
 
 /**
  * Imports and provider runs write the store from another process (or a job of this one); each commit moves the
