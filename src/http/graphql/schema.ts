@@ -27,7 +27,7 @@ export const authChecker: AuthCheckerFn<Context, FieldGuard> = ({ context }, gua
  * `subscribe` (live.resolver.ts: the hub's changes through the context, per connection). No field names topics, so
  * nothing publishes to or subscribes through this one; a field that did would fail at once rather than hang.
  */
-const NO_TOPICS: PubSub = {
+export const NO_TOPICS: PubSub = {
   publish: () => {
     throw new Error("subscriptions take their changes from the live hub (live.resolver.ts), not from topics");
   },

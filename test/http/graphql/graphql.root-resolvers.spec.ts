@@ -3,7 +3,7 @@ import { execute, parse, type GraphQLObjectType, type GraphQLSchema } from "grap
 import { buildSchemaSync } from "type-graphql";
 import { createContext } from "../../../src/http/http.context";
 import { rootFieldsDirect } from "../../../src/http/graphql/graphql.root-resolvers";
-import { authChecker, getSchema, RESOLVERS } from "../../../src/http/graphql/schema";
+import { authChecker, getSchema, NO_TOPICS, RESOLVERS } from "../../../src/http/graphql/schema";
 import type { Principal } from "../../../src/platform/auth/auth.types";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { BOOTSTRAP_KEY } from "../../helpers/constants";
@@ -21,7 +21,7 @@ const principals: Record<string, Principal | null> = { none: null };
 
 beforeAll(async () => {
   t = await createTestApp();
-  pristine = buildSchemaSync({ resolvers: RESOLVERS, authChecker, validate: false });
+  pristine = buildSchemaSync({ resolvers: RESOLVERS, authChecker, validate: false, pubSub: NO_TOPICS });
   principals.all = await t.apiKeys.authenticate(BOOTSTRAP_KEY);
   for (const scope of ["crypto", "etf"] as const) {
     const { key } = await t.apiKeys.create({ name: `direct-root-${scope}`, scopes: [scope] });
@@ -41,7 +41,7 @@ async function run(schema: GraphQLSchema, query: string, principal: Principal | 
 
 describe("root fields with a direct resolver", () => {
   it("replace the hot root fields and field resolvers in a fresh build, and none twice", () => {
-    const fresh = buildSchemaSync({ resolvers: RESOLVERS, authChecker, validate: false });
+    const fresh = buildSchemaSync({ resolvers: RESOLVERS, authChecker, validate: false, pubSub: NO_TOPICS });
     const before = fresh.getQueryType()!.getFields();
     const kept = { quote: before.quote!.resolve, cryptoPrice: before.cryptoPrice!.resolve, etf: before.etf!.resolve };
     const metrics = (fresh.getType("Quote") as GraphQLObjectType).getFields().metrics!.resolve;
