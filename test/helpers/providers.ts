@@ -1,6 +1,11 @@
+import Database from "better-sqlite3";
+import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { crc32, deflateRawSync } from "node:zlib";
+import { main, openIngestSink } from "../../src/application/cli/ingest.cli";
+import type { Config } from "../../src/platform/config";
+import { providerHttp } from "../../src/sources/providers/provider.registry";
 
 /** How the local provider answers one request to a path; called with how many times the path was asked before. */
 export type Answer = (res: ServerResponse, hit: number, req: IncomingMessage) => void;
@@ -87,4 +92,32 @@ export function zipOf(name: string, data: Buffer, method: 0 | 8 = 8): Buffer {
   end.writeUInt32LE(central.length + file.length, 12);
   end.writeUInt32LE(centralAt, 16);
   return Buffer.concat([local, file, body, central, file, end]);
+}
+
+/** `npm run ingest -- <args>` run in this process as the CLI runs it, into the SQLite store `store` of `config`. */
+export async function ingestCli(
+  config: Config,
+  store: string,
+  args: string[],
+  report: string,
+): Promise<{ code: number; err: string[]; text: string }> {
+  const err: string[] = [];
+  const code = await main([...args, "--report", report], {
+    http: (name) => providerHttp(name, config.providers),
+    storeExists: () => existsSync(store),
+    openSink: () => openIngestSink(config),
+    out: { log: (l) => err.push(l), error: (l) => err.push(l) },
+    tty: false,
+  });
+  return { code, err, text: err.join("\n") };
+}
+
+/** Rows of a SQLite store, read on a connection of its own, as another process sees them. */
+export function storeRows<T>(store: string, sql: string, ...params: unknown[]): T[] {
+  const db = new Database(store, { readonly: true });
+  try {
+    return db.prepare(sql).all(...params) as T[];
+  } finally {
+    db.close();
+  }
 }

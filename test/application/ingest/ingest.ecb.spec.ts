@@ -2,13 +2,11 @@ import Database from "better-sqlite3";
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { main, openIngestSink } from "../../../src/application/cli/ingest.cli";
 import { openSources } from "../../../src/app.sources";
 import { fixedClock } from "../../../src/platform/clock";
 import { loadConfig } from "../../../src/platform/config";
-import { providerHttp } from "../../../src/sources/providers/provider.registry";
 import { createTestApp } from "../../helpers/app";
-import { type ProviderServer, serve, startProviderServer, zipOf } from "../../helpers/providers";
+import { type ProviderServer, serve, startProviderServer, zipOf, ingestCli, storeRows } from "../../helpers/providers";
 
 const FIXTURES = join(__dirname, "..", "..", "fixtures", "providers", "ecb");
 const HIST = "/stats/eurofxref/eurofxref-hist.zip";
@@ -48,25 +46,10 @@ async function ingest(store: string, args: string[], env: NodeJS.ProcessEnv = {}
     LOG_LEVEL: "silent",
     ...env,
   });
-  const err: string[] = [];
-  const code = await main([...args, "--report", join(dir, `report-${stores}.csv`)], {
-    http: (name) => providerHttp(name, config.providers),
-    storeExists: () => existsSync(store),
-    openSink: () => openIngestSink(config),
-    out: { log: (l) => err.push(l), error: (l) => err.push(l) },
-    tty: false,
-  });
-  return { code, err, text: err.join("\n") };
+  return ingestCli(config, store, args, join(dir, `report-${stores}.csv`));
 }
 
-function query<T>(store: string, sql: string, ...params: unknown[]): T[] {
-  const db = new Database(store, { readonly: true });
-  try {
-    return db.prepare(sql).all(...params) as T[];
-  } finally {
-    db.close();
-  }
-}
+const query = storeRows;
 
 /** What a user could see of the store: every row of the tables an ingest writes, in a stable order. */
 function snapshot(store: string): string {

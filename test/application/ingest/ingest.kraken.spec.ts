@@ -1,14 +1,12 @@
-import Database from "better-sqlite3";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main as importMain } from "../../../src/application/cli/import.cli";
-import { main, openIngestSink } from "../../../src/application/cli/ingest.cli";
+import { openIngestSink } from "../../../src/application/cli/ingest.cli";
 import { fixedClock } from "../../../src/platform/clock";
 import { loadConfig } from "../../../src/platform/config";
-import { providerHttp } from "../../../src/sources/providers/provider.registry";
 import { createTestApp } from "../../helpers/app";
-import { type ProviderServer, serve, startProviderServer } from "../../helpers/providers";
+import { type ProviderServer, serve, startProviderServer, ingestCli, storeRows } from "../../helpers/providers";
 
 const OHLC = "/0/public/OHLC";
 const OHLC_FILE = readFileSync(join(__dirname, "..", "..", "fixtures", "providers", "kraken", "OHLC.XBTUSD.1440.json"));
@@ -47,15 +45,7 @@ const configOf = (store: string) =>
 
 async function ingest(store: string, args: string[]) {
   const config = configOf(store);
-  const err: string[] = [];
-  const code = await main([...args, "--report", join(dir, "report.csv")], {
-    http: (name) => providerHttp(name, config.providers),
-    storeExists: () => existsSync(store),
-    openSink: () => openIngestSink(config),
-    out: { log: (l) => err.push(l), error: (l) => err.push(l) },
-    tty: false,
-  });
-  return { code, text: err.join("\n") };
+  return ingestCli(config, store, args, join(dir, "report.csv"));
 }
 
 /** A store listing the pair BTC-USD on a CRYPTO exchange, imported as an operator would. */
@@ -81,14 +71,7 @@ async function btcStore(name: string): Promise<string> {
   return store;
 }
 
-function query<T>(store: string, sql: string): T[] {
-  const db = new Database(store, { readonly: true });
-  try {
-    return db.prepare(sql).all() as T[];
-  } finally {
-    db.close();
-  }
-}
+const query = storeRows;
 
 const snapshot = (store: string) => ({
   bars: query(store, `SELECT * FROM daily_bars ORDER BY listing_id, t`),

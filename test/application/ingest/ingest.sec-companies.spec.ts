@@ -1,13 +1,18 @@
 import Database from "better-sqlite3";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { main, openIngestSink } from "../../../src/application/cli/ingest.cli";
 import { fixedClock } from "../../../src/platform/clock";
 import { loadConfig } from "../../../src/platform/config";
-import { providerHttp } from "../../../src/sources/providers/provider.registry";
 import { createTestApp } from "../../helpers/app";
-import { type Answer, type ProviderServer, serve, startProviderServer } from "../../helpers/providers";
+import {
+  type Answer,
+  type ProviderServer,
+  serve,
+  startProviderServer,
+  ingestCli,
+  storeRows,
+} from "../../helpers/providers";
 
 const FIXTURES = join(__dirname, "..", "..", "fixtures", "providers", "sec");
 const TICKERS = "/files/company_tickers_exchange.json";
@@ -70,25 +75,10 @@ async function ingest(store: string, args: string[], env: NodeJS.ProcessEnv = {}
     LOG_LEVEL: "silent",
     ...env,
   });
-  const err: string[] = [];
-  const code = await main([...args, "--report", join(dir, "report.csv")], {
-    http: (name) => providerHttp(name, config.providers),
-    storeExists: () => existsSync(store),
-    openSink: () => openIngestSink(config),
-    out: { log: (l) => err.push(l), error: (l) => err.push(l) },
-    tty: false,
-  });
-  return { code, text: err.join("\n") };
+  return ingestCli(config, store, args, join(dir, "report.csv"));
 }
 
-function query<T>(store: string, sql: string): T[] {
-  const db = new Database(store, { readonly: true });
-  try {
-    return db.prepare(sql).all() as T[];
-  } finally {
-    db.close();
-  }
-}
+const query = storeRows;
 
 /** Everything the SEC's datasets write, to compare a store before and after a failed run. */
 function snapshot(store: string): unknown {

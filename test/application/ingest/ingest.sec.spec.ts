@@ -1,12 +1,9 @@
-import Database from "better-sqlite3";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { main, openIngestSink } from "../../../src/application/cli/ingest.cli";
 import { loadConfig } from "../../../src/platform/config";
-import { providerHttp } from "../../../src/sources/providers/provider.registry";
 import { createTestApp } from "../../helpers/app";
-import { type ProviderServer, serve, startProviderServer } from "../../helpers/providers";
+import { type ProviderServer, serve, startProviderServer, ingestCli, storeRows } from "../../helpers/providers";
 
 const TICKERS = "/files/company_tickers_exchange.json";
 const FILE = readFileSync(join(__dirname, "..", "..", "fixtures", "providers", "sec", "company_tickers_exchange.json"));
@@ -40,25 +37,10 @@ afterAll(async () => {
 
 async function ingest(store: string, args: string[], env: NodeJS.ProcessEnv = { MDG_SEC_USER_AGENT: AGENT }) {
   const config = loadConfig({ MDG_SQLITE_PATH: store, MDG_PROVIDER_SEC_URL: server.url, LOG_LEVEL: "silent", ...env });
-  const err: string[] = [];
-  const code = await main([...args, "--report", join(dir, "report.csv")], {
-    http: (name) => providerHttp(name, config.providers),
-    storeExists: () => existsSync(store),
-    openSink: () => openIngestSink(config),
-    out: { log: (l) => err.push(l), error: (l) => err.push(l) },
-    tty: false,
-  });
-  return { code, text: err.join("\n") };
+  return ingestCli(config, store, args, join(dir, "report.csv"));
 }
 
-function query<T>(store: string, sql: string): T[] {
-  const db = new Database(store, { readonly: true });
-  try {
-    return db.prepare(sql).all() as T[];
-  } finally {
-    db.close();
-  }
-}
+const query = storeRows;
 
 describe("npm run ingest -- sec tickers", () => {
   it("creates the listed tickers on their exchanges, sending the User-Agent; the service finds them", async () => {

@@ -1,15 +1,14 @@
 import Database from "better-sqlite3";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { main, openIngestSink } from "../../../src/application/cli/ingest.cli";
+import { openIngestSink } from "../../../src/application/cli/ingest.cli";
 import { createIngestScheduler } from "../../../src/application/ingest/ingest.service";
 import { fixedClock } from "../../../src/platform/clock";
 import { loadConfig } from "../../../src/platform/config";
-import { providerHttp } from "../../../src/sources/providers/provider.registry";
 import { createTestApp } from "../../helpers/app";
 import { BOOTSTRAP_KEY } from "../../helpers/constants";
-import { type ProviderServer, serve, startProviderServer } from "../../helpers/providers";
+import { type ProviderServer, serve, startProviderServer, ingestCli, storeRows } from "../../helpers/providers";
 
 const PRICES = "/tiingo/daily/aapl/prices";
 const PRICES_FILE = readFileSync(join(__dirname, "..", "..", "fixtures", "providers", "tiingo", "AAPL.prices.json"));
@@ -54,25 +53,10 @@ const envOf = (store: string): NodeJS.ProcessEnv => ({
 
 async function ingest(store: string, args: string[], env: NodeJS.ProcessEnv = {}) {
   const config = loadConfig({ ...envOf(store), ...env });
-  const err: string[] = [];
-  const code = await main([...args, "--report", join(dir, "report.csv")], {
-    http: (name) => providerHttp(name, config.providers),
-    storeExists: () => existsSync(store),
-    openSink: () => openIngestSink(config),
-    out: { log: (l) => err.push(l), error: (l) => err.push(l) },
-    tty: false,
-  });
-  return { code, text: err.join("\n") };
+  return ingestCli(config, store, args, join(dir, "report.csv"));
 }
 
-function query<T>(store: string, sql: string): T[] {
-  const db = new Database(store, { readonly: true });
-  try {
-    return db.prepare(sql).all() as T[];
-  } finally {
-    db.close();
-  }
-}
+const query = storeRows;
 
 /** A store listing AAPL on Nasdaq, from the SEC's recorded tickers file. */
 async function appleStore(name: string): Promise<string> {
