@@ -53,7 +53,15 @@ export class StoreQuoteWatch {
   }
 
   private async look(): Promise<void> {
-    const version = this.opts.dataVersion();
+    let version: number;
+    try {
+      version = this.opts.dataVersion();
+    } catch (err) {
+      // The store closed under a tick already queued (shutdown, a test's teardown) or failed: reported, never thrown
+      // out of a timer.
+      this.opts.onError?.(err);
+      return;
+    }
     if (version === this.version) return;
     this.version = version;
     const symbols = this.hub.wanted();

@@ -7,6 +7,8 @@ import { SqliteImportSink } from "../../../src/sources/sqlite/sqlite.import";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { BOOTSTRAP_KEY, TEST_STORE_PATH } from "../../helpers/constants";
 import { LiveClient, serveLive } from "../../helpers/live";
+import { LiveHub } from "../../../src/domain/live/live.hub";
+import { StoreQuoteWatch } from "../../../src/domain/live/live.store";
 
 /**
  * An import run as another process would (the import CLI on a connection of its own) into the store a service reads:
@@ -85,5 +87,24 @@ describe("live quotes of a store that an import writes", () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(client.received.filter((m) => m.channel === "quote")).toHaveLength(1);
     client.close();
+  });
+});
+
+describe("a store that closes under the watch", () => {
+  it("reports the failed read and throws nothing out of its timer", async () => {
+    const errors: unknown[] = [];
+    let open = true;
+    const watch = new StoreQuoteWatch(new LiveHub(), {
+      pollMs: 1_000,
+      dataVersion: () => {
+        if (!open) throw new TypeError("The database connection is not open");
+        return 1;
+      },
+      readQuotes: async () => [],
+      onError: (err) => errors.push(err),
+    });
+    open = false;
+    await expect(watch.poll()).resolves.toBeUndefined();
+    expect(errors.map(String)).toEqual(["TypeError: The database connection is not open"]);
   });
 });
