@@ -1,12 +1,11 @@
-import { Quote } from "../quote/quote.types";
+import { QuoteChanges, type ReadQuotes } from "./live.changes";
 import type { LiveHub } from "./live.hub";
-import { fingerprint } from "./live.store";
 
 export interface QuotePollOptions {
   /** How often the subscribed symbols' quotes are read while any symbol is subscribed. */
   pollMs: number;
   /** The latest quotes of these symbols, in order (null or an Error where there is none): one batch per look. */
-  readQuotes: (symbols: readonly string[]) => Promise<readonly (Quote | Error | null)[]>;
+  readQuotes: ReadQuotes;
   onError?: (err: unknown) => void;
 }
 
@@ -17,7 +16,7 @@ export interface QuotePollOptions {
  * its baseline: nothing is published for it. No timer runs and nothing is read while nobody subscribes.
  */
 export class QuotePoll {
-  private readonly seen = new Map<string, string>();
+  private readonly changes: QuoteChanges;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
@@ -26,8 +25,9 @@ export class QuotePoll {
     private readonly hub: LiveHub,
     private readonly opts: QuotePollOptions,
   ) {
+    this.changes = new QuoteChanges(hub, "upstream", opts.readQuotes, opts.onError);
     hub.onDemand((symbol, wanted) => {
-      if (!wanted) this.seen.delete(symbol);
+      if (!wanted) this.changes.forget(symbol);
       this.follow();
     });
     this.follow();
@@ -47,7 +47,7 @@ export class QuotePoll {
 
   /** One look: reads the subscribed quotes and publishes those that changed. Resolves when done. */
   poll(): Promise<void> {
-    return (this.running ??= this.look().finally(() => (this.running = undefined)));
+    return (this.running ??= this.changes.publishChanged().finally(() => (this.running = undefined)));
   }
 
   /** The timer runs while the hub has subscribers, and only then. */
@@ -62,27 +62,5 @@ export class QuotePoll {
       clearInterval(this.timer);
       this.timer = undefined;
     }
-  }
-
-  private async look(): Promise<void> {
-    const symbols = this.hub.wanted();
-    if (symbols.length === 0) return;
-    let quotes: readonly (Quote | Error | null)[];
-    try {
-      quotes = await this.opts.readQuotes(symbols);
-    } catch (err) {
-      this.opts.onError?.(err);
-      return;
-    }
-    const wanted = new Set(this.hub.wanted());
-    symbols.forEach((symbol, i) => {
-      const quote = quotes[i];
-      // Unsubscribed while the batch was out: no baseline kept for it.
-      if (!(quote instanceof Quote) || !wanted.has(symbol)) return;
-      const now = fingerprint(quote);
-      const before = this.seen.get(symbol);
-      this.seen.set(symbol, now);
-      if (before !== undefined && before !== now) this.hub.publish({ symbol, quote, origin: "upstream" });
-    });
   }
 }

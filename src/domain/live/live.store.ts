@@ -1,4 +1,4 @@
-import { Quote } from "../quote/quote.types";
+import { QuoteChanges, type ReadQuotes } from "./live.changes";
 import type { LiveHub } from "./live.hub";
 
 export interface StoreQuoteWatchOptions {
@@ -7,12 +7,9 @@ export interface StoreQuoteWatchOptions {
   /** The store's data version: it moves with every commit, whoever made it (an import, a provider run, SQL). */
   dataVersion: () => number;
   /** The latest quotes of these symbols as the store holds them, in order (null or an Error where there is none). */
-  readQuotes: (symbols: readonly string[]) => Promise<readonly (Quote | Error | null)[]>;
+  readQuotes: ReadQuotes;
   onError?: (err: unknown) => void;
 }
-
-/** What a push compares: a quote whose price, time, day range and volume are the same did not change. */
-export const fingerprint = (q: Quote) => `${q.c} ${q.t} ${q.h} ${q.l} ${q.o} ${q.pc} ${q.v}`;
 
 /**
  * Imports and provider runs write the store from another process (or a job of this one); each commit moves the
@@ -23,17 +20,18 @@ export const fingerprint = (q: Quote) => `${q.c} ${q.t} ${q.h} ${q.l} ${q.o} ${q
  * read.
  */
 export class StoreQuoteWatch {
-  private readonly seen = new Map<string, string>();
+  private readonly changes: QuoteChanges;
   private version: number;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
 
   constructor(
-    private readonly hub: LiveHub,
+    hub: LiveHub,
     private readonly opts: StoreQuoteWatchOptions,
   ) {
     this.version = opts.dataVersion();
-    hub.onDemand((symbol, wanted) => (wanted ? void this.baseline([symbol]) : this.seen.delete(symbol)));
+    this.changes = new QuoteChanges(hub, "store", opts.readQuotes, opts.onError);
+    hub.onDemand((symbol, wanted) => (wanted ? void this.changes.baseline([symbol]) : this.changes.forget(symbol)));
   }
 
   start(): void {
@@ -64,35 +62,6 @@ export class StoreQuoteWatch {
     }
     if (version === this.version) return;
     this.version = version;
-    const symbols = this.hub.wanted();
-    if (symbols.length === 0) return;
-    let quotes: readonly (Quote | Error | null)[];
-    try {
-      quotes = await this.opts.readQuotes(symbols);
-    } catch (err) {
-      this.opts.onError?.(err);
-      return;
-    }
-    symbols.forEach((symbol, i) => {
-      const quote = quotes[i];
-      if (!(quote instanceof Quote)) return;
-      const now = fingerprint(quote);
-      const before = this.seen.get(symbol);
-      this.seen.set(symbol, now);
-      if (before !== undefined && before !== now) this.hub.publish({ symbol, quote, origin: "store" });
-    });
-  }
-
-  /** What a symbol's quote is when its first subscriber comes: a later commit is compared with it. */
-  private async baseline(symbols: string[]): Promise<void> {
-    try {
-      const quotes = await this.opts.readQuotes(symbols);
-      symbols.forEach((symbol, i) => {
-        const quote = quotes[i];
-        if (quote instanceof Quote && !this.seen.has(symbol)) this.seen.set(symbol, fingerprint(quote));
-      });
-    } catch (err) {
-      this.opts.onError?.(err);
-    }
+    await this.changes.publishChanged();
   }
 }
