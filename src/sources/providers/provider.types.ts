@@ -72,3 +72,21 @@ export interface Provider {
   /** Provider calls made through `http`; `state` is what the last successful run kept (undefined: none). */
   fetch(query: IngestQuery, http: ProviderHttp, state: string | undefined, store: IngestStoreView): Promise<IngestPlan>;
 }
+
+/** The columns of the daily bars and quotes a provider hands the import (its `daily-bars` and `quotes` kinds). */
+export const BAR_LOAD_COLUMNS = ["symbol", "day", "o", "h", "l", "c", "v"] as const;
+export const QUOTE_LOAD_COLUMNS = ["symbol", "t", "o", "h", "l", "c", "pc", "v"] as const;
+
+/**
+ * One field of what a provider's last run kept, a record by key (`{"pairs": {"BTC-USD": …}}`): a copy, or an empty
+ * record when there was no run, or the state is not one this code wrote.
+ */
+export function keptRecord<T>(state: string | undefined, field: string): Record<string, T> {
+  try {
+    const value = (JSON.parse(state ?? "") as Record<string, unknown> | null)?.[field];
+    if (value && typeof value === "object") return { ...(value as Record<string, T>) };
+  } catch {
+    // None, or a state this code did not write: as if none.
+  }
+  return {};
+}

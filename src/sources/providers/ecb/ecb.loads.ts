@@ -1,3 +1,4 @@
+import { BAR_LOAD_COLUMNS, QUOTE_LOAD_COLUMNS } from "../provider.types";
 import * as currencyCodes from "currency-codes";
 import { isIsoCurrency, unixOfDay } from "../../../domain/fx/fx.service";
 import type { IngestLoad, IngestRecord } from "../../../domain/ports/source.ingest";
@@ -165,14 +166,14 @@ export function ecbLoads(
     {
       kind: "daily-bars",
       name: `${source} (pair bars)`,
-      columns: ["symbol", "day", "o", "h", "l", "c", "v"],
+      columns: BAR_LOAD_COLUMNS,
       records: { [Symbol.iterator]: barRecords },
       count: bars,
     },
     {
       kind: "quotes",
       name: `${source} (pair quotes)`,
-      columns: ["symbol", "t", "o", "h", "l", "c", "pc", "v"],
+      columns: QUOTE_LOAD_COLUMNS,
       records: quotes,
       count: quotes.length,
     },

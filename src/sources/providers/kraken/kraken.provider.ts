@@ -1,6 +1,14 @@
 import type { IngestLoad, IngestRecord } from "../../../domain/ports/source.ingest";
 import type { ProviderHttp } from "../provider.http";
-import { fetchWith, type IngestQuery, type IngestStoreView, type Provider } from "../provider.types";
+import {
+  BAR_LOAD_COLUMNS,
+  fetchWith,
+  keptRecord,
+  QUOTE_LOAD_COLUMNS,
+  type IngestQuery,
+  type IngestStoreView,
+  type Provider,
+} from "../provider.types";
 import { krakenOhlcFetcher } from "./kraken.ohlc";
 
 /**
@@ -24,16 +32,6 @@ interface KrakenState {
   pairs: Record<string, number>;
 }
 
-function readState(state: string | undefined): KrakenState {
-  try {
-    const s = JSON.parse(state ?? "") as Partial<KrakenState>;
-    if (s.pairs && typeof s.pairs === "object") return { pairs: { ...s.pairs } };
-  } catch {
-    // None, or a state this code did not write: as if none.
-  }
-  return { pairs: {} };
-}
-
 const dayOf = (t: number) => new Date(t * 1000).toISOString().slice(0, 10);
 
 /**
@@ -47,7 +45,7 @@ export const krakenProvider: Provider = {
   name: "kraken",
   datasets: ["daily"],
   async fetch(query: IngestQuery, http: ProviderHttp, state: string | undefined, store: IngestStoreView) {
-    const kept = readState(state);
+    const kept: KrakenState = { pairs: keptRecord<number>(state, "pairs") };
     const listed = (await store.cryptoListings()).map((l) => l.symbol);
     const wanted = query.symbols ? query.symbols.map((s) => s.toUpperCase()) : listed;
     const notes: string[] = [];
@@ -95,14 +93,14 @@ export const krakenProvider: Provider = {
       {
         kind: "daily-bars",
         name: "OHLC (daily)",
-        columns: ["symbol", "day", "o", "h", "l", "c", "v"],
+        columns: BAR_LOAD_COLUMNS,
         records: bars,
         count: bars.length,
       },
       {
         kind: "quotes",
         name: "OHLC (running day)",
-        columns: ["symbol", "t", "o", "h", "l", "c", "pc", "v"],
+        columns: QUOTE_LOAD_COLUMNS,
         records: quotes,
         count: quotes.length,
       },

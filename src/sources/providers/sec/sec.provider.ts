@@ -1,7 +1,14 @@
 import type { IngestCompany, IngestLoad, IngestRecord } from "../../../domain/ports/source.ingest";
 import { columnOf, FINANCIAL_FIGURES } from "../../../domain/ports/source.types";
 import type { ProviderHttp } from "../provider.http";
-import { fetchWith, type IngestPlan, type IngestQuery, type IngestStoreView, type Provider } from "../provider.types";
+import {
+  fetchWith,
+  keptRecord,
+  type IngestPlan,
+  type IngestQuery,
+  type IngestStoreView,
+  type Provider,
+} from "../provider.types";
 import { companyFactsFetcher, quartersOf, type SecQuarter } from "./sec.facts";
 import { sicDivision, submissionsFetcher } from "./sec.submissions";
 import { SEC_EXCHANGES, tickerLoads, tickersFetcher } from "./sec.tickers";
@@ -12,16 +19,6 @@ export const SEC_PER_SECOND = 10;
 /** What a run keeps: per CIK, the newest 10-K or 10-Q its financials were read up to. */
 interface SecState {
   reports: Record<string, { accession: string; filed: string }>;
-}
-
-function readState(state: string | undefined): SecState {
-  try {
-    const s = JSON.parse(state ?? "") as Partial<SecState>;
-    if (s.reports && typeof s.reports === "object") return { reports: { ...s.reports } };
-  } catch {
-    // None, or a state this code did not write: as if none.
-  }
-  return { reports: {} };
 }
 
 const FINANCIAL_COLUMNS = [
@@ -68,7 +65,7 @@ async function companies(
   listed: IngestCompany[],
 ): Promise<IngestPlan> {
   const calls0 = http.requests;
-  const kept = readState(state);
+  const kept: SecState = { reports: keptRecord<{ accession: string; filed: string }>(state, "reports") };
   const notes: string[] = [];
   let chosen = listed;
   if (query.symbols) {

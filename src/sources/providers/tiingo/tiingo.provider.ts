@@ -1,7 +1,15 @@
 import { unixOfDay } from "../../../domain/fx/fx.service";
 import type { IngestLoad, IngestRecord } from "../../../domain/ports/source.ingest";
 import type { ProviderHttp } from "../provider.http";
-import { fetchWith, type IngestPlan, type IngestQuery, type Provider } from "../provider.types";
+import {
+  BAR_LOAD_COLUMNS,
+  fetchWith,
+  keptRecord,
+  QUOTE_LOAD_COLUMNS,
+  type IngestPlan,
+  type IngestQuery,
+  type Provider,
+} from "../provider.types";
 import { tiingoPricesFetcher } from "./tiingo.prices";
 
 /**
@@ -13,16 +21,6 @@ export const TIINGO_PER_SECOND = 1;
 /** What a run keeps: per ticker, its last day written and that day's close (the next quote's previous close). */
 interface TiingoState {
   tickers: Record<string, { day: string; close: number }>;
-}
-
-function readState(state: string | undefined): TiingoState {
-  try {
-    const s = JSON.parse(state ?? "") as Partial<TiingoState>;
-    if (s.tickers && typeof s.tickers === "object") return { tickers: { ...s.tickers } };
-  } catch {
-    // None, or a state this code did not write: as if none.
-  }
-  return { tickers: {} };
 }
 
 const DAY_MS = 86_400_000;
@@ -40,7 +38,7 @@ export const tiingoProvider: Provider = {
   async fetch(query: IngestQuery, http: ProviderHttp, state: string | undefined): Promise<IngestPlan> {
     const token = http.options.key;
     if (token === undefined) throw new Error("tiingo: set MDG_PROVIDER_TIINGO_KEY (Tiingo answers only with a key)");
-    const kept = readState(state);
+    const kept: TiingoState = { tickers: keptRecord<{ day: string; close: number }>(state, "tickers") };
     const tickers = query.symbols?.map((s) => s.toUpperCase()) ?? Object.keys(kept.tickers);
     if (tickers.length === 0) {
       throw new Error("tiingo: name the stocks and ETFs with --symbols (a later run takes those fetched before)");
@@ -110,14 +108,14 @@ export const tiingoProvider: Provider = {
       {
         kind: "daily-bars",
         name: "tiingo prices",
-        columns: ["symbol", "day", "o", "h", "l", "c", "v"],
+        columns: BAR_LOAD_COLUMNS,
         records: bars,
         count: bars.length,
       },
       {
         kind: "quotes",
         name: "tiingo prices (quotes)",
-        columns: ["symbol", "t", "o", "h", "l", "c", "pc", "v"],
+        columns: QUOTE_LOAD_COLUMNS,
         records: quotes,
         count: quotes.length,
       },
