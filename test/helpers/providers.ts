@@ -94,17 +94,19 @@ export function zipOf(name: string, data: Buffer, method: 0 | 8 = 8): Buffer {
   return Buffer.concat([local, file, body, central, file, end]);
 }
 
-/** `npm run ingest -- <args>` run in this process as the CLI runs it, into the SQLite store `store` of `config`. */
+/**
+ * `npm run ingest -- <args>` run in this process as the CLI runs it, into the store `config` names (a SQLite path
+ * that does not exist yet is created, as the CLI creates it).
+ */
 export async function ingestCli(
   config: Config,
-  store: string,
   args: string[],
   report: string,
 ): Promise<{ code: number; err: string[]; text: string }> {
   const err: string[] = [];
   const code = await main([...args, "--report", report], {
     http: (name) => providerHttp(name, config.providers),
-    storeExists: () => existsSync(store),
+    storeExists: () => config.dataSource !== "sqlite" || existsSync(config.sqlitePath),
     openSink: () => openIngestSink(config),
     out: { log: (l) => err.push(l), error: (l) => err.push(l) },
     tty: false,

@@ -2,15 +2,13 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { main, openIngestSink } from "../../../src/application/cli/ingest.cli";
 import { openSources } from "../../../src/app.sources";
 import { fixedClock } from "../../../src/platform/clock";
 import { loadConfig } from "../../../src/platform/config";
 import type { PostgresChangeFeed } from "../../../src/sources/postgres/postgres.changes";
-import { providerHttp } from "../../../src/sources/providers/provider.registry";
 import { createTestApp } from "../../helpers/app";
 import { createTestDatabase, type TestDatabase } from "../../helpers/postgres";
-import { type ProviderServer, serve, startProviderServer, zipOf } from "../../helpers/providers";
+import { type ProviderServer, serve, startProviderServer, zipOf, ingestCli } from "../../helpers/providers";
 
 /**
  * `npm run ingest -- ecb` into PostgreSQL (MDG_DATA_SOURCE=postgres): the same rates as into SQLite, served from the
@@ -53,18 +51,7 @@ RUN("npm run ingest -- ecb into PostgreSQL", () => {
       NODE_ENV: "test",
     });
 
-  async function ingest(args: string[]) {
-    const c = config();
-    const lines: string[] = [];
-    const code = await main([...args, "--report", join(dir, "report.csv")], {
-      http: (name) => providerHttp(name, c.providers),
-      storeExists: () => true,
-      openSink: () => openIngestSink(c),
-      out: { log: (l) => lines.push(l), error: (l) => lines.push(l) },
-      tty: false,
-    });
-    return { code, text: lines.join("\n") };
-  }
+  const ingest = (args: string[]) => ingestCli(config(), args, join(dir, "report.csv"));
 
   it("writes the history into an empty database, serves it, and then fetches only the daily file", async () => {
     server.hits.clear();

@@ -46,7 +46,7 @@ async function ingest(store: string, args: string[], env: NodeJS.ProcessEnv = {}
     LOG_LEVEL: "silent",
     ...env,
   });
-  return ingestCli(config, store, args, join(dir, `report-${stores}.csv`));
+  return ingestCli(config, args, join(dir, `report-${stores}.csv`));
 }
 
 const query = storeRows;

@@ -45,7 +45,7 @@ const configOf = (store: string) =>
 
 async function ingest(store: string, args: string[]) {
   const config = configOf(store);
-  return ingestCli(config, store, args, join(dir, "report.csv"));
+  return ingestCli(config, args, join(dir, "report.csv"));
 }
 
 /** A store listing the pair BTC-USD on a CRYPTO exchange, imported as an operator would. */

@@ -75,7 +75,7 @@ async function ingest(store: string, args: string[], env: NodeJS.ProcessEnv = {}
     LOG_LEVEL: "silent",
     ...env,
   });
-  return ingestCli(config, store, args, join(dir, "report.csv"));
+  return ingestCli(config, args, join(dir, "report.csv"));
 }
 
 const query = storeRows;

@@ -37,7 +37,7 @@ afterAll(async () => {
 
 async function ingest(store: string, args: string[], env: NodeJS.ProcessEnv = { MDG_SEC_USER_AGENT: AGENT }) {
   const config = loadConfig({ MDG_SQLITE_PATH: store, MDG_PROVIDER_SEC_URL: server.url, LOG_LEVEL: "silent", ...env });
-  return ingestCli(config, store, args, join(dir, "report.csv"));
+  return ingestCli(config, args, join(dir, "report.csv"));
 }
 
 const query = storeRows;

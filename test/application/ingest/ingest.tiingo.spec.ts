@@ -53,7 +53,7 @@ const envOf = (store: string): NodeJS.ProcessEnv => ({
 
 async function ingest(store: string, args: string[], env: NodeJS.ProcessEnv = {}) {
   const config = loadConfig({ ...envOf(store), ...env });
-  return ingestCli(config, store, args, join(dir, "report.csv"));
+  return ingestCli(config, args, join(dir, "report.csv"));
 }
 
 const query = storeRows;
