@@ -15,3 +15,44 @@ export function spawnEntry(env: NodeJS.ProcessEnv, stdio: StdioOptions = ["ignor
     stdio,
   });
 }
+
+/** The real entry started by `startEntry`: its process, the port it listens on, its log lines so far, its exit. */
+export interface StartedEntry {
+  child: ChildProcess;
+  port: number;
+  lines: string[];
+  exited: Promise<number | null>;
+}
+
+/** `spawnEntry(env)`, resolved once it logs that it listens (rejected if it exits first or takes over 45 s). */
+export async function startEntry(env: NodeJS.ProcessEnv): Promise<StartedEntry> {
+  const child = spawnEntry(env);
+  const lines: string[] = [];
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  let buffered = "";
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`service did not start: ${lines.join("\n").slice(-2000)}`)),
+      45_000,
+    );
+    child.stdout!.on("data", (chunk: Buffer) => {
+      buffered += chunk.toString("utf8");
+      let nl: number;
+      while ((nl = buffered.indexOf("\n")) >= 0) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        lines.push(line);
+        const m = /"port":(\d+)/.exec(line);
+        if (m && line.includes("listening")) {
+          clearTimeout(timer);
+          resolve(Number(m[1]));
+        }
+      }
+    });
+    child.stderr!.on("data", (c: Buffer) => lines.push(c.toString("utf8")));
+    void exited.then((code) =>
+      reject(new Error(`service exited with ${code} before listening: ${lines.join("\n").slice(-2000)}`)),
+    );
+  });
+  return { child, port, lines, exited };
+}

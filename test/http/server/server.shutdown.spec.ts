@@ -1,4 +1,3 @@
-import type { ChildProcess } from "node:child_process";
 import { Agent } from "node:http";
 import { connect, type Socket } from "node:net";
 import { BOOTSTRAP_KEY, TEST_STORE_PATH } from "../../helpers/constants";
@@ -7,7 +6,7 @@ import { createHttpServer } from "../../../src/http/server/server.http";
 import { trackConnections } from "../../../src/http/server/server.shutdown";
 import { createTestApp } from "../../helpers/app";
 import { listen, send } from "../../helpers/http";
-import { spawnEntry } from "../../helpers/entry";
+import { startEntry, type StartedEntry } from "../../helpers/entry";
 
 /**
  * SIGTERM on the real service (a child process on a free port, on the test
@@ -16,49 +15,15 @@ import { spawnEntry } from "../../helpers/entry";
  */
 const STORE = process.env.MDG_TEST_STORE_PATH ?? TEST_STORE_PATH;
 
-interface Service {
-  child: ChildProcess;
-  port: number;
-  lines: string[];
-  exited: Promise<number | null>;
-}
+type Service = StartedEntry;
 
-async function startService(): Promise<Service> {
-  const child = spawnEntry({
+function startService(): Promise<Service> {
+  return startEntry({
     MDG_SQLITE_PATH: STORE,
     MDG_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
     MDG_SHUTDOWN_TIMEOUT_MS: "15000",
     LOG_LEVEL: "info",
   });
-  const lines: string[] = [];
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  let buffered = "";
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`service did not start: ${lines.join("\n").slice(-2000)}`)),
-      45_000,
-    );
-    const onData = (chunk: Buffer) => {
-      buffered += chunk.toString("utf8");
-      let nl: number;
-      while ((nl = buffered.indexOf("\n")) >= 0) {
-        const line = buffered.slice(0, nl);
-        buffered = buffered.slice(nl + 1);
-        lines.push(line);
-        const m = /"port":(\d+)/.exec(line);
-        if (m && line.includes("listening")) {
-          clearTimeout(timer);
-          resolve(Number(m[1]));
-        }
-      }
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", (c: Buffer) => lines.push(c.toString("utf8")));
-    void exited.then((code) =>
-      reject(new Error(`service exited with ${code} before listening: ${lines.join("\n").slice(-2000)}`)),
-    );
-  });
-  return { child, port, lines, exited };
 }
 
 /**

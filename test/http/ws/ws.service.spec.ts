@@ -1,6 +1,5 @@
-import type { ChildProcess } from "node:child_process";
 import { BOOTSTRAP_KEY, TEST_STORE_PATH } from "../../helpers/constants";
-import { spawnEntry } from "../../helpers/entry";
+import { startEntry } from "../../helpers/entry";
 import { send } from "../../helpers/http";
 import { LiveClient, refusedUpgrade } from "../../helpers/live";
 import { openSqliteSource } from "../../../src/sources/sqlite/sqlite.source";
@@ -12,36 +11,13 @@ import { openSqliteSource } from "../../../src/sources/sqlite/sqlite.source";
  */
 const STORE = process.env.MDG_TEST_STORE_PATH ?? TEST_STORE_PATH;
 
-async function startService(env: NodeJS.ProcessEnv) {
-  const child: ChildProcess = spawnEntry({
+function startService(env: NodeJS.ProcessEnv) {
+  return startEntry({
     MDG_SQLITE_PATH: STORE,
     MDG_BOOTSTRAP_API_KEY: BOOTSTRAP_KEY,
     LOG_LEVEL: "info",
     ...env,
   });
-  const lines: string[] = [];
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  let buffered = "";
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start: ${lines.join("\n").slice(-2000)}`)), 45_000);
-    child.stdout!.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString("utf8");
-      let nl: number;
-      while ((nl = buffered.indexOf("\n")) >= 0) {
-        const line = buffered.slice(0, nl);
-        buffered = buffered.slice(nl + 1);
-        lines.push(line);
-        const m = /"port":(\d+)/.exec(line);
-        if (m && line.includes("listening")) {
-          clearTimeout(timer);
-          resolve(Number(m[1]));
-        }
-      }
-    });
-    child.stderr!.on("data", (c: Buffer) => lines.push(c.toString("utf8")));
-    void exited.then((code) => reject(new Error(`exited with ${code}: ${lines.join("\n").slice(-2000)}`)));
-  });
-  return { child, port, lines, exited };
 }
 
 function firstStock(): string {
