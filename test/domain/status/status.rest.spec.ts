@@ -1,18 +1,33 @@
 // @requires-env REDIS_URL redis://127.0.0.1:6379
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
 import Redis from "ioredis";
 import type { Response } from "supertest";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { manualClock } from "../../helpers/clock";
-import { BOOTSTRAP_KEY, TEST_ANCHOR } from "../../helpers/constants";
+import { BOOTSTRAP_KEY, TEST_ANCHOR, TEST_STORE_PATH } from "../../helpers/constants";
 import { expectErrorBody } from "../../helpers/expect";
 
 const clock = manualClock(`${TEST_ANCHOR}T15:00:30Z`);
 let t: TestApp;
+let dir: string;
+// A store of its own: status is read again once per data version, which a commit by any other suite to a shared
+// store (a key created) would move between two calls.
 beforeAll(async () => {
-  t = await createTestApp({ clock });
+  dir = mkdtempSync(join(tmpdir(), "mdg-status-"));
+  const copy = join(dir, "store.db");
+  const src = new Database(TEST_STORE_PATH, { readonly: true });
+  src.exec(`VACUUM INTO '${copy.replace(/'/g, "''")}'`);
+  src.close();
+  t = await createTestApp({ clock, storePath: copy });
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  await t.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 beforeEach(() => clock.set(`${TEST_ANCHOR}T15:00:30Z`));
 
 /** `"minute";r=598;t=42, "day";r=99998;t=32400` → { minute: { r, t }, day: { r, t } }. */
