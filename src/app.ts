@@ -146,6 +146,7 @@ export async function createApp(
         url: deps.config.rateLimit.redisUrl,
         prefix: deps.config.rateLimit.redisKeyPrefix,
         deliver: (change) => hub.deliver(change),
+        changedInStore: (symbol) => void storeWatch?.refresh([symbol]),
         onState: (up, err) =>
           up
             ? logger.info("live: Redis fan-out is back")

@@ -22,6 +22,7 @@ import {
   KINDS,
 } from "../import/import.kinds";
 import { InputError } from "../import/import.readers";
+import { notifyingSink } from "../import/import.notify";
 import { importProgress } from "../import/import.progress";
 import {
   DEFAULT_MAX_ERRORS,
@@ -213,7 +214,18 @@ export async function openConfiguredSink(
     await sources.close();
     throw new ImportSetupError(`MDG_DATA_SOURCE=${config.dataSource}: this store takes no imports`);
   }
-  return { sink: sources.importSink(), close: () => sources.close() };
+  const sink = sources.importSink();
+  if (!config.rateLimit.redisUrl) return { sink, close: () => sources.close() };
+  // With Redis, each commit of quotes or bars also tells the replicas which symbols changed (docs/live.md).
+  const { RedisStoreNotices } = await import("../../sources/live/live.redis");
+  const notices = new RedisStoreNotices(config.rateLimit.redisUrl, config.rateLimit.redisKeyPrefix);
+  return {
+    sink: notifyingSink(sink, (symbols) => notices.notify(symbols)),
+    close: async () => {
+      await notices.close();
+      await sources.close();
+    },
+  };
 }
 
 if (require.main === module) {

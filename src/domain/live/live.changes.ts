@@ -1,12 +1,9 @@
 import { Quote } from "../quote/quote.types";
-import type { LiveHub } from "./live.hub";
+import { quoteFingerprint as fingerprint, type LiveHub } from "./live.hub";
 import type { LiveOrigin } from "./live.types";
 
 /** The latest quotes of these symbols, in order (null or an Error where there is none): one batch per read. */
 export type ReadQuotes = (symbols: readonly string[]) => Promise<readonly (Quote | Error | null)[]>;
-
-/** What a push compares: a quote whose price, time, day range and volume are the same did not change. */
-const fingerprint = (q: Quote) => `${q.c} ${q.t} ${q.h} ${q.l} ${q.o} ${q.pc} ${q.v}`;
 
 /**
  * The subscribed symbols' quotes as last read, and the changes between two reads published to the hub: what a
@@ -28,9 +25,12 @@ export class QuoteChanges {
     this.seen.delete(symbol);
   }
 
-  /** Reads every subscribed symbol's quote in one batch and publishes those that differ from the last read. */
-  async publishChanged(): Promise<void> {
-    const symbols = this.hub.wanted();
+  /**
+   * Reads every subscribed symbol's quote (or those of `only` that are subscribed) in one batch and publishes those
+   * that differ from the last read.
+   */
+  async publishChanged(only?: readonly string[]): Promise<void> {
+    const symbols = only ? only.filter((s) => this.hub.isWanted(s)) : this.hub.wanted();
     if (symbols.length === 0) return;
     const quotes = await this.read(symbols);
     if (!quotes) return;
@@ -43,6 +43,7 @@ export class QuoteChanges {
       const before = this.seen.get(symbol);
       this.seen.set(symbol, now);
       if (before !== undefined && before !== now) this.hub.publish({ symbol, quote, origin: this.origin });
+      else this.hub.seen(symbol, quote);
     });
   }
 
@@ -51,7 +52,9 @@ export class QuoteChanges {
     const quotes = await this.read(symbols);
     symbols.forEach((symbol, i) => {
       const quote = quotes?.[i];
-      if (quote instanceof Quote && !this.seen.has(symbol)) this.seen.set(symbol, fingerprint(quote));
+      if (!(quote instanceof Quote) || this.seen.has(symbol)) return;
+      this.seen.set(symbol, fingerprint(quote));
+      this.hub.seen(symbol, quote);
     });
   }
 

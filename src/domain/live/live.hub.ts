@@ -1,3 +1,4 @@
+import type { Quote } from "../quote/quote.types";
 import { BarBuilder } from "./live.bars";
 import type { LiveChannel, LiveEvent, LiveListener, LiveRelay, LiveResolution, QuoteChange } from "./live.types";
 
@@ -12,6 +13,9 @@ export interface LiveSubscription {
   close(): void;
 }
 
+/** What a push compares: a quote whose price, time, day range and volume are the same did not change. */
+export const quoteFingerprint = (q: Quote) => `${q.c} ${q.t} ${q.h} ${q.l} ${q.o} ${q.pc} ${q.v}`;
+
 const topicOf = (channel: LiveChannel, symbol: string, resolution: LiveResolution | null) =>
   channel === "quote" ? `quote ${symbol}` : `candle ${symbol} ${resolution}`;
 
@@ -22,6 +26,9 @@ const topicOf = (channel: LiveChannel, symbol: string, resolution: LiveResolutio
  * while it has a subscriber of that symbol. Bars are built here from the quotes delivered, for the resolutions
  * someone subscribed to, so every source of quotes gets candles alike.
  *
+ * A quote equal to the last one delivered of its symbol is not delivered again: the same change can arrive twice,
+ * from this replica's read of a store that another replica also read and relayed, or from a writer's notice.
+ *
  * Delivery is synchronous and in order; a listener must not throw (the doors' listeners only queue bytes).
  */
 export class LiveHub {
@@ -29,6 +36,8 @@ export class LiveHub {
   /** Subscriptions per symbol, every channel together: what the relay and the simulator follow. */
   private readonly demand = new Map<string, number>();
   private readonly bars = new Map<string, BarBuilder>();
+  /** The fingerprint of the last quote delivered or seen of each symbol subscribed here. */
+  private readonly last = new Map<string, string>();
   private readonly demandListeners: DemandListener[] = [];
   private relay: LiveRelay | undefined;
   /** Changes delivered to at least one listener, and listener calls made, since start. */
@@ -47,6 +56,10 @@ export class LiveHub {
   /** Symbols with at least one subscriber on this replica. */
   wanted(): string[] {
     return [...this.demand.keys()];
+  }
+
+  isWanted(symbol: string): boolean {
+    return this.demand.has(symbol);
   }
 
   /** Subscriptions on this replica now. */
@@ -89,6 +102,7 @@ export class LiveHub {
         if (left > 0) this.demand.set(symbol, left);
         else {
           this.demand.delete(symbol);
+          this.last.delete(symbol);
           this.demandChanged(symbol, false);
         }
       },
@@ -97,14 +111,23 @@ export class LiveHub {
 
   /** A change made on this replica: delivered here, and to the other replicas through the relay. */
   publish(change: QuoteChange): void {
+    if (this.demand.has(change.symbol) && this.last.get(change.symbol) === quoteFingerprint(change.quote)) return;
     this.relay?.publish(change);
     this.deliver(change);
+  }
+
+  /** The quote of a subscribed symbol as a feed read it without a change to publish: what the next one compares to. */
+  seen(symbol: string, quote: Quote): void {
+    if (this.demand.has(symbol)) this.last.set(symbol, quoteFingerprint(quote));
   }
 
   /** A change to deliver to this replica's subscribers (the relay calls this for other replicas' changes). */
   deliver(change: QuoteChange): void {
     const { symbol, quote, origin } = change;
     if (!this.demand.has(symbol)) return;
+    const fingerprint = quoteFingerprint(quote);
+    if (this.last.get(symbol) === fingerprint) return;
+    this.last.set(symbol, fingerprint);
     this.stats.changes++;
     const quoteListeners = this.topics.get(topicOf("quote", symbol, null));
     if (quoteListeners) this.emit(quoteListeners, { channel: "quote", symbol, quote, origin });

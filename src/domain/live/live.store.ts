@@ -17,7 +17,7 @@ export interface StoreQuoteWatchOptions {
  * replica has subscribers, the version is read every `pollMs` (SQLite: `PRAGMA data_version`, microseconds; PostgreSQL:
  * the change feed's last version, no query); when it moved, the subscribed symbols' quotes are read in one batch and
  * those that differ from what was last seen are published, marked `store`. Symbols nobody subscribes to are never
- * read.
+ * read. With Redis, a writer also names the symbols it changed as it commits (`refresh`), so they are read at once.
  */
 export class StoreQuoteWatch {
   private readonly changes: QuoteChanges;
@@ -48,6 +48,14 @@ export class StoreQuoteWatch {
   /** One look: publishes what changed since the last one, if the store moved. Resolves when done. */
   poll(): Promise<void> {
     return (this.running ??= this.look().finally(() => (this.running = undefined)));
+  }
+
+  /**
+   * A writer said these symbols changed (its notice over Redis, before this replica's next look): their quotes are
+   * read at once, those subscribed here, and published where they changed.
+   */
+  refresh(symbols: readonly string[]): Promise<void> {
+    return this.changes.publishChanged(symbols);
   }
 
   private async look(): Promise<void> {

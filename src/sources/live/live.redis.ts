@@ -9,15 +9,16 @@ export interface RedisLiveRelayOptions {
   prefix: string;
   /** Changes of other replicas, for the symbols followed. */
   deliver(change: QuoteChange): void;
+  /** A writer (an import, a provider run) committed a change to this symbol's data in the store (a notice). */
+  changedInStore?(symbol: string): void;
   /** The first failure of an outage, and the recovery (said once each, never per message). */
   onState?(up: boolean, err?: Error): void;
 }
 
-interface Wire {
-  from: string;
-  origin: LiveOrigin;
-  quote: Record<string, unknown>;
-}
+/** A replica's change carries its quote; a writer's notice says only that the store changed (`changed`). */
+type Wire = { from: string; origin: LiveOrigin; quote: Record<string, unknown> } | { from: string; changed: true };
+
+const channelOf = (prefix: string, symbol: string) => `${prefix}live:${symbol}`;
 
 /**
  * Live changes across replicas over Redis pub/sub, one channel per symbol. A replica listens to a symbol's channel
@@ -79,7 +80,7 @@ export class RedisLiveRelay implements LiveRelay {
   }
 
   private channel(symbol: string): string {
-    return `${this.opts.prefix}live:${symbol}`;
+    return channelOf(this.opts.prefix, symbol);
   }
 
   private received(channel: string, text: string): void {
@@ -91,6 +92,10 @@ export class RedisLiveRelay implements LiveRelay {
     }
     if (wire.from === this.id) return;
     const symbol = channel.slice(this.opts.prefix.length + "live:".length);
+    if ("changed" in wire) {
+      this.opts.changedInStore?.(symbol);
+      return;
+    }
     this.opts.deliver({ symbol, quote: Object.assign(new Quote(), wire.quote), origin: wire.origin });
   }
 
@@ -98,5 +103,45 @@ export class RedisLiveRelay implements LiveRelay {
     if (up === this.up) return;
     this.up = up;
     this.opts.onState?.(up, err);
+  }
+}
+
+/**
+ * A writer's notices (the import and ingest commands, a provider run): after each commit, the symbols whose quotes or
+ * bars it wrote, one PUBLISH each on the symbol's live channel, so that a replica with a subscriber of one reads it at
+ * once rather than at its next look at the store's data version. Redis drops a notice nobody listens to. A notice that
+ * cannot be sent is dropped: the replicas' own look at the store still finds the change.
+ */
+export class RedisStoreNotices {
+  private readonly id = randomUUID();
+  private readonly client: Redis;
+
+  constructor(
+    url: string,
+    private readonly prefix: string,
+  ) {
+    this.client = new Redis(url, {
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+      lazyConnect: false,
+    });
+    this.client.on("error", () => undefined);
+  }
+
+  async notify(symbols: Iterable<string>): Promise<void> {
+    const text = JSON.stringify({ from: this.id, changed: true } satisfies Wire);
+    const pipeline = this.client.pipeline();
+    let n = 0;
+    for (const symbol of symbols) {
+      pipeline.publish(channelOf(this.prefix, symbol), text);
+      n++;
+    }
+    if (n === 0) return;
+    await pipeline.exec().catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    await this.client.quit().catch(() => this.client.disconnect());
   }
 }

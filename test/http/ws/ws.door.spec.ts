@@ -359,7 +359,7 @@ describe("the WebSocket door under pressure and at shutdown", () => {
     for (let i = 0; i < published; i++) {
       t.live.hub.publish({
         symbol: stock,
-        quote: Object.assign(Object.create(base), { ...base, v: base.v + i }),
+        quote: Object.assign(Object.create(base), { ...base, v: base.v + i + 1 }),
         origin: "store",
       });
       if (i % 500 === 0) await new Promise((r) => setImmediate(r));
