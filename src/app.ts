@@ -189,12 +189,23 @@ export async function createApp(
           onError: (err) => logger.warn({ err }, "live: reading the upstream's quotes failed"),
         })
       : undefined;
-  // MDG_WS_MAX_SUBSCRIPTIONS counts a key's subscriptions on both doors together.
-  const allowance = new LiveAllowance(deps.config.live.maxSubscriptionsPerKey);
+  // MDG_WS_MAX_SUBSCRIPTIONS and MDG_WS_MAX_CONNECTIONS_PER_KEY count a key's subscriptions and connections on both
+  // doors together.
+  const allowance = new LiveAllowance(deps.config.live.maxSubscriptionsPerKey, deps.config.live.maxConnectionsPerKey);
   const wsDoor = createWsDoor({ deps, apiKeys, logger, call: rest.call, hub, allowance, sweepMs: options.wsSweepMs });
   const formatError = formatGraphqlError((err) => logger.error({ err }, "graphql resolver failed"));
   // Subscriptions over graphql-ws on /graphql's upgrades, fed by the same hub (src/http/graphql/graphql.live.ts).
-  const graphqlLive = createGraphqlLive({ deps, schema, apiKeys, rateLimiter, hub, allowance, logger, formatError });
+  const graphqlLive = createGraphqlLive({
+    deps,
+    schema,
+    apiKeys,
+    rateLimiter,
+    hub,
+    allowance,
+    logger,
+    formatError,
+    sweepMs: options.wsSweepMs,
+  });
   const upgrade: UpgradeListener = (req, socket, head) => {
     if (wsDoor.upgrade(req, socket, head) || graphqlLive.upgrade(req, socket, head)) return;
     // Any other path: the key first, then 404, as for any request (docs/contract.md section 2).

@@ -100,11 +100,13 @@ export const CONFIG_REFERENCE: Record<keyof z.input<typeof envSchema>, ConfigRef
   },
   MDG_WS_IDLE_TIMEOUT_MS: {
     meaning:
-      "a WebSocket (`/v0`, `/v1`) with no message either way for this long is closed with code 1000 " +
-      "and a reason (see [live.md](live.md))",
+      "a WebSocket (`/v0`, `/v1`, `/graphql`) with no message either way for this long is closed with code 1000 " +
+      "and a reason (see [live.md](live.md)); a tenth of it (at most 30 s) is how often revoked keys are looked for",
   },
   MDG_WS_MAX_CONNECTIONS_PER_KEY: {
-    meaning: "WebSocket connections one key may hold open at once on one replica; one more is refused with 403",
+    meaning:
+      "WebSocket connections one key may hold open at once on one replica, `/v0`, `/v1` and `/graphql` together; " +
+      "one more is refused with 403 (on `/graphql`, closed with 4403)",
   },
   MDG_WS_MAX_SUBSCRIPTIONS: {
     meaning: "live subscriptions one key may hold at once on one replica, over all its connections",

@@ -27,7 +27,14 @@ import type { RateLimiter } from "../../platform/quotas/quota.service";
 import { createContext, type AppDeps, type Context, type LiveStreams } from "../http.context";
 import { urlPath } from "../http.send";
 import { mapError } from "../rest/rest.errors";
-import { refuseUpgrade, requireDataScope, upgradeRequestId } from "../ws/ws.upgrade";
+import {
+  describeMs,
+  refuseUpgrade,
+  requireDataScope,
+  sweepEvery,
+  tooManyConnections,
+  upgradeRequestId,
+} from "../ws/ws.upgrade";
 import { checkDocumentBounds } from "./graphql.document-bounds";
 import { checkOperation, costEstimator, graphqlParseOptions } from "./graphql.operation-limits";
 
@@ -37,6 +44,7 @@ export const CLOSE_FORBIDDEN = CloseCode.Forbidden;
 /** A client that stops reading: the WebSocket door's code (docs/live.md). */
 const CLOSE_SLOW = 1013;
 const CLOSE_GOING_AWAY = 1001;
+const KEY_GONE = "the API key was revoked or has expired";
 /** Changes waiting for one operation's consumer past which the connection is closed as a slow consumer. */
 const MAX_QUEUED_CHANGES = 1_000;
 /** A close reason is at most 123 bytes (RFC 6455): longer messages are cut. */
@@ -52,6 +60,8 @@ export interface GraphqlLiveOptions {
   logger: Logger;
   /** Formats an error as /graphql's HTTP answers do (graphql.errors.ts). */
   formatError: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
+  /** How often idle sockets and revoked keys are looked for (the WebSocket door's default). */
+  sweepMs?: number;
 }
 
 /** GraphQL subscriptions over graphql-ws on `/graphql` (docs/live.md "GraphQL subscriptions"). */
@@ -70,6 +80,10 @@ interface Extra {
   socket: WebSocket;
   request: IncomingMessage;
   principal?: Principal;
+  /** The key as sent in connection_init, checked again on every sweep; never logged. */
+  key?: string;
+  /** Epoch milliseconds of the service clock: the last frame either way. */
+  lastActivity: number;
 }
 
 const GRAPHQL_PATH = /^\/graphql\/?$/;
@@ -99,8 +113,37 @@ export function createGraphqlLive(opts: GraphqlLiveOptions): GraphqlLive {
   const live = deps.config.live;
   const parseOptions = graphqlParseOptions(limits);
   const estimator = costEstimator(schema, deps.config.sizes.searchResults);
-  const sockets = new Set<WebSocket>();
+  const sockets = new Map<WebSocket, Extra>();
   let refusing = false;
+  const now = () => deps.clock.now().getTime();
+
+  // As the WebSocket door's: a connection with no frame either way for MDG_WS_IDLE_TIMEOUT_MS is closed (graphql-ws
+  // clients keep theirs with `keepAlive` pings), and one whose key was revoked or expired since connection_init.
+  const idleReason = `idle for ${describeMs(live.idleTimeoutMs)} (MDG_WS_IDLE_TIMEOUT_MS)`;
+  const sweep = setInterval(
+    () => {
+      const at = now();
+      for (const [ws, extra] of sockets) {
+        if (ws.readyState !== ws.OPEN) continue;
+        if (at - extra.lastActivity >= live.idleTimeoutMs) ws.close(1000, idleReason);
+        else if (extra.key !== undefined) {
+          void keyStillValid(extra.key).then((valid) => valid || ws.close(CLOSE_UNAUTHORIZED, KEY_GONE));
+        }
+      }
+    },
+    opts.sweepMs ?? sweepEvery(live.idleTimeoutMs),
+  );
+  sweep.unref();
+
+  async function keyStillValid(key: string): Promise<boolean> {
+    try {
+      await apiKeys.authenticateNow(key);
+      return true;
+    } catch (e) {
+      // The store failing to answer is not the key's fault: the next sweep asks again.
+      return !(e instanceof AppError && e.code === "UNAUTHENTICATED");
+    }
+  }
 
   const wss = new WebSocketServer({
     noServer: true,
@@ -225,7 +268,9 @@ export function createGraphqlLive(opts: GraphqlLiveOptions): GraphqlLive {
         const checked = apiKeys.authenticateNow(key);
         const principal = checked instanceof Promise ? await checked : checked;
         requireDataScope(principal);
+        if (!allowance.connect(principal.keyId)) throw tooManyConnections(allowance.connectionsOf(principal.keyId));
         ctx.extra.principal = principal;
+        ctx.extra.key = key;
         return true;
       } catch (e) {
         const unauthenticated = e instanceof AppError && e.code === "UNAUTHENTICATED";
@@ -260,7 +305,8 @@ export function createGraphqlLive(opts: GraphqlLiveOptions): GraphqlLive {
   });
 
   function accept(ws: WebSocket, req: IncomingMessage): void {
-    sockets.add(ws);
+    const extra: Extra = { socket: ws, request: req, lastActivity: now() };
+    sockets.set(ws, extra);
     const closed = server.opened(
       {
         protocol: ws.protocol,
@@ -272,6 +318,7 @@ export function createGraphqlLive(opts: GraphqlLiveOptions): GraphqlLive {
               ws.close(CLOSE_SLOW, `slow consumer: over ${live.maxBufferedBytes} bytes waiting to be sent`);
               return resolve();
             }
+            extra.lastActivity = now();
             ws.send(data, (err) => (err ? reject(err) : resolve()));
           }),
         close: (code, why) => {
@@ -279,17 +326,19 @@ export function createGraphqlLive(opts: GraphqlLiveOptions): GraphqlLive {
         },
         onMessage: (cb) =>
           ws.on("message", (data) => {
+            extra.lastActivity = now();
             cb(String(data)).catch((err: unknown) => {
               logger.error({ err }, "live: GraphQL message failed");
               ws.close(CloseCode.InternalServerError, "internal error");
             });
           }),
       },
-      { socket: ws, request: req },
+      extra,
     );
     ws.on("error", (err) => logger.debug({ err: { message: err.message } }, "live: GraphQL socket error"));
     ws.once("close", (code, why) => {
       sockets.delete(ws);
+      if (extra.principal) allowance.disconnect(extra.principal.keyId);
       void closed(code, String(why));
     });
   }
@@ -312,13 +361,14 @@ export function createGraphqlLive(opts: GraphqlLiveOptions): GraphqlLive {
     },
     async close(graceMs) {
       refusing = true;
-      const open = [...sockets];
+      clearInterval(sweep);
+      const open = [...sockets.keys()];
       const closed = Promise.all(open.map((ws) => new Promise<void>((r) => ws.once("close", () => r()))));
       for (const ws of open) ws.close(CLOSE_GOING_AWAY, "the service is shutting down; connect again");
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([closed, new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
       clearTimeout(timer);
-      for (const ws of sockets) ws.terminate();
+      for (const ws of sockets.keys()) ws.terminate();
     },
     get size() {
       return sockets.size;

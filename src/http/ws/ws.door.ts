@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import type { ApiKeyService } from "../../platform/auth/auth.service";
 import type { Principal } from "../../platform/auth/auth.types";
-import { ForbiddenError, InternalError, InvalidArgumentError, NotFoundError } from "../../platform/errors";
+import { AppError, ForbiddenError, InternalError, InvalidArgumentError, NotFoundError } from "../../platform/errors";
 import type { LiveAllowance } from "../../domain/live/live.allowance";
 import type { LiveHub, LiveSubscription } from "../../domain/live/live.hub";
 import { isLiveResolution, type LiveChannel, type LiveEvent, type LiveResolution } from "../../domain/live/live.types";
@@ -15,7 +15,14 @@ import { mapError, type MappedError } from "../rest/rest.errors";
 import type { RestRouter } from "../rest/rest.router";
 import type { ApiVersion } from "../rest/rest.route";
 import { livePayloads } from "./ws.payloads";
-import { refuseUpgrade, requireDataScope, upgradeRequestId } from "./ws.upgrade";
+import {
+  describeMs,
+  refuseUpgrade,
+  requireDataScope,
+  sweepEvery,
+  tooManyConnections,
+  upgradeRequestId,
+} from "./ws.upgrade";
 
 export interface WsDoorOptions {
   deps: AppDeps;
@@ -24,7 +31,7 @@ export interface WsDoorOptions {
   /** The route table's calls (rest.router.ts): an action is answered exactly as its REST call. */
   call: RestRouter["call"];
   hub: LiveHub;
-  /** Subscriptions per key, shared with GraphQL's subscriptions (MDG_WS_MAX_SUBSCRIPTIONS). */
+  /** Subscriptions and connections per key, shared with GraphQL's subscriptions. */
   allowance: LiveAllowance;
   /** How often idle sockets are looked for: a tenth of the idle timeout, at most 30 s, by default. */
   sweepMs?: number;
@@ -65,6 +72,10 @@ const NO_FIELDS = { setHeader: () => undefined, removeHeader: () => undefined };
 
 const VERSION_PATH = /^\/v([01])\/?$/i;
 
+/** RFC 6455's policy violation: the key the connection was opened with no longer holds. */
+const CLOSE_POLICY = 1008;
+const KEY_GONE = "the API key was revoked or has expired";
+
 export function createWsDoor(opts: WsDoorOptions): WsDoor {
   const { deps, apiKeys, logger, call, hub, allowance } = opts;
   const live = deps.config.live;
@@ -73,24 +84,31 @@ export function createWsDoor(opts: WsDoorOptions): WsDoor {
   // Frames up to four times the message limit are read and answered with an error; ws closes larger ones (1009).
   const wss = new WebSocketServer({ noServer: true, maxPayload: 4 * live.maxMessageBytes, clientTracking: false });
   const connections = new Set<Connection>();
-  const perKey = new Map<string, number>();
   const payloads = livePayloads(deps);
   let refusing = false;
 
-  const sweepMs = opts.sweepMs ?? Math.min(30_000, Math.max(1_000, Math.floor(live.idleTimeoutMs / 10)));
+  const sweepMs = opts.sweepMs ?? sweepEvery(live.idleTimeoutMs);
   const idleReason = `idle for ${describeMs(live.idleTimeoutMs)} (MDG_WS_IDLE_TIMEOUT_MS)`;
   const sweep = setInterval(() => {
     const at = now();
     for (const c of connections) {
-      if (!c.closing && at - c.lastActivity >= live.idleTimeoutMs) closeWith(c, 1000, idleReason);
+      if (c.closing) continue;
+      if (at - c.lastActivity >= live.idleTimeoutMs) closeWith(c, 1000, idleReason);
+      // A key revoked (or expired) since the upgrade: its subscriptions stop with the connection, not only its next
+      // action. The check is the doors' own, from the key cache while it is fresh.
+      else void keyStillValid(c.key).then((valid) => valid || closeWith(c, CLOSE_POLICY, KEY_GONE));
     }
   }, sweepMs);
   sweep.unref();
 
-  function count(map: Map<string, number>, keyId: string, by: number): void {
-    const n = (map.get(keyId) ?? 0) + by;
-    if (n > 0) map.set(keyId, n);
-    else map.delete(keyId);
+  async function keyStillValid(key: string): Promise<boolean> {
+    try {
+      await apiKeys.authenticateNow(key);
+      return true;
+    } catch (e) {
+      // The store failing to answer is not the key's fault: the next sweep asks again.
+      return !(e instanceof AppError && e.code === "UNAUTHENTICATED");
+    }
   }
 
   function closeWith(c: Connection, code: number, reason: string): void {
@@ -296,7 +314,7 @@ export function createWsDoor(opts: WsDoorOptions): WsDoor {
     ws.on("error", (err) => logger.debug({ err: { message: err.message } }, "live: socket error"));
     ws.on("close", () => {
       connections.delete(c);
-      count(perKey, principal.keyId, -1);
+      allowance.disconnect(principal.keyId);
       for (const s of c.subscriptions.values()) s.close();
       allowance.release(principal.keyId, c.subscriptions.size);
       c.subscriptions.clear();
@@ -317,15 +335,8 @@ export function createWsDoor(opts: WsDoorOptions): WsDoor {
       const checked = apiKeys.authenticateNow(raw);
       const principal = checked instanceof Promise ? await checked : checked;
       requireDataScope(principal);
-      const open = perKey.get(principal.keyId) ?? 0;
-      if (open >= live.maxConnectionsPerKey) {
-        throw new ForbiddenError(
-          `this API key has ${open} live connections open, the most it may (MDG_WS_MAX_CONNECTIONS_PER_KEY)`,
-          [{ field: "x-api-key", issue: "too many connections" }],
-        );
-      }
       if (refusing) throw new InternalError("the service is shutting down");
-      count(perKey, principal.keyId, 1);
+      if (!allowance.connect(principal.keyId)) throw tooManyConnections(allowance.connectionsOf(principal.keyId));
       wss.handleUpgrade(req, socket, head, (ws) => accept(ws, principal, raw as string, version));
     } catch (e) {
       const mapped = mapError(e, requestId);
@@ -369,10 +380,4 @@ function withId<T extends object>(body: T, id: unknown): T & { id?: unknown } {
 
 function subscriptionName(channel: LiveChannel, symbol: string, resolution: LiveResolution | null): string {
   return resolution ? `${channel} ${symbol} ${resolution}` : `${channel} ${symbol}`;
-}
-
-function describeMs(ms: number): string {
-  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
-  if (ms % 1_000 === 0) return `${ms / 1_000} s`;
-  return `${ms} ms`;
 }

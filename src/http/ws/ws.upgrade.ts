@@ -50,3 +50,21 @@ export function requireDataScope(principal: Principal): void {
     { field: "x-api-key", issue: "no data scope" },
   ]);
 }
+
+/** A key past MDG_WS_MAX_CONNECTIONS_PER_KEY, on either door. */
+export function tooManyConnections(open: number): ForbiddenError {
+  return new ForbiddenError(
+    `this API key has ${open} live connections open, the most it may (MDG_WS_MAX_CONNECTIONS_PER_KEY)`,
+    [{ field: "x-api-key", issue: "too many connections" }],
+  );
+}
+
+/** How often idle sockets and revoked keys are looked for: a tenth of the idle timeout, between 1 and 30 s. */
+export const sweepEvery = (idleTimeoutMs: number) => Math.min(30_000, Math.max(1_000, Math.floor(idleTimeoutMs / 10)));
+
+/** A timeout as a close reason names it: `15 min`, `30 s`, `250 ms`. */
+export function describeMs(ms: number): string {
+  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms % 1_000 === 0) return `${ms / 1_000} s`;
+  return `${ms} ms`;
+}

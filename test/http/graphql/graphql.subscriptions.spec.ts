@@ -4,8 +4,9 @@ import { createContext } from "../../../src/http/http.context";
 import { ROW_STORE_ANSWERS } from "../../../src/domain/answers";
 import type { Quote } from "../../../src/domain/quote/quote.types";
 import { createTestApp, type TestApp } from "../../helpers/app";
-import { BOOTSTRAP_KEY } from "../../helpers/constants";
-import { LiveClient, serveLive } from "../../helpers/live";
+import { manualClock } from "../../helpers/clock";
+import { BOOTSTRAP_KEY, TEST_ANCHOR } from "../../helpers/constants";
+import { LiveClient, refusedUpgrade, serveLive } from "../../helpers/live";
 
 /** The first stock's and the first crypto pair's primary symbols, from the store. */
 function symbols(t: TestApp) {
@@ -33,6 +34,8 @@ function moved(base: Quote, fields: Partial<Quote>): Quote {
 function client(url: string, connectionParams: Record<string, unknown> | undefined) {
   let closed: (e: { code: number; reason: string }) => void;
   const closedWith = new Promise<{ code: number; reason: string }>((r) => (closed = r));
+  let opened: () => void;
+  const connected = new Promise<void>((r) => (opened = r));
   const c: Client = createClient({
     url,
     webSocketImpl: WebSocket,
@@ -41,9 +44,9 @@ function client(url: string, connectionParams: Record<string, unknown> | undefin
     lazy: false,
     // The close is what `closedWith` reports; the client would also print it.
     onNonLazyError: () => undefined,
-    on: { closed: (e) => closed(e as { code: number; reason: string }) },
+    on: { closed: (e) => closed(e as { code: number; reason: string }), connected: () => opened() },
   });
-  return { c, closedWith };
+  return { c, closedWith, connected };
 }
 
 /** One subscription's results as they come, and whether it completed or failed. */
@@ -268,5 +271,76 @@ describe("GraphQL subscriptions over graphql-ws on /graphql", () => {
     again.stop();
     door.close();
     await c.dispose();
+  });
+});
+
+describe("live connections of both doors: the per-key bound, the idle rule and a revoked key", () => {
+  const clock = manualClock(`${TEST_ANCHOR}T15:00:00Z`);
+  let t: TestApp;
+  let served: Awaited<ReturnType<typeof serveLive>>;
+
+  beforeAll(async () => {
+    t = await createTestApp({ clock, app: { wsSweepMs: 10 }, env: { MDG_WS_MAX_CONNECTIONS_PER_KEY: "2" } });
+    served = await serveLive(t);
+  });
+  afterAll(async () => {
+    await t.close();
+    await served.close();
+  });
+
+  it("counts a key's connections on /v1 and /graphql together: past the bound, 4403 and 403", async () => {
+    const { key } = await t.apiKeys.create({ name: "two connections", scopes: "stock" });
+    const door = await LiveClient.open(served.url("/v1"), key);
+    const first = client(served.url("/graphql"), { "x-api-key": key });
+    await first.connected;
+
+    const second = client(served.url("/graphql"), { "x-api-key": key });
+    const refused = await second.closedWith;
+    expect(refused.code).toBe(4403);
+    expect(refused.reason).toMatch(/2 live connections open.*MDG_WS_MAX_CONNECTIONS_PER_KEY/);
+    const upgrade = await refusedUpgrade(served.url("/v1"), { "x-api-key": key });
+    expect(upgrade.status).toBe(403);
+    expect(upgrade.body).toMatchObject({ code: "FORBIDDEN" });
+
+    // A connection closed on one door frees its place for the other.
+    door.close();
+    await door.closed;
+    const third = client(served.url("/graphql"), { "x-api-key": key });
+    await third.connected;
+    await Promise.all([first.c.dispose(), second.c.dispose(), third.c.dispose()]);
+  });
+
+  it("closes a /graphql connection idle for 15 minutes with 1000 and a reason", async () => {
+    const { c, closedWith, connected } = client(served.url("/graphql"), { "x-api-key": BOOTSTRAP_KEY });
+    await connected;
+    clock.advance(14 * 60_000);
+    await new Promise((r) => setTimeout(r, 50));
+    let closed: { code: number; reason: string } | undefined;
+    void closedWith.then((e) => (closed = e));
+    expect(closed).toBeUndefined();
+    clock.advance(60_000);
+    expect(await closedWith).toMatchObject({ code: 1000, reason: "idle for 15 min (MDG_WS_IDLE_TIMEOUT_MS)" });
+    await c.dispose();
+  });
+
+  it("ends the subscriptions of a key revoked while connected: 1008 on /v1, 4401 on /graphql", async () => {
+    const { key, row } = await t.apiKeys.create({ name: "revoked live", scopes: "stock" });
+    const { stock } = symbols(t);
+    const door = await LiveClient.open(served.url("/v1"), key);
+    expect((await door.request({ action: "subscribe", channel: "quote", symbol: stock })).status).toBe(200);
+    const gql = client(served.url("/graphql"), { "x-api-key": key });
+    const sub = run(gql.c, QUOTES, { symbols: [stock] });
+    await gql.connected;
+    const deadline = Date.now() + 5_000;
+    while (t.live.hub.size < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(t.live.hub.size).toBe(2);
+
+    expect(await t.apiKeys.revoke(row.id)).toBe(true);
+    expect(await door.closed).toEqual({ code: 1008, reason: "the API key was revoked or has expired" });
+    expect(await gql.closedWith).toMatchObject({ code: 4401, reason: "the API key was revoked or has expired" });
+    await sub.until(() => sub.ended() !== undefined);
+    while (t.live.hub.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(t.live.hub.size).toBe(0);
+    await gql.c.dispose();
   });
 });
