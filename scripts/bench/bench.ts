@@ -16,6 +16,7 @@ import { HEAVY_TARGETS, heavyNeighbour, type HeavyNeighbourResult } from "./heav
 import { priceShapes, pricingTable } from "./pricing.probe";
 import { peerSection, type PeerSection } from "./peers/peers.bench";
 import { keyTimingBench } from "./keys.bench";
+import { providerBench, providerFiles } from "./providers.bench";
 import { liveFanoutBench } from "./live.bench";
 import { builtSample, createDatabase, databaseUrl, dropDatabase, firstStart, stopChild } from "./postgres.bench";
 import { DEFAULT_BASE, prepareBase } from "./base.bench";
@@ -832,6 +833,21 @@ async function main(): Promise<number> {
       rate: Number(process.env.BENCH_LIVE_RATE ?? 100),
       seconds: DURATION,
       warmupSeconds: Number(process.env.BENCH_WARMUP ?? 3),
+      log,
+    });
+    console.log(lines.join("\n"));
+    return 0;
+  }
+  if (process.env.BENCH_ONLY === "providers") {
+    // `BENCH_ONLY=providers npm run bench`: the ECB's and the SEC's provider runs against the importer loading the
+    // same rows, printed; BENCHMARKS.md is edited by hand. Reads local copies of the providers' files.
+    const files = providerFiles(ROOT);
+    if (typeof files === "string") throw new Error(files);
+    const lines = await providerBench({
+      root: ROOT,
+      ...files,
+      secFixtures: join(ROOT, "test/fixtures/providers/sec"),
+      rounds: Number(process.env.BENCH_ROUNDS ?? 3),
       log,
     });
     console.log(lines.join("\n"));
