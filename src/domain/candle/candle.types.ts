@@ -77,7 +77,7 @@ registerEnumType(CandleAdjustment, {
     ALL: {
       description:
         "Splits and dividends, a total-return series: each ex-date multiplies the prices before it by " +
-        "1 - dividend / previous close; the latest bar is as traded",
+        "1 - dividend / previous close; the latest bar is that of SPLITS",
     },
     NONE: { description: "Prices and volumes as traded, without adjustment" },
     SPLITS: { description: "Splits: earlier prices divided and volumes multiplied by each later split (the default)" },

@@ -7,7 +7,7 @@ export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' |
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
 /** The corporate actions candle prices are adjusted for */
 export type CandleAdjustment =
-  /** Splits and dividends, a total-return series: each ex-date multiplies the prices before it by 1 - dividend / previous close; the latest bar is as traded */
+  /** Splits and dividends, a total-return series: each ex-date multiplies the prices before it by 1 - dividend / previous close; the latest bar is that of SPLITS */
   | 'ALL'
   /** Prices and volumes as traded, without adjustment */
   | 'NONE'
