@@ -121,6 +121,27 @@ it("a REST bulk of 100 quotes costs one upstream call", async () => {
   expect(proxy.count()).toBe(1);
 });
 
+it("passes a candle's adjustment to the upstream, each adjustment its own cache entry", async () => {
+  const symbol = stocks[270]!;
+  const range = { symbol, from: "2026-06-01", to: "2026-09-30" };
+  proxy.resetCounts();
+  const plain = remember(await gateway.post("/v1/candle", range).expect(200));
+  // `splits` named is the default's request: answered from the cache.
+  const named = remember(await gateway.post("/v1/candle", { ...range, adjustment: "splits" }).expect(200));
+  expect(named.body).toEqual(plain.body);
+  expect(proxy.count("/v1/candle")).toBe(1);
+  const none = remember(await gateway.post("/v1/candle", { ...range, adjustment: "none" }).expect(200));
+  const all = remember(await gateway.post("/v1/candle", { ...range, adjustment: "all" }).expect(200));
+  remember(await gateway.post("/v1/candle", { ...range, adjustment: "NONE" }).expect(200));
+  expect(proxy.count("/v1/candle")).toBe(3);
+  const sent = proxy.calls().map((c) => (JSON.parse(c.body) as { adjustment?: string }).adjustment);
+  expect(sent).toEqual([undefined, "none", "all"]);
+  expect(none.body.key).toBe(`${plain.body.key}:none`);
+  expect(all.body.key).toBe(`${plain.body.key}:all`);
+  const direct = await upstream.app.post("/v1/candle", { ...range, adjustment: "none" }, upstream.key);
+  expect(none.body).toEqual(withoutRequestIds(direct.body));
+});
+
 it("marks a stale answer after the upstream failed: REST x-data-stale and Age, GraphQL extensions.stale", async () => {
   // Quotes expire at once here, so the second ask must go upstream, fail, and fall back to the last good answer.
   const g = await another({ MDG_UPSTREAM_TTL_QUOTE_S: "0", MDG_UPSTREAM_RETRIES: "0" });

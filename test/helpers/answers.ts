@@ -48,6 +48,14 @@ export function corpus(db: Database.Database): Ask[] {
     db,
     "SELECT isin AS v FROM securities WHERE type IN ('stock', 'etf') AND isin IS NOT NULL ORDER BY rank, id LIMIT 2",
   );
+  // A stock with a split (the latest by the clock's day) and stored bars: candles adjusted otherwise than for splits.
+  const splitters = pick(
+    db,
+    `SELECT l.symbol AS v FROM splits sp JOIN securities s ON s.id = sp.security_id AND s.type = 'stock'
+     JOIN listings l ON l.security_id = s.id AND l.is_primary = 1
+     WHERE sp.day <= ? ${withBars} ORDER BY sp.day DESC, s.id LIMIT 1`,
+    TEST_ANCHOR,
+  );
   const anchor = Math.floor(Date.parse(`${TEST_ANCHOR}T00:00:00Z`) / 1000);
   const year = 365 * 86_400;
   const asks: Ask[] = [];
@@ -66,6 +74,15 @@ export function corpus(db: Database.Database): Ask[] {
     for (const s of intraday)
       add(`/${v}/candle`, { symbol: s, from: anchor - 3 * 86_400, to: anchor, resolution: "5" });
     add(`/${v}/candle`, { symbol: stocks[0], from: anchor - year, to: anchor, resolution: "7" });
+    for (const s of [...splitters, stocks[0], etfs[3] ?? etfs[0]]) {
+      for (const adjustment of ["none", "all"])
+        add(`/${v}/candle`, { symbol: s, from: anchor - year, to: anchor, resolution: "D", adjustment });
+    }
+    for (const s of splitters) {
+      add(`/${v}/candle`, { symbol: s, from: anchor - 5 * year, to: anchor, resolution: "W", adjustment: "all" });
+      add(`/${v}/candle`, { symbol: s, from: anchor - year, to: anchor, currency: "EUR", adjustment: "none" });
+    }
+    add(`/${v}/candle`, { symbol: stocks[0], adjustment: "dividends" });
     add(`/${v}/stock/candle`, { symbol: stocks[0], from: anchor - year, to: anchor, resolution: "D" });
     add(`/${v}/index/constituents`, { symbol: "SPX" });
     for (const s of [...crypto, "BTCUSD", "BTC/USD", "BTC"]) add(`/${v}/crypto/price`, { symbol: s });
@@ -101,6 +118,11 @@ export function corpus(db: Database.Database): Ask[] {
     });
     add(`/${v}/bulk`, { endpoint: "/v1/quote", symbols: [...stocks, ...crypto].map((symbol) => ({ symbol })) });
     add(`/${v}/bulk`, { endpoint: "candle", symbols: [{ symbol: stocks[0] }], params: { resolution: "D" } });
+    add(`/${v}/bulk`, {
+      endpoint: "candle",
+      symbols: [...splitters, stocks[0]].map((symbol) => ({ symbol })),
+      params: { from: anchor - year, resolution: "D", adjustment: "all" },
+    });
     add(`/${v}/bulk`, { endpoint: "nope", symbols: [{ symbol: stocks[0] }] });
     add(`/${v}/quote`, "{not json", "malformed JSON");
     add(`/${v}/quote`, {}, "missing symbol");
@@ -130,6 +152,11 @@ export function corpus(db: Database.Database): Ask[] {
   gql("query($q: String!) { search(query: $q) { statusCode results { symbol type isin } } }", { q: "inc" });
   gql("{ listEtfs(limit: 2) { results { symbol } nextCursor } }");
   gql('query($s: String!) { candle(symbol: $s, resolution: "W") { s t c } }', { s: crypto[0] });
+  gql(
+    `query($s: String!, $f: Int!) { candle(symbol: $s, from: $f, adjustment: NONE) { s t c v key }
+      stock(symbol: $s) { candles(from: $f, adjustment: ALL) { s t c key } } }`,
+    { s: splitters[0] ?? stocks[0], f: anchor - year },
+  );
   gql("{ nope }");
   return asks;
 }

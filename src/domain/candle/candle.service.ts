@@ -5,6 +5,8 @@ import { dayOf, fxConverter, normalizeCurrency, roundMoney } from "../fx/fx.serv
 import { resolveInstrument } from "../instrument/instrument.service";
 import type { BarRow, InstrumentRow } from "../ports/source.types";
 import type { CandleArgs, CandleRangeArgs, Candles } from "./candle.types";
+import { adjustmentFactors, parseAdjustment } from "./candle.adjustment";
+import { CandleAdjustment } from "./candle.types";
 
 const MINUTE = 60;
 const DAY = 86_400;
@@ -142,21 +144,30 @@ function rangeOf(ctx: RequestContext, args: CandleRangeArgs, r: Resolution): { f
 }
 
 /**
- * The name of a series: the listing, the bar size and the currency of the prices, so a client caching answers can
- * tell two series of one symbol apart (docs/contract.md section 4).
+ * The name of a series: the listing, the bar size, the currency of the prices and, when it is not the default
+ * `splits`, the adjustment, so a client caching answers can tell two series of one symbol apart (docs/contract.md
+ * section 4).
  */
-export const seriesKey = (symbol: string, r: Resolution, currency: string) => `${symbol}:${r}:${currency}`;
+export const seriesKey = (
+  symbol: string,
+  r: Resolution,
+  currency: string,
+  adjustment: CandleAdjustment = CandleAdjustment.SPLITS,
+) =>
+  adjustment === CandleAdjustment.SPLITS ? `${symbol}:${r}:${currency}` : `${symbol}:${r}:${currency}:${adjustment}`;
 
 /**
  * Candles of a resolved listing. The range is moved out to whole periods of
  * the resolution; intraday bars come from the stored 5-minute bars, D from
  * daily bars, W and M are aggregated from daily bars. With `currency`, each
  * price is converted at the FX rate of its bar's day (last known rate on
- * days without one) before aggregation.
+ * days without one) before aggregation. With `adjustment` other than `splits`, each bar is first moved off the
+ * store's split-adjusted basis by its day's factors (candle.adjustment.ts), in the same multiplication.
  */
 export async function candlesOf(ctx: RequestContext, row: InstrumentRow, args: CandleRangeArgs): Promise<Candles> {
   requireScope(ctx, SCOPE_OF_TYPE[row.security.type]);
   const r = parseResolution(args.resolution);
+  const adjustment = parseAdjustment(args.adjustment);
   const target = args.currency ? normalizeCurrency(args.currency) : row.listing.currency;
   const asked = rangeOf(ctx, args, r);
   if (isIntraday(r) && Number(r) < STORED_INTRADAY_MINUTES) {
@@ -169,9 +180,13 @@ export async function candlesOf(ctx: RequestContext, row: InstrumentRow, args: C
   const from = periodStart(asked.from, r);
   const to = periodEnd(asked.to, r);
   const range = { listingId: row.listing.id, from, to };
-  const bars = isIntraday(r) ? await ctx.loaders.intradayBars.load(range) : await ctx.loaders.dailyBars.load(range);
+  // Started together, so the reads of every security of the request (bulk items, aliases) share one batch each.
+  const [bars, adjust] = await Promise.all([
+    isIntraday(r) ? ctx.loaders.intradayBars.load(range) : ctx.loaders.dailyBars.load(range),
+    adjustmentFactors(ctx, row, adjustment, from),
+  ]);
   const symbol = row.listing.symbol;
-  const key = seriesKey(symbol, r, target);
+  const key = seriesKey(symbol, r, target, adjustment);
   if (bars.length === 0) {
     // A known security without bars in the range is an empty answer, not an error (docs/contract.md section 2).
     const none: number[] = [];
@@ -193,19 +208,20 @@ export async function candlesOf(ctx: RequestContext, row: InstrumentRow, args: C
   }
 
   let priced: readonly BarRow[] = bars;
-  if (target !== row.listing.currency) {
-    const factor = await fxConverter(
-      ctx,
-      row.listing.currency,
-      target,
-      dayOf(bars[0]!.t),
-      dayOf(bars[bars.length - 1]!.t),
-    );
+  if (target !== row.listing.currency || adjust) {
+    const fx =
+      target === row.listing.currency
+        ? null
+        : await fxConverter(ctx, row.listing.currency, target, dayOf(bars[0]!.t), dayOf(bars[bars.length - 1]!.t));
     priced = bars.map((b) => {
-      const f = factor(dayOf(b.t));
-      // On the target currency's tick: a converted price carries no more decimals than the currency trades in.
+      const day = dayOf(b.t);
+      const f = (fx ? fx(day) : 1) * (adjust ? adjust.price(day) : 1);
+      const per = adjust ? adjust.volume(day) : 1;
+      if (!fx && f === 1 && per === 1) return b;
+      // On the target currency's tick: a converted or adjusted price carries no more decimals than the currency
+      // trades in.
       const px = (x: number) => roundMoney(x * f, target);
-      return { t: b.t, o: px(b.o), h: px(b.h), l: px(b.l), c: px(b.c), v: b.v };
+      return { t: b.t, o: px(b.o), h: px(b.h), l: px(b.l), c: px(b.c), v: per === 1 ? b.v : roundVolume(b.v / per) };
     });
   }
   const out = r === "D" || r === "5" ? priced : aggregateBars(priced, r);
@@ -225,6 +241,9 @@ export async function candlesOf(ctx: RequestContext, row: InstrumentRow, args: C
     currency: target,
   };
 }
+
+/** A volume divided by a split ratio, without the float noise of the division (1.5-for-1 and the like). */
+const roundVolume = (v: number) => Math.round(v * 1e4) / 1e4;
 
 export async function getCandles(ctx: RequestContext, args: CandleArgs): Promise<Candles> {
   return candlesOf(ctx, await resolveInstrument(ctx, args), args);

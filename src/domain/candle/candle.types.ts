@@ -1,5 +1,5 @@
 import { CUSIP_ARG, WKN_ARG } from "../instrument/instrument.types";
-import { ArgsType, Field, Float, Int, ObjectType } from "type-graphql";
+import { ArgsType, Field, Float, Int, ObjectType, registerEnumType } from "type-graphql";
 
 /**
  * OHLCV bars as parallel arrays (docs/contract.md section 4): bar i is
@@ -58,6 +58,32 @@ export class Candles {
   currency: string;
 }
 
+/**
+ * Which corporate actions the prices of candles are adjusted for (docs/contract.md section 4). The store keeps bars
+ * adjusted for splits, so `splits` reads them as they are; the values are REST's `adjustment` strings.
+ */
+export enum CandleAdjustment {
+  ALL = "all",
+  NONE = "none",
+  SPLITS = "splits",
+}
+
+export const CANDLE_ADJUSTMENTS = [CandleAdjustment.SPLITS, CandleAdjustment.ALL, CandleAdjustment.NONE] as const;
+
+registerEnumType(CandleAdjustment, {
+  name: "CandleAdjustment",
+  description: "The corporate actions candle prices are adjusted for",
+  valuesConfig: {
+    ALL: {
+      description:
+        "Splits and dividends, a total-return series: each ex-date multiplies the prices before it by " +
+        "1 - dividend / previous close; the latest bar is that of SPLITS",
+    },
+    NONE: { description: "Prices and volumes as traded, without adjustment" },
+    SPLITS: { description: "Splits: earlier prices divided and volumes multiplied by each later split (the default)" },
+  },
+});
+
 /** The range and resolution of a candle request, without the security (Stock.candles). */
 @ArgsType()
 export class CandleRangeArgs {
@@ -78,6 +104,12 @@ export class CandleRangeArgs {
     description: "ISO 4217 code to convert prices into; the listing's own currency by default",
   })
   currency?: string | null;
+
+  @Field(() => CandleAdjustment, {
+    nullable: true,
+    description: "The corporate actions prices are adjusted for; default SPLITS",
+  })
+  adjustment?: CandleAdjustment | null;
 }
 
 @ArgsType()

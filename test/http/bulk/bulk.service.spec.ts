@@ -32,6 +32,7 @@ const lenient = route({
     to: null,
     resolution: "D",
     currency: null,
+    adjustment: null,
   })),
   operation: CandleDocument,
   shape: (d) => d.candle,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { InternalError } from "../../../platform/errors";
-import { securityRangeBody } from "../rest.body";
+import { CANDLE_ADJUSTMENTS } from "../../../domain/candle/candle.types";
+import { currencyField, securityRefWith, securityVariables, unixTimeField } from "../rest.body";
 import { CandleDocument, StockCandleDocument } from "../rest.operations.generated";
 import { example } from "../rest.examples";
 import { route, VERSIONS, type RouteEntry } from "../rest.route";
@@ -29,7 +30,40 @@ const resolutionField = z
   .transform((v) => String(v))
   .describe("Bar size: 1, 5, 15, 30, 60 (minutes), D, W or M (case-insensitive); default D");
 
-export const candleBody = securityRangeBody(resolutionField);
+const ADJUSTMENT_TEXT = `expected one of ${CANDLE_ADJUSTMENTS.join(", ")}`;
+
+/** REST's lower-case values (any case accepted), as the GraphQL enum's names the operation passes on. */
+const adjustmentField = z
+  .string({ error: ADJUSTMENT_TEXT })
+  .meta({ enum: [...CANDLE_ADJUSTMENTS] })
+  .transform((v, ctx) => {
+    const a = CANDLE_ADJUSTMENTS.find((x) => x === v.trim().toLowerCase());
+    if (!a) {
+      ctx.addIssue({ code: "custom", message: ADJUSTMENT_TEXT });
+      return z.NEVER;
+    }
+    return a.toUpperCase() as Uppercase<typeof a>;
+  })
+  .describe(
+    "The corporate actions prices are adjusted for (case-insensitive): splits (the default), all (splits and " +
+      "dividends, a total-return series) or none (as traded)",
+  );
+
+/** `{symbol | isin | cusip | wkn, from?, to?, resolution?, currency?, adjustment?}` as the operations' variables. */
+export const candleBody = securityRefWith({
+  from: unixTimeField.optional(),
+  to: unixTimeField.optional(),
+  resolution: resolutionField.optional(),
+  currency: currencyField.optional(),
+  adjustment: adjustmentField.optional(),
+}).transform((b) => ({
+  ...securityVariables(b),
+  from: b.from ?? null,
+  to: b.to ?? null,
+  resolution: b.resolution ?? null,
+  currency: b.currency ?? null,
+  adjustment: b.adjustment ?? null,
+}));
 
 export const CANDLE_ROUTES: readonly RouteEntry[] = [
   route({
@@ -47,6 +81,11 @@ export const CANDLE_ROUTES: readonly RouteEntry[] = [
       daily: example("The first stock's daily bars (the default range)", { symbol: s.stock, resolution: "D" }),
       weekly: example("Weekly bars of 2026", { symbol: s.etf, resolution: "W", from: "2026-01-01" }),
       crypto: example("A crypto pair's daily bars in euros", { symbol: s.crypto, resolution: "D", currency: "EUR" }),
+      totalReturn: example("The first stock's daily bars adjusted for splits and dividends (a total-return series)", {
+        symbol: s.stock,
+        resolution: "D",
+        adjustment: "all",
+      }),
     }),
     emptyExample: {
       summary: "A known security without bars in the range (docs/contract.md section 4)",

@@ -1,4 +1,4 @@
-import type { CandleRangeArgs, Candles } from "../../../domain/candle/candle.types";
+import { CandleAdjustment, type CandleRangeArgs, type Candles } from "../../../domain/candle/candle.types";
 import type { SecurityRef } from "../../../domain/instrument/instrument.service";
 import { bodyOf, refBody } from "../upstream.calls";
 import type { UpstreamFetcher } from "../upstream.fetcher";
@@ -8,11 +8,21 @@ export interface CandleQuery {
   range: CandleRangeArgs;
 }
 
-/** The contract's candles are ours field for field. */
+/**
+ * The contract's candles are ours field for field. `adjustment` is sent only when it is not the default, so a call
+ * for split-adjusted bars is the same request (and cache entry) whether it named `splits` or nothing.
+ */
 export const candleFetcher: UpstreamFetcher<CandleQuery, Candles, Candles> = {
   path: "/v1/candle",
   kind: "bars",
   request: ({ ref, range }) =>
-    bodyOf({ ...refBody(ref), from: range.from, to: range.to, resolution: range.resolution, currency: range.currency }),
+    bodyOf({
+      ...refBody(ref),
+      from: range.from,
+      to: range.to,
+      resolution: range.resolution,
+      currency: range.currency,
+      adjustment: range.adjustment === CandleAdjustment.SPLITS ? null : range.adjustment,
+    }),
   transform: (d) => d,
 };
