@@ -15,7 +15,7 @@ import { join } from "node:path";
  * when the versions differ. A marker holding the lock file's hash lets the next run skip the install.
  */
 
-export const DEFAULT_BASE = "08bad4f";
+export const DEFAULT_BASE = "7afaa66";
 
 export interface BaseTree {
   /** The full commit hash. */
