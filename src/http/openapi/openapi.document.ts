@@ -93,7 +93,7 @@ const TAGS: readonly { name: string; description: string; prefixes: readonly str
   },
   { name: "Indices", description: "Index constituents (removed 2024-05-01)", prefixes: ["index"] },
   {
-    name: "Gateway only",
+    name: "Gateway",
     description:
       "Bavest endpoints no store holds the data of (news, ESG, transcripts, estimates, sentiment, calendars): " +
       "answered from the upstream in gateway mode (MDG_DATA_SOURCE=upstream), 404 NOT_AVAILABLE over a store",
@@ -104,7 +104,7 @@ const TAGS: readonly { name: string; description: string; prefixes: readonly str
 export function tagOf(route: DocumentedRoute): string {
   // Dividend endpoints live under etf/ and stock/ too; the scope says where a reader looks for them.
   if (route.scope === "dividend") return "Dividends";
-  if (route.gatewayOnly) return "Gateway only";
+  if (route.gatewayOnly) return "Gateway";
   const first = route.path.split("/")[0]!;
   return TAGS.find((t) => t.prefixes.includes(first))?.name ?? first.charAt(0).toUpperCase() + first.slice(1);
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { InternalError } from "../../../platform/errors";
+import { aliasValue, RESOLUTION_NAMES } from "../rest.aliases";
 import { securityRangeBody } from "../rest.body";
 import { CandleDocument, StockCandleDocument } from "../rest.operations.generated";
 import { example } from "../rest.examples";
@@ -23,11 +24,17 @@ const candlesResponse = gqlObject("Candles", {
   currency: z.string(),
 });
 
-/** Resolutions arrive as strings ("D", "15") or, from some clients, as numbers (15). */
+/**
+ * Resolutions arrive as strings ("D", "15"), from some clients as numbers (15), or as the Python SDK's enum names
+ * ("DAILY", "SIXTY": rest.aliases.ts).
+ */
 const resolutionField = z
   .union([z.string(), z.number()], { error: "expected one of 1, 5, 15, 30, 60, D, W, M" })
-  .transform((v) => String(v))
-  .describe("Bar size: 1, 5, 15, 30, 60 (minutes), D, W or M (case-insensitive); default D");
+  .transform((v) => String(aliasValue(RESOLUTION_NAMES, v)))
+  .describe(
+    "Bar size: 1, 5, 15, 30, 60 (minutes), D, W or M (case-insensitive), or the Python SDK's names (ONE, FIVE, " +
+      "SIXTY, DAILY, WEEKLY, MONTHLY); default D",
+  );
 
 export const candleBody = securityRangeBody(resolutionField);
 
