@@ -10,6 +10,7 @@ import { ROW_STORE_FX_ANSWERS, type FxAnswers } from "./fx/fx.answers";
 import { ROW_STORE_INDICES_ANSWERS, type IndicesAnswers } from "./indices/indices.answers";
 import { ROW_STORE_LIST_ANSWERS, type ListAnswers } from "./list/list.answers";
 import { ROW_STORE_QUOTE_ANSWERS, type QuoteAnswers } from "./quote/quote.answers";
+import { ROW_STORE_RELAY_ANSWERS, type RelayAnswers } from "./relay/relay.answers";
 import { ROW_STORE_SEARCH_ANSWERS, type SearchAnswers } from "./search/search.answers";
 import { ROW_STORE_STOCK_ANSWERS, type StockAnswers } from "./stock/stock.answers";
 
@@ -24,6 +25,7 @@ export interface AreaAnswers {
   indices: IndicesAnswers;
   list: ListAnswers;
   quote: QuoteAnswers;
+  relay: RelayAnswers;
   search: SearchAnswers;
   stock: StockAnswers;
 }
@@ -38,6 +40,7 @@ export const ROW_STORE_AREA_ANSWERS: AreaAnswers = {
   indices: ROW_STORE_INDICES_ANSWERS,
   list: ROW_STORE_LIST_ANSWERS,
   quote: ROW_STORE_QUOTE_ANSWERS,
+  relay: ROW_STORE_RELAY_ANSWERS,
   search: ROW_STORE_SEARCH_ANSWERS,
   stock: ROW_STORE_STOCK_ANSWERS,
 };

@@ -34,9 +34,14 @@ export interface TestGateway {
 
 /**
  * A gateway as `npm start` builds one with MDG_DATA_SOURCE=upstream (src/sources/source.factory.ts), in front of
- * `proxy` (a fault proxy before a second instance of this service), with its keys in a fresh SQLite file.
+ * `proxy` (a fault proxy before a second instance of this service, or before recorded answers: recorded-upstream.ts),
+ * with its keys in a fresh SQLite file.
  */
-export async function startGateway(upstream: TestUpstream, proxy: FaultProxy, env: NodeJS.ProcessEnv = {}) {
+export async function startGateway(
+  upstream: Pick<TestUpstream, "key">,
+  proxy: FaultProxy,
+  env: NodeJS.ProcessEnv = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), "mdg-gateway-"));
   const config = loadConfig({
     MDG_DATA_SOURCE: "upstream",

@@ -34,7 +34,7 @@ const REASON: Record<number, string> = {
 const CODES: Record<number, string[]> = {
   401: ["UNAUTHENTICATED"],
   403: ["FORBIDDEN", "QUOTA_EXCEEDED"],
-  404: ["INVALID_ARGUMENT", "NOT_FOUND", "ENDPOINT_REMOVED"],
+  404: ["INVALID_ARGUMENT", "NOT_FOUND", "ENDPOINT_REMOVED", "NOT_AVAILABLE"],
 };
 
 const PATHS = [...ROUTES.map((r) => ({ path: r.path, versions: r.versions })), { path: "bulk", versions: VERSIONS }];

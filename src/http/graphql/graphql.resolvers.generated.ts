@@ -12,6 +12,7 @@ import { IndicesResolver } from "./resolvers/indices.resolver";
 import { ListResolver } from "./resolvers/list.resolver";
 import { LiveResolver } from "./resolvers/live.resolver";
 import { QuoteResolver } from "./resolvers/quote.resolver";
+import { RelayResolver } from "./resolvers/relay.resolver";
 import { SearchResolver } from "./resolvers/search.resolver";
 import { StockResolver } from "./resolvers/stock.resolver";
 
@@ -27,6 +28,7 @@ export const GENERATED_RESOLVERS: NonEmptyArray<Function> = [
   ListResolver,
   LiveResolver,
   QuoteResolver,
+  RelayResolver,
   SearchResolver,
   StockResolver,
 ];

@@ -1,4 +1,5 @@
 import { isObjectType, type DocumentNode, type GraphQLSchema } from "graphql";
+import { notServedMessage, RELAYED_ENDPOINTS, type RelayedEndpoint } from "../../domain/relay/relay.answers";
 import { z } from "zod";
 import type { Scope } from "../../platform/auth/auth.scopes";
 import { getMaxAgeSeconds } from "../rest/rest.query";
@@ -41,6 +42,8 @@ export interface DocumentedRoute {
   examples?: RequestExamples;
   emptyExample?: NamedExample;
   emptyAnswer?: string;
+  gatewayOnly?: boolean;
+  answerExample?: NamedExample;
   /** The GraphQL operation it runs, where it runs one (the docs' tables name its root fields). */
   operation?: DocumentNode;
 }
@@ -89,11 +92,19 @@ const TAGS: readonly { name: string; description: string; prefixes: readonly str
     prefixes: ["status", "quota"],
   },
   { name: "Indices", description: "Index constituents (removed 2024-05-01)", prefixes: ["index"] },
+  {
+    name: "Gateway",
+    description:
+      "Bavest endpoints no store holds the data of (news, ESG, transcripts, estimates, sentiment, calendars): " +
+      "answered from the upstream in gateway mode (MDG_DATA_SOURCE=upstream), 404 NOT_AVAILABLE over a store",
+    prefixes: [],
+  },
 ];
 
 export function tagOf(route: DocumentedRoute): string {
   // Dividend endpoints live under etf/ and stock/ too; the scope says where a reader looks for them.
   if (route.scope === "dividend") return "Dividends";
+  if (route.gatewayOnly) return "Gateway";
   const first = route.path.split("/")[0]!;
   return TAGS.find((t) => t.prefixes.includes(first))?.name ?? first.charAt(0).toUpperCase() + first.slice(1);
 }
@@ -339,7 +350,21 @@ function removedExample(path: string, removedOn: string, replacement: string | u
   };
 }
 
-function errorResponse(status: ErrorStatus, version: ApiVersion, extra = "", removed?: Json): Json {
+/** What a gateway-only endpoint answers over a store (src/domain/relay/relay.answers.ts says it). */
+function gatewayOnlyExample(path: string): Json {
+  return {
+    statusCode: 404,
+    error: "Not Found",
+    code: "NOT_AVAILABLE",
+    message:
+      path in RELAYED_ENDPOINTS
+        ? notServedMessage("sqlite", path as RelayedEndpoint)
+        : `${path} is served in gateway mode only (MDG_DATA_SOURCE=upstream)`,
+    requestId: REQUEST_ID_EXAMPLE,
+  };
+}
+
+function errorResponse(status: ErrorStatus, version: ApiVersion, extra = "", first: Record<string, Json> = {}): Json {
   const headers = versionHeaders(version);
   const h =
     status === "401"
@@ -347,8 +372,8 @@ function errorResponse(status: ErrorStatus, version: ApiVersion, extra = "", rem
       : status === "403" || status === "500"
         ? { ...headers, ...RATE_LIMIT_HEADERS, "retry-after": headerRef("Retry-After") }
         : { ...headers, ...RATE_LIMIT_HEADERS };
-  const examples: Record<string, Json> = removed ? { ENDPOINT_REMOVED: removed } : {};
-  for (const [name, value] of Object.entries(ERROR_EXAMPLES[status])) examples[name] = value;
+  const examples: Record<string, Json> = { ...first };
+  for (const [name, value] of Object.entries(ERROR_EXAMPLES[status])) examples[name] ??= value;
   return {
     description: ERROR_TEXT[status] + extra,
     headers: h,
@@ -524,10 +549,12 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], opts: O
       const response = responseName !== undefined;
       const examples = route.examples?.(securities);
       const firstRequest = examples && Object.values(examples)[0]?.value;
-      const answerExample = responseName && {
-        summary: "The shape of an answer (values illustrative, not the store's)",
-        value: exampleOf(ref(responseName), resolveSchema, answerHints(firstRequest, securities)),
-      };
+      const answerExample =
+        responseName &&
+        (route.answerExample ?? {
+          summary: "The shape of an answer (values illustrative, not the store's)",
+          value: exampleOf(ref(responseName), resolveSchema, answerHints(firstRequest, securities)),
+        });
 
       const description = [
         scopeText(route),
@@ -549,6 +576,7 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], opts: O
           description,
           ...(version === "v0" || route.removedOn ? { deprecated: true } : {}),
           ...(route.scope ? { "x-scope": route.scope } : {}),
+          ...(route.gatewayOnly ? { "x-gateway-only": true } : {}),
           ...(route.removedOn
             ? { "x-removed-on": route.removedOn, ...(route.replacement ? { "x-replacement": route.replacement } : {}) }
             : {}),
@@ -583,9 +611,17 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], opts: O
                   "404",
                   version,
                   ` After ${route.removedOn}: \`ENDPOINT_REMOVED\`, with \`removedOn\` and \`replacement\`.`,
-                  removedExample(path, route.removedOn, route.replacement),
+                  { ENDPOINT_REMOVED: removedExample(path, route.removedOn, route.replacement) },
                 )
-              : errorResponseRef("404", version),
+              : route.gatewayOnly
+                ? errorResponse(
+                    "404",
+                    version,
+                    " Over a store (MDG_DATA_SOURCE sqlite or postgres): always `NOT_AVAILABLE`, naming gateway mode " +
+                      "(MDG_DATA_SOURCE=upstream) as the way to serve it.",
+                    { NOT_AVAILABLE: gatewayOnlyExample(route.path) },
+                  )
+                : errorResponseRef("404", version),
             "500": errorResponseRef("500", version),
           },
         },

@@ -34,6 +34,7 @@ function methodsOf(route: TabledRoute): readonly string[] {
 
 function notesOf(route: TabledRoute): string {
   const notes: string[] = [];
+  if (route.gatewayOnly) notes.push("gateway mode only: 404 `NOT_AVAILABLE` over a store (section 9)");
   if (route.singleSecurity) notes.push("bulk may name it");
   if (route.removedOn) {
     notes.push(

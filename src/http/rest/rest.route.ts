@@ -56,6 +56,13 @@ export interface RouteEntry<
    * answers is written from it (`npm run openapi`). Every entry that names one security says it.
    */
   emptyAnswer?: string;
+  /**
+   * Served only in gateway mode, from the upstream (src/domain/relay/relay.answers.ts): over a store it answers 404
+   * NOT_AVAILABLE, which the OpenAPI document states, and its request examples answer that there.
+   */
+  gatewayOnly?: boolean;
+  /** The 200 example where the store cannot show one (a gateway-only endpoint's: its client SDK's fixture). */
+  answerExample?: NamedExample;
 }
 
 /** An hour: reference data changes daily at most. */

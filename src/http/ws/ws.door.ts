@@ -9,6 +9,7 @@ import { AppError, ForbiddenError, InternalError, InvalidArgumentError, NotFound
 import type { LiveAllowance } from "../../domain/live/live.allowance";
 import type { LiveHub, LiveSubscription } from "../../domain/live/live.hub";
 import { isLiveResolution, type LiveChannel, type LiveEvent, type LiveResolution } from "../../domain/live/live.types";
+import { actionTarget, aliasValue, RESOLUTION_NAMES } from "../rest/rest.aliases";
 import type { AppDeps } from "../http.context";
 import { urlPath } from "../http.send";
 import { mapError, type MappedError } from "../rest/rest.errors";
@@ -52,8 +53,6 @@ export interface WsDoor {
 /** Actions the door answers itself; any other is a path of the route table. */
 const SUBSCRIBE = "subscribe";
 const UNSUBSCRIBE = "unsubscribe";
-/** The Dart SDK's name for a candle subscription (docs/contract.md section 10, its table of action names). */
-const DART_REALTIME_CANDLE = "realtime/candle";
 
 interface Connection {
   ws: WebSocket;
@@ -180,12 +179,13 @@ export function createWsDoor(opts: WsDoorOptions): WsDoor {
     }
     if (action === "ping") return answer(c, "pong", id, 200, { time: Math.floor(now() / 1000) });
     if (action === SUBSCRIBE) return subscribe(c, action, id, body);
-    if (action === DART_REALTIME_CANDLE) return subscribe(c, action, id, { ...body, channel: "candle" });
     if (action === UNSUBSCRIBE) return unsubscribe(c, id, body);
-    const path = action.replace(/^\/+|\/+$/g, "");
+    // The Bavest SDKs' action names (rest.aliases.ts; docs/contract.md section 10's table).
+    const target = actionTarget(action);
+    if (target.kind === "subscribe") return subscribe(c, action, id, { ...body, channel: target.channel });
     const result = await call({
       version: c.version,
-      path,
+      path: target.path,
       method: "POST",
       key: c.key,
       requestId: randomUUID(),
@@ -209,9 +209,9 @@ export function createWsDoor(opts: WsDoorOptions): WsDoor {
       throw new InvalidArgumentError("symbol: expected a non-empty string", [{ field: "symbol", issue: "required" }]);
     }
     if (channel === "quote") return { channel, symbol: symbol.trim(), resolution: null };
-    // The Dart SDK's realtime/candle names no resolution: minutes then.
-    const asked = body.resolution ?? (action === DART_REALTIME_CANDLE ? "1" : undefined);
-    const resolution = typeof asked === "number" ? String(asked) : asked;
+    // The Dart SDK's realtime/candle names no resolution: minutes then. The Python SDK's names are read too.
+    const asked = body.resolution ?? (actionTarget(action).kind === "subscribe" ? "1" : undefined);
+    const resolution = aliasValue(RESOLUTION_NAMES, typeof asked === "number" ? String(asked) : asked);
     if (!isLiveResolution(resolution)) {
       throw new InvalidArgumentError('resolution: expected "1", "5" or "D" for live candles', [
         { field: "resolution", issue: "invalid" },

@@ -29,6 +29,7 @@ import {
   fundSectorFetcher,
 } from "./fetchers/fund.fetchers";
 import { LIST_FETCHERS } from "./fetchers/list.fetchers";
+import { relayFetcher } from "./fetchers/relay.fetchers";
 import { quoteFetcher, quoteMetrics } from "./fetchers/quote.fetchers";
 import { aggregatedSearchFetcher, searchFetcher } from "./fetchers/search.fetchers";
 import {
@@ -185,6 +186,7 @@ export function createUpstreamAnswers(client: UpstreamClient): Answers {
       aggregated: (ctx, args) => one(ctx, aggregatedSearchFetcher, args),
     },
     list: { page: (ctx, list, args) => one(ctx, LIST_FETCHERS[list], args) },
+    relay: { answer: (ctx, endpoint, body) => one(ctx, relayFetcher(endpoint), body) },
     indices: {
       async constituents() {
         // The upstream's REST removed /v0/index/constituents (2024-05-01); GraphQL keeps it over a row store only.

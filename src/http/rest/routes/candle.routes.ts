@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { InternalError } from "../../../platform/errors";
 import { CANDLE_ADJUSTMENTS } from "../../../domain/candle/candle.types";
+import { aliasValue, RESOLUTION_NAMES } from "../rest.aliases";
 import { currencyField, securityRefWith, securityVariables, unixTimeField } from "../rest.body";
 import { CandleDocument, StockCandleDocument } from "../rest.operations.generated";
 import { example } from "../rest.examples";
@@ -24,11 +25,17 @@ const candlesResponse = gqlObject("Candles", {
   currency: z.string(),
 });
 
-/** Resolutions arrive as strings ("D", "15") or, from some clients, as numbers (15). */
+/**
+ * Resolutions arrive as strings ("D", "15"), from some clients as numbers (15), or as the Python SDK's enum names
+ * ("DAILY", "SIXTY": rest.aliases.ts).
+ */
 const resolutionField = z
   .union([z.string(), z.number()], { error: "expected one of 1, 5, 15, 30, 60, D, W, M" })
-  .transform((v) => String(v))
-  .describe("Bar size: 1, 5, 15, 30, 60 (minutes), D, W or M (case-insensitive); default D");
+  .transform((v) => String(aliasValue(RESOLUTION_NAMES, v)))
+  .describe(
+    "Bar size: 1, 5, 15, 30, 60 (minutes), D, W or M (case-insensitive), or the Python SDK's names (ONE, FIVE, " +
+      "SIXTY, DAILY, WEEKLY, MONTHLY); default D",
+  );
 
 const ADJUSTMENT_TEXT = `expected one of ${CANDLE_ADJUSTMENTS.join(", ")}`;
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { aliasValue, RESOLUTION_NAMES } from "../rest.aliases";
 import { securityRangeBody, securityRefBody, securityVariables } from "../rest.body";
 import {
   EtfCountryDocument,
@@ -157,7 +158,8 @@ const resolutionField = z
   .trim()
   .min(1, { error: "expected D, W or M" })
   .max(8)
-  .describe("Period of the returns: D (daily, default), W (ISO weeks) or M (months)");
+  .transform((v) => aliasValue(RESOLUTION_NAMES, v))
+  .describe("Period of the returns: D (daily, default), W (ISO weeks) or M (months), or DAILY, WEEKLY, MONTHLY");
 
 const metricsBody = securityRangeBody(resolutionField);
 
