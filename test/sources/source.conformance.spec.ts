@@ -15,6 +15,8 @@ import {
 import { createLoaders } from "../../src/domain/ports/source.loaders";
 import { withoutCapabilities } from "../helpers/sources";
 import { ADAPTERS, type OpenedSources } from "./conformance/adapters";
+import { openSqliteSource } from "../../src/sources/sqlite/sqlite.source";
+import { TEST_STORE_PATH } from "../helpers/constants";
 
 /**
  * The behaviour every source adapter owes the services, capability by
@@ -171,6 +173,56 @@ describe.each(RUNNABLE.map((a) => [a.name, a] as const))("%s adapter", (_name, a
       const quotes = await inst.getQuotes([UNKNOWN_ID, listingId]);
       expect(quotes[0]).toBeNull();
       expect(quotes[1]?.listingId).toBe(listingId);
+    });
+  });
+
+  describe("stock peers", () => {
+    it("per key in order: other stocks of the sector, industry first, nearest capitalisation first", async () => {
+      if (!has("instruments")) return;
+      const stocks = (await some("stock", 50)).filter((x) => x.sector && x.industry && x.marketCap);
+      const etfs = await some("etf", 1);
+      const [a, b] = [stocks[0]!, stocks[1]!];
+      const keys = [
+        { securityId: a.id, limit: 5 },
+        { securityId: UNKNOWN_ID, limit: 5 },
+        { securityId: b.id, limit: 2 },
+        { securityId: a.id, limit: 5 },
+        ...etfs.map((e) => ({ securityId: e.id, limit: 5 })),
+      ];
+      const answers = await source("instruments").getStockPeers(keys);
+      expect(answers).toHaveLength(keys.length);
+      const [ofA, ofUnknown, ofB, again, ...ofEtfs] = answers;
+      expect(ofUnknown).toEqual([]);
+      expect(ofEtfs).toEqual(etfs.map(() => []));
+      expect(again).toEqual(ofA);
+      expect(ofA).toHaveLength(5);
+      expect(ofB).toHaveLength(2);
+      for (const [of, peers] of [
+        [a, ofA!],
+        [b, ofB!],
+      ] as const) {
+        for (const p of peers) {
+          expect(p.security.id).not.toBe(of.id);
+          expect(p.security.type).toBe("stock");
+          expect(p.security.sector).toBe(of.sector);
+          expect(p.listing.isPrimary).toBe(true);
+          expect(p.security.marketCap).toBeGreaterThan(0);
+        }
+        const sameIndustry = peers.map((p) => p.security.industry === of.industry);
+        expect(sameIndustry).toEqual([...sameIndustry].sort((x, y) => Number(y) - Number(x)));
+      }
+      // A larger limit extends the answer: its first rows are the smaller one's.
+      const [ten] = await source("instruments").getStockPeers([{ securityId: a.id, limit: 10 }]);
+      expect(ten!.slice(0, 5).map((p) => p.listing.id)).toEqual(ofA!.map((p) => p.listing.id));
+      // Every adapter ranks alike: the same rows as the SQLite test store, whose ranking the REST suite checks
+      // against its own computation (test/domain/stock/peers.rest.spec.ts).
+      const reference = openSqliteSource(TEST_STORE_PATH, { readonly: true });
+      try {
+        const ids = (rows: { listing: { symbol: string } }[][]) => rows.map((r) => r.map((p) => p.listing.symbol));
+        expect(ids(answers)).toEqual(ids(await reference.getStockPeers(keys)));
+      } finally {
+        await reference.close();
+      }
     });
   });
 

@@ -16,6 +16,7 @@ import type {
   InstrumentRow,
   ListSecuritiesParams,
   ListingRow,
+  PeersKey,
   QuarterlyFinancialsRow,
   QuoteRow,
   SearchDocument,
@@ -56,6 +57,14 @@ export interface InstrumentsCapability {
   /** Every listing of each security, primary first. */
   getListingsBySecurityIds(securityIds: readonly number[]): Promise<ListingRow[][]>;
   getQuotes(listingIds: readonly number[]): Promise<(QuoteRow | null)[]>;
+  /**
+   * The peers of each stock, nearest first, at most `limit`: active stocks of its sector, those of its industry
+   * first, then by nearness of market capitalisation in US dollars (|log(cap / cap0)|, each capitalisation at
+   * its currency's latest stored rate), then by id; the stock itself never, nor a stock without a capitalisation.
+   * Without a capitalisation of its own, the largest first. Empty for a non-stock, a stock without a sector and
+   * an unknown id. One bounded statement per batch (an index by sector), never a read of every security.
+   */
+  getStockPeers(keys: readonly PeersKey[]): Promise<InstrumentRow[][]>;
 }
 
 /** Daily and intraday OHLCV bars. */
@@ -159,6 +168,7 @@ export const CAPABILITY_METHODS: { readonly [K in CapabilityName]: readonly (key
     "getSecuritiesByIds",
     "getListingsBySecurityIds",
     "getQuotes",
+    "getStockPeers",
   ],
   bars: ["getDailyBars", "getIntradayBars", "getBarCoverage", "getLatestBars"],
   fx: ["getFxRates"],

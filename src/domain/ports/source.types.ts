@@ -91,6 +91,12 @@ export interface BarRangeKey {
   to: number;
 }
 
+/** A stock whose peers are asked for, and how many at most. */
+export interface PeersKey {
+  securityId: number;
+  limit: number;
+}
+
 /** Where a listing's stored bars start and end (Unix seconds of the first and last bar), null when it has none. */
 export interface BarCoverageRow {
   dailyFrom: number | null;

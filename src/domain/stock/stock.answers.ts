@@ -15,7 +15,7 @@ import { InvalidArgumentError } from "../../platform/errors";
 import { normalizeCurrency, unixOfDay } from "../fx/fx.service";
 import type { AnnualDividends, Dividend, DividendEstimate } from "../dividend/dividend.types";
 import type { SecurityRef } from "../instrument/instrument.service";
-import { financialsTtmOf, getStock } from "./stock.service";
+import { financialsTtmOf, getStock, stockOf } from "./stock.service";
 import type { FinancialsTtm, Stock } from "./stock.types";
 
 /**
@@ -85,6 +85,30 @@ export interface StockAnswers {
   dividendHistory(ctx: RequestContext, stock: Stock, currency?: string | null): Promise<StockDividendHistory>;
   /** Oldest first, within [from, to] (days `YYYY-MM-DD`); `to` defaults to today, `from` to the first stored. */
   splits(ctx: RequestContext, stock: Stock, from?: string | null, to?: string | null): Promise<StockSplit[]>;
+  /**
+   * At most `limit` (default PEERS_DEFAULT, at most PEERS_MAX) other stocks, nearest first: those of its industry,
+   * then the rest of its sector, each by nearness of market capitalisation (the row stores' getStockPeers).
+   */
+  peers(ctx: RequestContext, stock: Stock, limit?: number | null): Promise<Stock[]>;
+}
+
+/** How many peers a stock is answered with when the caller names no number, and the most it may name. */
+export const PEERS_DEFAULT = 10;
+export const PEERS_MAX = 50;
+
+/** The number of peers asked for, checked: a whole number from 1 to PEERS_MAX. */
+export function peersLimit(limit?: number | null): number {
+  if (limit == null) return PEERS_DEFAULT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > PEERS_MAX)
+    throw new InvalidArgumentError(`limit: expected a whole number from 1 to ${PEERS_MAX}`, [
+      { field: "limit", issue: "out of range" },
+    ]);
+  return limit;
+}
+
+async function peersOf(ctx: RequestContext, stock: Stock, limit?: number | null): Promise<Stock[]> {
+  const rows = await ctx.loaders.stockPeers.load({ securityId: stock.row.security.id, limit: peersLimit(limit) });
+  return rows.map(stockOf);
 }
 
 /** Each dividend at its own ex-date's rate, as dividends/annual converts them. */
@@ -188,4 +212,5 @@ export const ROW_STORE_STOCK_ANSWERS: StockAnswers = Object.freeze({
   profile: profileOf,
   dividendHistory: dividendHistoryOf,
   splits: splitsOf,
+  peers: peersOf,
 });

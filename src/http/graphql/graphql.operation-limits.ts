@@ -33,6 +33,7 @@ import { fragmentsOf } from "../../platform/quotas/quota.cost";
 import { HEAVY_COST, heavyGate } from "../../platform/quotas/quota.heavy";
 import type { Context } from "../http.context";
 import { admissionRefusal } from "./graphql.errors";
+import { PEERS_DEFAULT } from "../../domain/stock/stock.answers";
 
 /**
  * Limits on what a client operation of /graphql may ask, all enforced after
@@ -234,6 +235,8 @@ function fieldCosts(searchDefault: number): Record<string, CostOf> {
     "Query.dividendCalendar": page(EXPECTED.defaultPage),
     "Query.candle": candles,
     "Stock.candles": candles,
+    // Each peer is a stock whose own fields (peers of peers included) are priced as its children.
+    "Stock.peers": page(PEERS_DEFAULT),
     // The closes a worker reads and computes over (a conversion is priced once per operation: metricsConversions),
     // plus the answer: the
     // series' points where it is asked (the range and resolution say how many), the other figures a few objects.

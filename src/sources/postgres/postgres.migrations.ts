@@ -278,6 +278,13 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX securities_cik ON securities(cik) WHERE cik IS NOT NULL;
   `,
   },
+  {
+    version: 4,
+    name: "securities by sector, where a stock's peers are read (SQLite migration 6)",
+    sql: `
+  CREATE INDEX securities_sector ON securities(sector, type) WHERE sector IS NOT NULL;
+  `,
+  },
 ];
 
 /** Every table the migrations create (what `--replace` drops): read from the statements themselves. */

@@ -294,4 +294,7 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE securities ADD COLUMN cik INTEGER;
   CREATE INDEX securities_cik ON securities(cik) WHERE cik IS NOT NULL;
   `,
+  /* 6: a stock's peers are the stocks of its sector (sqlite.source.ts getStockPeers): read by sector, never all. */ `
+  CREATE INDEX securities_sector ON securities(sector, type) WHERE sector IS NOT NULL;
+  `,
 ];

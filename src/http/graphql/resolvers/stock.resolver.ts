@@ -20,6 +20,7 @@ import { listingId } from "../../../domain/instrument/instrument.ids";
 import { DividendRangeArgs, MoneyCurrencyArgs } from "../../../domain/stock/stock.args";
 import { served } from "../../../domain/instrument/instrument.served";
 import { FinancialsTtm, Stock, StockArgs } from "../../../domain/stock/stock.types";
+import { PEERS_DEFAULT, PEERS_MAX } from "../../../domain/stock/stock.answers";
 import type {
   StockDividendHistory as StockDividendHistoryAnswer,
   StockProfile as StockProfileAnswer,
@@ -67,6 +68,15 @@ export class SplitRangeArgs {
 
   @Field(() => String, { nullable: true, description: "Last day, YYYY-MM-DD; default: today (UTC)" })
   to?: string | null;
+}
+
+@ArgsType()
+export class PeersArgs {
+  @Field(() => Int, {
+    nullable: true,
+    description: `How many peers at most, 1 to ${PEERS_MAX}; default ${PEERS_DEFAULT}`,
+  })
+  limit?: number | null;
 }
 
 @ObjectType({
@@ -228,6 +238,17 @@ export class StockResolver {
     @Ctx() ctx: Context,
   ): Promise<StockSplit[]> {
     return ctx.answers.stock.splits(ctx, stock, args.from, args.to);
+  }
+
+  @Authorized("stock")
+  @FieldResolver(() => [Stock], {
+    nullable: true,
+    description:
+      "Other stocks of the same industry, then of the same sector, each group nearest in market capitalisation " +
+      "(in US dollars) first; by their primary listings",
+  })
+  peers(@Root() stock: Stock, @Args(() => PeersArgs) args: PeersArgs, @Ctx() ctx: Context): Promise<Stock[]> {
+    return ctx.answers.stock.peers(ctx, stock, args.limit);
   }
 
   @Authorized("stock")

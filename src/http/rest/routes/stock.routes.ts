@@ -1,10 +1,19 @@
 import { z } from "zod";
 import { InternalError } from "../../../platform/errors";
-import { currencyField, sdkDayField, securityRefBody, securityRefWith, securityVariables } from "../rest.body";
+import {
+  currencyField,
+  limitField,
+  sdkDayField,
+  securityRefBody,
+  securityRefWith,
+  securityVariables,
+} from "../rest.body";
+import { PEERS_DEFAULT, PEERS_MAX } from "../../../domain/stock/stock.answers";
 import {
   FinancialsTtmDocument,
   StockDividendEstimateDocument,
   StockDividendHistoryDocument,
+  StockPeersDocument,
   StockProfileDocument,
   StockSplitsDocument,
 } from "../rest.operations.generated";
@@ -184,6 +193,27 @@ const stockSplitResponse = z.object({
     .describe("Oldest first; empty for a stock without splits in the range"),
 });
 
+/** The operation `stock/peers` runs; `npm run generate` types it as StockPeersDocument. */
+export const STOCK_PEERS_OPERATION = /* GraphQL */ `
+  query StockPeers($symbol: String, $isin: String, $cusip: String, $wkn: String, $limit: Int) {
+    stock(symbol: $symbol, isin: $isin, cusip: $cusip, wkn: $wkn) {
+      peers(limit: $limit) {
+        symbol
+      }
+    }
+  }
+`;
+
+/** The Bavest Python SDK's `Peers` model (docs/contract.md section 4). */
+const stockPeersResponse = z.object({
+  peers: z
+    .array(z.string())
+    .describe(
+      "Symbols of the primary listings of other stocks: the same industry first, then the same sector, each " +
+        "nearest in market capitalisation first; empty for a stock without a sector or without other stocks in it",
+    ),
+});
+
 const notHeld = (what: string) => z.null().describe(`Always null: the store holds no ${what}`);
 
 /**
@@ -344,6 +374,30 @@ export const STOCK_ROUTES: readonly RouteEntry[] = [
       }),
     }),
     emptyAnswer: '`event: "split"`, `splits: []`',
+    singleSecurity: true,
+  }),
+  route({
+    path: "stock/peers",
+    summary:
+      "Peers of a stock in the Bavest SDK's shape: the same industry, then the same sector, nearest market " +
+      "capitalisation first",
+    versions: VERSIONS,
+    scope: "stock",
+    body: securityRefWith({
+      limit: limitField
+        .min(1, { error: "expected an integer from 1" })
+        .max(PEERS_MAX, { error: `at most ${PEERS_MAX}` })
+        .optional()
+        .describe(`How many peers at most; default ${PEERS_DEFAULT}`),
+    }).transform((b) => ({ ...securityVariables(b), limit: b.limit ?? null })),
+    operation: StockPeersDocument,
+    shape: (d) => ({ peers: present(d.stock.peers, "stock peers").map((p) => p.symbol) }),
+    response: stockPeersResponse,
+    examples: (s) => ({
+      stock: example("The first stock's peers (what client.stock.peers(symbol) posts)", { symbol: s.stock }),
+      three: example("Its three nearest peers", { symbol: s.stock, limit: 3 }),
+    }),
+    emptyAnswer: "`peers: []` (a stock without a sector, or alone in it)",
     singleSecurity: true,
   }),
   route({

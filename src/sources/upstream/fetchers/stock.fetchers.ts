@@ -1,6 +1,11 @@
 import type { DividendEstimate } from "../../../domain/dividend/dividend.types";
 import type { SecurityRef } from "../../../domain/instrument/instrument.service";
-import type { StockDividendHistory, StockProfile, StockSplit } from "../../../domain/stock/stock.answers";
+import {
+  peersLimit,
+  type StockDividendHistory,
+  type StockProfile,
+  type StockSplit,
+} from "../../../domain/stock/stock.answers";
 import { Stock, type FinancialsTtm } from "../../../domain/stock/stock.types";
 import { askedOf, rememberAsked } from "../upstream.asked";
 import { bodyOf, refBody, withCurrency } from "../upstream.calls";
@@ -110,4 +115,22 @@ export const stockDividendHistoryFetcher: UpstreamFetcher<
   kind: "reference",
   request: ({ stock, currency }) => withCurrency(askedOf(stock).body, currency),
   transform: (d) => ({ ...d, dividends: d.dividends.map((x) => ({ ...x, symbol: null })) }),
+};
+
+export interface StockPeersQuery {
+  stock: Stock;
+  limit?: number | null;
+}
+
+/** The contract's stock/peers (the Bavest SDK's Peers model): symbols, nearest first. */
+interface RestStockPeers {
+  peers: string[];
+}
+
+/** Each peer is a stock named by its symbol, asked of the upstream by it like any other (toStock). */
+export const stockPeersFetcher: UpstreamFetcher<StockPeersQuery, RestStockPeers, Stock[]> = {
+  path: "/v1/stock/peers",
+  kind: "reference",
+  request: ({ stock, limit }) => bodyOf({ ...askedOf(stock).body, limit: peersLimit(limit) }),
+  transform: (d) => d.peers.map((symbol) => toStock({ symbol })),
 };
