@@ -15,6 +15,7 @@ import { InvalidArgumentError } from "../../platform/errors";
 import { normalizeCurrency, unixOfDay } from "../fx/fx.service";
 import type { AnnualDividends, Dividend, DividendEstimate } from "../dividend/dividend.types";
 import type { SecurityRef } from "../instrument/instrument.service";
+import { quoteOf } from "../quote/quote.service";
 import { financialsTtmOf, getStock, stockOf } from "./stock.service";
 import type { FinancialsTtm, Stock } from "./stock.types";
 
@@ -90,6 +91,28 @@ export interface StockAnswers {
    * then the rest of its sector, each by nearness of market capitalisation (the row stores' getStockPeers).
    */
   peers(ctx: RequestContext, stock: Stock, limit?: number | null): Promise<Stock[]>;
+  /**
+   * The same peers with their latest prices, in `currency` or each in its listing's own; peers without one left
+   * out.
+   */
+  peersWidget(
+    ctx: RequestContext,
+    stock: Stock,
+    currency?: string | null,
+    limit?: number | null,
+  ): Promise<StockPeerWidgetItem[]>;
+}
+
+/** A peer as the Bavest SDKs' peers widget shows it (the Python `StockPeersItem`, the Dart `PeersWidget`). */
+export interface StockPeerWidgetItem {
+  /** Of the peer's primary listing. */
+  symbol: string;
+  name: string;
+  /** The peer's industry (its sector where it has none). */
+  category: string;
+  /** The latest quote's price, and its change to the previous close: in the currency asked, or the listing's. */
+  close: number;
+  priceChange: number;
 }
 
 /** How many peers a stock is answered with when the caller names no number, and the most it may name. */
@@ -198,6 +221,26 @@ async function profileOf(ctx: RequestContext, stock: Stock): Promise<StockProfil
   };
 }
 
+async function peersWidgetOf(
+  ctx: RequestContext,
+  stock: Stock,
+  currency?: string | null,
+  limit?: number | null,
+): Promise<StockPeerWidgetItem[]> {
+  const target = currency == null ? null : normalizeCurrency(currency);
+  const rows = await ctx.loaders.stockPeers.load({ securityId: stock.row.security.id, limit: peersLimit(limit) });
+  // A widget's item needs a price (the SDKs' models require it): a peer without a quote is left out, not nulled.
+  const quoted = rows.filter((r) => r.quote != null);
+  const quotes = await Promise.all(quoted.map((r) => quoteOf(ctx, r, target)));
+  return quoted.map((r, i) => ({
+    symbol: r.listing.symbol,
+    name: r.security.name,
+    category: r.security.industry ?? r.security.sector ?? "",
+    close: quotes[i]!.c,
+    priceChange: quotes[i]!.d,
+  }));
+}
+
 /** The answers computed by the domain services from a row store's rows. */
 export const ROW_STORE_STOCK_ANSWERS: StockAnswers = Object.freeze({
   get: getStock,
@@ -213,4 +256,5 @@ export const ROW_STORE_STOCK_ANSWERS: StockAnswers = Object.freeze({
   dividendHistory: dividendHistoryOf,
   splits: splitsOf,
   peers: peersOf,
+  peersWidget: peersWidgetOf,
 });

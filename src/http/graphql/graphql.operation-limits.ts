@@ -237,6 +237,7 @@ function fieldCosts(searchDefault: number): Record<string, CostOf> {
     "Stock.candles": candles,
     // Each peer is a stock whose own fields (peers of peers included) are priced as its children.
     "Stock.peers": page(PEERS_DEFAULT),
+    "Stock.peersWidget": page(PEERS_DEFAULT),
     // The closes a worker reads and computes over (a conversion is priced once per operation: metricsConversions),
     // plus the answer: the
     // series' points where it is asked (the range and resolution say how many), the other figures a few objects.

@@ -47,6 +47,8 @@ const SUBSCRIBE = "subscribe";
 const UNSUBSCRIBE = "unsubscribe";
 /** The Dart SDK's name for a candle subscription (docs/contract.md section 10, its table of action names). */
 const DART_REALTIME_CANDLE = "realtime/candle";
+/** The Dart SDK's action names of endpoints whose REST path is another (docs/contract.md section 10). */
+const DART_ACTION_PATHS: Readonly<Record<string, string>> = { "stock/peers/widget": "widgets/stock/peers" };
 
 interface Connection {
   ws: WebSocket;
@@ -164,7 +166,8 @@ export function createWsDoor(opts: WsDoorOptions): WsDoor {
     if (action === SUBSCRIBE) return subscribe(c, action, id, body);
     if (action === DART_REALTIME_CANDLE) return subscribe(c, action, id, { ...body, channel: "candle" });
     if (action === UNSUBSCRIBE) return unsubscribe(c, id, body);
-    const path = action.replace(/^\/+|\/+$/g, "");
+    const named = action.replace(/^\/+|\/+$/g, "");
+    const path = Object.hasOwn(DART_ACTION_PATHS, named) ? DART_ACTION_PATHS[named]! : named;
     const result = await call({
       version: c.version,
       path,

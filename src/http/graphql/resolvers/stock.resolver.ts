@@ -25,6 +25,7 @@ import type {
   StockDividendHistory as StockDividendHistoryAnswer,
   StockProfile as StockProfileAnswer,
   StockSplit as StockSplitAnswer,
+  StockPeerWidgetItem as StockPeerWidgetItemAnswer,
 } from "../../../domain/stock/stock.answers";
 
 @ObjectType({ description: "A stock's dividends known today, in one currency or each in its own" })
@@ -77,6 +78,33 @@ export class PeersArgs {
     description: `How many peers at most, 1 to ${PEERS_MAX}; default ${PEERS_DEFAULT}`,
   })
   limit?: number | null;
+}
+
+@ArgsType()
+export class PeersWidgetArgs extends PeersArgs {
+  @Field(() => String, {
+    nullable: true,
+    description: "ISO 4217 code to answer prices in; default: each peer's listing currency",
+  })
+  currency?: string | null;
+}
+
+@ObjectType({ description: "A peer as the Bavest SDKs' peers widget shows it: who it is and its latest price" })
+export class StockPeerWidgetItem implements StockPeerWidgetItemAnswer {
+  @Field(() => String, { description: "Symbol of the peer's primary listing" })
+  symbol: string;
+
+  @Field(() => String, { description: "Name of the company" })
+  name: string;
+
+  @Field(() => String, { description: "The peer's industry (its sector where it has none)" })
+  category: string;
+
+  @Field(() => Float, { description: "Latest price, in the currency asked or the listing's" })
+  close: number;
+
+  @Field(() => Float, { description: "Change of the latest price to the previous close, in the same currency" })
+  priceChange: number;
 }
 
 @ObjectType({
@@ -249,6 +277,20 @@ export class StockResolver {
   })
   peers(@Root() stock: Stock, @Args(() => PeersArgs) args: PeersArgs, @Ctx() ctx: Context): Promise<Stock[]> {
     return ctx.answers.stock.peers(ctx, stock, args.limit);
+  }
+
+  @Authorized("stock")
+  @FieldResolver(() => [StockPeerWidgetItem], {
+    nullable: true,
+    description:
+      "The peers with their latest prices, as the Bavest SDKs' peers widget shows them; peers without a price left out",
+  })
+  peersWidget(
+    @Root() stock: Stock,
+    @Args(() => PeersWidgetArgs) args: PeersWidgetArgs,
+    @Ctx() ctx: Context,
+  ): Promise<StockPeerWidgetItem[]> {
+    return ctx.answers.stock.peersWidget(ctx, stock, args.currency, args.limit);
   }
 
   @Authorized("stock")

@@ -14,6 +14,7 @@ import {
   StockDividendEstimateDocument,
   StockDividendHistoryDocument,
   StockPeersDocument,
+  StockPeersWidgetDocument,
   StockProfileDocument,
   StockSplitsDocument,
 } from "../rest.operations.generated";
@@ -214,6 +215,36 @@ const stockPeersResponse = z.object({
     ),
 });
 
+/** The operation `widgets/stock/peers` runs; `npm run generate` types it as StockPeersWidgetDocument. */
+export const STOCK_PEERS_WIDGET_OPERATION = /* GraphQL */ `
+  query StockPeersWidget($symbol: String, $isin: String, $cusip: String, $wkn: String, $currency: String, $limit: Int) {
+    stock(symbol: $symbol, isin: $isin, cusip: $cusip, wkn: $wkn) {
+      peersWidget(currency: $currency, limit: $limit) {
+        symbol
+        name
+        category
+        close
+        priceChange
+      }
+    }
+  }
+`;
+
+/** The Bavest Python SDK's `StockPeers` model (docs/contract.md section 4). */
+const stockPeersWidgetResponse = z.object({
+  stock_peers: z
+    .array(
+      z.object({
+        symbol: z.string().describe("Symbol of the peer's primary listing"),
+        name: z.string(),
+        category: z.string().describe("The peer's industry (its sector where it has none)"),
+        close: z.number().describe("Latest price, in `currency` or the listing's own"),
+        priceChange: z.number().describe("Change of the latest price to the previous close, in the same currency"),
+      }),
+    )
+    .describe("stock/peers' peers in its order, each with its latest price; a peer without a price is left out"),
+});
+
 const notHeld = (what: string) => z.null().describe(`Always null: the store holds no ${what}`);
 
 /**
@@ -398,6 +429,35 @@ export const STOCK_ROUTES: readonly RouteEntry[] = [
       three: example("Its three nearest peers", { symbol: s.stock, limit: 3 }),
     }),
     emptyAnswer: "`peers: []` (a stock without a sector, or alone in it)",
+    singleSecurity: true,
+  }),
+  route({
+    path: "widgets/stock/peers",
+    summary: "Peers of a stock with their latest prices, in the Bavest SDK's peers widget shape",
+    versions: VERSIONS,
+    scope: "stock",
+    body: securityRefWith({
+      currency: currencyField.optional(),
+      limit: limitField
+        .min(1, { error: "expected an integer from 1" })
+        .max(PEERS_MAX, { error: `at most ${PEERS_MAX}` })
+        .optional()
+        .describe(`How many peers at most; default ${PEERS_DEFAULT}`),
+    }).transform((b) => ({ ...securityVariables(b), currency: b.currency ?? null, limit: b.limit ?? null })),
+    operation: StockPeersWidgetDocument,
+    shape: (d) => ({ stock_peers: present(d.stock.peersWidget, "stock peers widget") }),
+    response: stockPeersWidgetResponse,
+    maxAgeSeconds: 5,
+    examples: (s) => ({
+      stock: example("The first stock's peers in euros (what client.widget.peers(symbol) posts)", {
+        symbol: s.stock,
+        currency: "EUR",
+      }),
+      dart: example("The Dart client's form: its SecurityIdentifier alone, prices in each listing's currency", {
+        symbol: s.stock,
+      }),
+    }),
+    emptyAnswer: "`stock_peers: []` (a stock without a sector, or alone in it)",
     singleSecurity: true,
   }),
   route({

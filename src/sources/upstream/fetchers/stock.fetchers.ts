@@ -3,6 +3,7 @@ import type { SecurityRef } from "../../../domain/instrument/instrument.service"
 import {
   peersLimit,
   type StockDividendHistory,
+  type StockPeerWidgetItem,
   type StockProfile,
   type StockSplit,
 } from "../../../domain/stock/stock.answers";
@@ -133,4 +134,25 @@ export const stockPeersFetcher: UpstreamFetcher<StockPeersQuery, RestStockPeers,
   kind: "reference",
   request: ({ stock, limit }) => bodyOf({ ...askedOf(stock).body, limit: peersLimit(limit) }),
   transform: (d) => d.peers.map((symbol) => toStock({ symbol })),
+};
+
+export interface StockPeersWidgetQuery extends StockPeersQuery {
+  currency?: string | null;
+}
+
+/** The contract's widgets/stock/peers (the Bavest Python SDK's StockPeers model). */
+interface RestStockPeersWidget {
+  stock_peers: StockPeerWidgetItem[];
+}
+
+export const stockPeersWidgetFetcher: UpstreamFetcher<
+  StockPeersWidgetQuery,
+  RestStockPeersWidget,
+  StockPeerWidgetItem[]
+> = {
+  path: "/v1/widgets/stock/peers",
+  kind: "reference",
+  request: ({ stock, currency, limit }) =>
+    withCurrency(bodyOf({ ...askedOf(stock).body, limit: peersLimit(limit) }), currency),
+  transform: (d) => d.stock_peers,
 };
