@@ -362,6 +362,34 @@ describe.each(RUNNABLE.map((a) => [a.name, a] as const))("%s adapter", (_name, a
       expect(noSplits).toEqual([]);
     });
 
+    it("earnings dates within the days asked, by (day, security), at most limit", async () => {
+      if (!has("fundamentals")) return;
+      const stocks = await some("stock", 50);
+      const quarters = await source("fundamentals").getQuarterlyFinancials(stocks.map((x) => x.id));
+      const day = quarters
+        .flat()
+        .map((q) => q.reportedDate)
+        .sort()
+        .at(-1)!;
+      const from = new Date(Date.parse(`${day}T00:00:00Z`) - 10 * 86_400_000).toISOString().slice(0, 10);
+      const rows = await source("fundamentals").getEarningsCalendar({ fromDay: from, toDay: day, limit: 10_000 });
+      expect(rows.length).toBeGreaterThan(0);
+      for (const r of rows) expect(r.day >= from && r.day <= day).toBe(true);
+      const keys = rows.map((r) => `${r.day}:${String(r.securityId).padStart(12, "0")}`);
+      expect(keys).toEqual([...keys].sort());
+      expect(rows.map((r) => r.day)).toContain(day);
+      const few = await source("fundamentals").getEarningsCalendar({ fromDay: from, toDay: day, limit: 3 });
+      expect(few).toEqual(rows.slice(0, 3));
+      expect(await source("fundamentals").getEarningsCalendar({ fromDay: day, toDay: from, limit: 5 })).toEqual([]);
+      // Every adapter answers alike: the same rows as the SQLite test store.
+      const reference = openSqliteSource(TEST_STORE_PATH, { readonly: true });
+      try {
+        expect(rows).toEqual(await reference.getEarningsCalendar({ fromDay: from, toDay: day, limit: 10_000 }));
+      } finally {
+        await reference.close();
+      }
+    });
+
     it("index constituents heaviest first, empty for an unknown index", async () => {
       if (!has("indices")) return;
       const indices = source("indices");

@@ -6,6 +6,8 @@ import type {
   BarRow,
   DividendCalendarParams,
   DividendRow,
+  EarningsCalendarParams,
+  EarningsDateRow,
   EtfProfileRow,
   ExposureRow,
   FundProfileRow,
@@ -105,6 +107,12 @@ export interface FundReferenceCapability {
 export interface FundamentalsCapability {
   /** Quarters oldest first. */
   getQuarterlyFinancials(securityIds: readonly number[]): Promise<QuarterlyFinancialsRow[][]>;
+  /**
+   * Earnings dates of every stock within the days asked, by (day, security), at most `limit`: the reported dates
+   * of quarters, and each stock's next earnings date unless a quarter was reported that day. Indexes by day on
+   * both, so a window reads its rows only.
+   */
+  getEarningsCalendar(params: EarningsCalendarParams): Promise<EarningsDateRow[]>;
 }
 
 /** Dividends and splits (corporate actions), and the calendar across securities. */
@@ -180,7 +188,7 @@ export const CAPABILITY_METHODS: { readonly [K in CapabilityName]: readonly (key
     "getFundCountryExposure",
     "getFundAllocation",
   ],
-  fundamentals: ["getQuarterlyFinancials"],
+  fundamentals: ["getQuarterlyFinancials", "getEarningsCalendar"],
   dividends: ["getDividends", "getSplits", "getDividendCalendar"],
   indices: ["getIndexConstituents"],
   lists: ["listSecurities"],

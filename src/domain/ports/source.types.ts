@@ -259,6 +259,24 @@ export interface DividendCalendarParams {
   limit: number;
 }
 
+/** Earnings dates within [fromDay, toDay]: the first `limit` by (day, security). */
+export interface EarningsCalendarParams {
+  fromDay: string;
+  toDay: string;
+  limit: number;
+}
+
+/**
+ * A stock's earnings date: a reported quarter's (its fiscal year and quarter set) or the stock's next one, not yet
+ * reported (both null).
+ */
+export interface EarningsDateRow {
+  securityId: number;
+  day: string;
+  fiscalYear: number | null;
+  fiscalQuarter: number | null;
+}
+
 export interface ListSecuritiesParams {
   /** The list's name, part of its cursors: a cursor of one list is refused by another. */
   list: string;

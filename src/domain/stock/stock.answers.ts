@@ -2,6 +2,7 @@ import type { RequestContext } from "../request.context";
 import { candlesOf } from "../candle/candle.service";
 import type { CandleRangeArgs, Candles } from "../candle/candle.types";
 import {
+  addDays,
   annualDividendsOf,
   dividendEstimateOf,
   dividendsOf,
@@ -12,6 +13,7 @@ import {
   toDividend,
 } from "../dividend/dividend.service";
 import { InvalidArgumentError } from "../../platform/errors";
+import { requireCapability } from "../ports/source.capabilities";
 import { normalizeCurrency, unixOfDay } from "../fx/fx.service";
 import type { AnnualDividends, Dividend, DividendEstimate } from "../dividend/dividend.types";
 import type { SecurityRef } from "../instrument/instrument.service";
@@ -101,7 +103,29 @@ export interface StockAnswers {
     currency?: string | null,
     limit?: number | null,
   ): Promise<StockPeerWidgetItem[]>;
+  /**
+   * Earnings dates of every stock within days [from, to] (default: today, and 30 days on), earliest first, at most
+   * EARNINGS_MAX_ROWS; a window of at most EARNINGS_MAX_DAYS.
+   */
+  earningsCalendar(ctx: RequestContext, from?: string | null, to?: string | null): Promise<EarningsDate[]>;
 }
+
+/** A stock's earnings date as the Bavest SDK's earnings calendar names it, with what the store holds of it. */
+export interface EarningsDate {
+  /** `YYYY-MM-DD`. */
+  date: string;
+  /** Of the stock's primary listing. */
+  symbol: string;
+  exchange: string;
+  /** `<company> Q<n> <fiscal year> earnings` for a reported quarter, `<company> earnings` for the next date. */
+  title: string;
+  /** The day the quarter was reported; null for a date still ahead. */
+  publicationDate: string | null;
+}
+
+export const EARNINGS_DEFAULT_DAYS = 30;
+export const EARNINGS_MAX_DAYS = 92;
+export const EARNINGS_MAX_ROWS = 5_000;
 
 /** A peer as the Bavest SDKs' peers widget shows it (the Python `StockPeersItem`, the Dart `PeersWidget`). */
 export interface StockPeerWidgetItem {
@@ -241,6 +265,50 @@ async function peersWidgetOf(
   }));
 }
 
+async function earningsCalendarOf(
+  ctx: RequestContext,
+  from?: string | null,
+  to?: string | null,
+): Promise<EarningsDate[]> {
+  const lo = from != null ? dayOrThrow("from", from) : todayOf(ctx);
+  const hi = to != null ? dayOrThrow("to", to) : addDays(lo, EARNINGS_DEFAULT_DAYS);
+  if (lo > hi) throw new InvalidArgumentError(`from: ${lo} is after to: ${hi}`, [{ field: "from", issue: "after to" }]);
+  if (addDays(lo, EARNINGS_MAX_DAYS - 1) < hi)
+    throw new InvalidArgumentError(`to: a window of at most ${EARNINGS_MAX_DAYS} days`, [
+      { field: "to", issue: "window too long" },
+    ]);
+  const source = requireCapability(ctx.source, "fundamentals");
+  const rows = await source.getEarningsCalendar({ fromDay: lo, toDay: hi, limit: EARNINGS_MAX_ROWS });
+  const ids = [...new Set(rows.map((r) => r.securityId))];
+  const [securities, listings] = await Promise.all([
+    ctx.loaders.security.loadMany(ids),
+    ctx.loaders.listings.loadMany(ids),
+  ]);
+  const byId = new Map<number, { name: string; symbol: string; exchange: string }>();
+  ids.forEach((id, i) => {
+    const s = securities[i];
+    const l = listings[i];
+    if (s instanceof Error) throw s;
+    if (l instanceof Error) throw l;
+    const primary = l?.[0];
+    if (s && primary) byId.set(id, { name: s.name, symbol: primary.symbol, exchange: primary.exchange });
+  });
+  return rows.flatMap((r) => {
+    const s = byId.get(r.securityId);
+    if (!s) return [];
+    const reported = r.fiscalYear != null && r.fiscalQuarter != null;
+    return [
+      {
+        date: r.day,
+        symbol: s.symbol,
+        exchange: s.exchange,
+        title: reported ? `${s.name} Q${r.fiscalQuarter} ${r.fiscalYear} earnings` : `${s.name} earnings`,
+        publicationDate: reported ? r.day : null,
+      },
+    ];
+  });
+}
+
 /** The answers computed by the domain services from a row store's rows. */
 export const ROW_STORE_STOCK_ANSWERS: StockAnswers = Object.freeze({
   get: getStock,
@@ -257,4 +325,5 @@ export const ROW_STORE_STOCK_ANSWERS: StockAnswers = Object.freeze({
   splits: splitsOf,
   peers: peersOf,
   peersWidget: peersWidgetOf,
+  earningsCalendar: earningsCalendarOf,
 });

@@ -133,6 +133,7 @@ const EXPECTED = {
   /** A year of daily closes: what one year of a metrics series holds. */
   metricsPoints: 252,
   defaultPage: 100,
+  earnings: 1_000,
 };
 
 /**
@@ -238,6 +239,8 @@ function fieldCosts(searchDefault: number): Record<string, CostOf> {
     // Each peer is a stock whose own fields (peers of peers included) are priced as its children.
     "Stock.peers": page(PEERS_DEFAULT),
     "Stock.peersWidget": page(PEERS_DEFAULT),
+    // Up to EARNINGS_MAX_ROWS dates; a window of the sample's size holds about a fifth of that.
+    "Query.earningsCalendar": list(EXPECTED.earnings),
     // The closes a worker reads and computes over (a conversion is priced once per operation: metricsConversions),
     // plus the answer: the
     // series' points where it is asked (the range and resolution say how many), the other figures a few objects.

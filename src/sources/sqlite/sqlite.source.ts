@@ -8,6 +8,8 @@ import type {
   BarRow,
   DividendCalendarParams,
   DividendRow,
+  EarningsCalendarParams,
+  EarningsDateRow,
   EtfProfileRow,
   ExposureRow,
   FundProfileRow,
@@ -466,6 +468,25 @@ export class SqliteSource implements RowStore {
       numerator: r.numerator as number,
       denominator: r.denominator as number,
     }));
+  }
+
+  async getEarningsCalendar(p: EarningsCalendarParams): Promise<EarningsDateRow[]> {
+    const rows = this.all(
+      `SELECT security_id AS securityId, day, fiscal_year AS fiscalYear, fiscal_quarter AS fiscalQuarter FROM (
+         SELECT f.security_id, f.reported_date AS day, f.fiscal_year, f.fiscal_quarter FROM quarterly_financials f
+         WHERE f.reported_date BETWEEN ? AND ?
+         UNION ALL
+         SELECT s.id, s.next_earnings_date, NULL, NULL FROM securities s
+         WHERE s.next_earnings_date BETWEEN ? AND ? AND s.type = 'stock' AND NOT EXISTS (SELECT 1
+           FROM quarterly_financials f WHERE f.security_id = s.id AND f.reported_date = s.next_earnings_date)
+       ) ORDER BY day, security_id, fiscal_year, fiscal_quarter LIMIT ?`,
+      p.fromDay,
+      p.toDay,
+      p.fromDay,
+      p.toDay,
+      p.limit,
+    );
+    return rows as unknown as EarningsDateRow[];
   }
 
   async getDividendCalendar(p: DividendCalendarParams): Promise<Page<DividendRow> | null> {

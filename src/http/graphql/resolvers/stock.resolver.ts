@@ -20,12 +20,19 @@ import { listingId } from "../../../domain/instrument/instrument.ids";
 import { DividendRangeArgs, MoneyCurrencyArgs } from "../../../domain/stock/stock.args";
 import { served } from "../../../domain/instrument/instrument.served";
 import { FinancialsTtm, Stock, StockArgs } from "../../../domain/stock/stock.types";
-import { PEERS_DEFAULT, PEERS_MAX } from "../../../domain/stock/stock.answers";
+import {
+  EARNINGS_DEFAULT_DAYS,
+  EARNINGS_MAX_DAYS,
+  EARNINGS_MAX_ROWS,
+  PEERS_DEFAULT,
+  PEERS_MAX,
+} from "../../../domain/stock/stock.answers";
 import type {
   StockDividendHistory as StockDividendHistoryAnswer,
   StockProfile as StockProfileAnswer,
   StockSplit as StockSplitAnswer,
   StockPeerWidgetItem as StockPeerWidgetItemAnswer,
+  EarningsDate as EarningsDateAnswer,
 } from "../../../domain/stock/stock.answers";
 
 @ObjectType({ description: "A stock's dividends known today, in one currency or each in its own" })
@@ -87,6 +94,40 @@ export class PeersWidgetArgs extends PeersArgs {
     description: "ISO 4217 code to answer prices in; default: each peer's listing currency",
   })
   currency?: string | null;
+}
+
+@ObjectType({ description: "A stock's earnings date: a reported quarter's, or the next one the store holds" })
+export class EarningsDate implements EarningsDateAnswer {
+  @Field(() => String, { description: "YYYY-MM-DD" })
+  date: string;
+
+  @Field(() => String, { description: "Symbol of the stock's primary listing" })
+  symbol: string;
+
+  @Field(() => String, { description: "MIC-style code of that listing's exchange" })
+  exchange: string;
+
+  @Field(() => String, {
+    description: "`<company> Q<n> <fiscal year> earnings` for a reported quarter, `<company> earnings` ahead",
+  })
+  title: string;
+
+  @Field(() => String, { nullable: true, description: "The day the quarter was reported; null for a date ahead" })
+  publicationDate: string | null;
+}
+
+@ArgsType()
+export class EarningsCalendarArgs {
+  @Field(() => String, { nullable: true, description: "First day, YYYY-MM-DD; default: today (UTC)" })
+  from?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      `Last day, YYYY-MM-DD; default: ${EARNINGS_DEFAULT_DAYS} days after from; ` +
+      `at most ${EARNINGS_MAX_DAYS} days in all`,
+  })
+  to?: string | null;
 }
 
 @ObjectType({ description: "A peer as the Bavest SDKs' peers widget shows it: who it is and its latest price" })
@@ -202,6 +243,19 @@ export class StockProfile implements StockProfileAnswer {
  */
 @Resolver(() => Stock)
 export class StockResolver {
+  @Authorized("stock")
+  @Query(() => [EarningsDate], {
+    description:
+      "Earnings dates of every stock within days [from, to], earliest first (by day, then security), at most " +
+      `${EARNINGS_MAX_ROWS}: reported quarters' dates and each stock's next earnings date`,
+  })
+  earningsCalendar(
+    @Args(() => EarningsCalendarArgs) args: EarningsCalendarArgs,
+    @Ctx() ctx: Context,
+  ): Promise<EarningsDate[]> {
+    return ctx.answers.stock.earningsCalendar(ctx, args.from, args.to);
+  }
+
   @Authorized("stock", "search")
   @Query(() => Stock, { description: "A stock by symbol (any of its listings) or ISIN" })
   stock(@Args(() => StockArgs) args: StockArgs, @Ctx() ctx: Context): Promise<Stock> {

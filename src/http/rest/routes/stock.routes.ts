@@ -8,11 +8,17 @@ import {
   securityRefWith,
   securityVariables,
 } from "../rest.body";
-import { PEERS_DEFAULT, PEERS_MAX } from "../../../domain/stock/stock.answers";
+import {
+  EARNINGS_DEFAULT_DAYS,
+  EARNINGS_MAX_ROWS,
+  PEERS_DEFAULT,
+  PEERS_MAX,
+} from "../../../domain/stock/stock.answers";
 import {
   FinancialsTtmDocument,
   StockDividendEstimateDocument,
   StockDividendHistoryDocument,
+  EarningsCalendarDocument,
   StockPeersDocument,
   StockPeersWidgetDocument,
   StockProfileDocument,
@@ -245,6 +251,40 @@ const stockPeersWidgetResponse = z.object({
     .describe("stock/peers' peers in its order, each with its latest price; a peer without a price is left out"),
 });
 
+/** The operation `calender/earnings` runs; `npm run generate` types it as EarningsCalendarDocument. */
+export const EARNINGS_CALENDAR_OPERATION = /* GraphQL */ `
+  query EarningsCalendar($from: String, $to: String) {
+    earningsCalendar(from: $from, to: $to) {
+      date
+      symbol
+      exchange
+      title
+      publicationDate
+    }
+  }
+`;
+
+const notHeldText = (what: string) => z.null().describe(`Always null: the store holds no ${what}`);
+
+/** The Bavest Python SDK's `EarningsConfirmed` model (docs/contract.md section 4), every key of it. */
+const earningsCalendarResponse = z.object({
+  event: z.literal("earnings").describe('Always "earnings"'),
+  earningsConfirmed: z
+    .array(
+      z.object({
+        date: day,
+        symbol: z.string().describe("Symbol of the stock's primary listing"),
+        exchange: z.string(),
+        time: notHeldText("time of day of a report"),
+        title: z.string().describe("`<company> Q<n> <fiscal year> earnings`, or `<company> earnings` for a date ahead"),
+        when: notHeldText("session (before or after the market) of a report"),
+        publicationDate: day.nullable().describe("The day the quarter was reported; null for a date ahead"),
+        url: notHeldText("link to a report"),
+      }),
+    )
+    .describe(`Earliest first (by day, then security), at most ${EARNINGS_MAX_ROWS}`),
+});
+
 const notHeld = (what: string) => z.null().describe(`Always null: the store holds no ${what}`);
 
 /**
@@ -459,6 +499,47 @@ export const STOCK_ROUTES: readonly RouteEntry[] = [
     }),
     emptyAnswer: "`stock_peers: []` (a stock without a sector, or alone in it)",
     singleSecurity: true,
+  }),
+  route({
+    path: "calender/earnings",
+    summary:
+      "Earnings dates of every stock within days from and to, in the Bavest SDK's shape (SDK time forms accepted; " +
+      `no body: today and ${EARNINGS_DEFAULT_DAYS} days on)`,
+    versions: VERSIONS,
+    scope: "stock",
+    body: z
+      .object({
+        event: z.string().max(32).optional().describe('What the Python SDK sends, "earnings"; ignored'),
+        from: sdkDayField.optional(),
+        to: sdkDayField.optional(),
+      })
+      .transform((b) => ({ from: b.from ?? null, to: b.to ?? null })),
+    operation: EarningsCalendarDocument,
+    shape: (d) => ({
+      event: "earnings" as const,
+      earningsConfirmed: d.earningsCalendar.map((e) => ({
+        date: e.date,
+        symbol: e.symbol,
+        exchange: e.exchange,
+        time: null,
+        title: e.title,
+        when: null,
+        publicationDate: e.publicationDate ?? null,
+        url: null,
+      })),
+    }),
+    response: earningsCalendarResponse,
+    maxAgeSeconds: 3_600,
+    examples: () => ({
+      python: example("What client.stock.earnings(frm, to) posts: float seconds", {
+        event: "earnings",
+        from: 1_761_955_200.25,
+        to: 1_763_596_800.5,
+      }),
+      dart: example("Milliseconds in strings", { from: "1761955200000", to: "1763596800000" }),
+    }),
+    emptyAnswer: '`event: "earnings"`, `earningsConfirmed: []`',
+    singleSecurity: false,
   }),
   route({
     path: "stock/financials/ttm",

@@ -2,6 +2,7 @@ import type { DividendEstimate } from "../../../domain/dividend/dividend.types";
 import type { SecurityRef } from "../../../domain/instrument/instrument.service";
 import {
   peersLimit,
+  type EarningsDate,
   type StockDividendHistory,
   type StockPeerWidgetItem,
   type StockProfile,
@@ -155,4 +156,28 @@ export const stockPeersWidgetFetcher: UpstreamFetcher<
   request: ({ stock, currency, limit }) =>
     withCurrency(bodyOf({ ...askedOf(stock).body, limit: peersLimit(limit) }), currency),
   transform: (d) => d.stock_peers,
+};
+
+export interface EarningsCalendarQuery {
+  from?: string | null;
+  to?: string | null;
+}
+
+/** The contract's calender/earnings (the Bavest Python SDK's EarningsConfirmed model); days for `from` and `to`. */
+interface RestEarningsCalendar {
+  earningsConfirmed: (EarningsDate & { time: null; when: null; url: null })[];
+}
+
+export const earningsCalendarFetcher: UpstreamFetcher<EarningsCalendarQuery, RestEarningsCalendar, EarningsDate[]> = {
+  path: "/v1/calender/earnings",
+  kind: "reference",
+  request: ({ from, to }) => bodyOf({ from, to }),
+  transform: (d) =>
+    d.earningsConfirmed.map((e) => ({
+      date: e.date,
+      symbol: e.symbol,
+      exchange: e.exchange,
+      title: e.title,
+      publicationDate: e.publicationDate,
+    })),
 };
