@@ -15,6 +15,8 @@ import {
 import { createLoaders } from "../../src/domain/ports/source.loaders";
 import { withoutCapabilities } from "../helpers/sources";
 import { ADAPTERS, type OpenedSources } from "./conformance/adapters";
+import { openSqliteSource } from "../../src/sources/sqlite/sqlite.source";
+import { TEST_STORE_PATH } from "../helpers/constants";
 
 /**
  * The behaviour every source adapter owes the services, capability by
@@ -174,6 +176,56 @@ describe.each(RUNNABLE.map((a) => [a.name, a] as const))("%s adapter", (_name, a
     });
   });
 
+  describe("stock peers", () => {
+    it("per key in order: other stocks of the sector, industry first, nearest capitalisation first", async () => {
+      if (!has("instruments")) return;
+      const stocks = (await some("stock", 50)).filter((x) => x.sector && x.industry && x.marketCap);
+      const etfs = await some("etf", 1);
+      const [a, b] = [stocks[0]!, stocks[1]!];
+      const keys = [
+        { securityId: a.id, limit: 5 },
+        { securityId: UNKNOWN_ID, limit: 5 },
+        { securityId: b.id, limit: 2 },
+        { securityId: a.id, limit: 5 },
+        ...etfs.map((e) => ({ securityId: e.id, limit: 5 })),
+      ];
+      const answers = await source("instruments").getStockPeers(keys);
+      expect(answers).toHaveLength(keys.length);
+      const [ofA, ofUnknown, ofB, again, ...ofEtfs] = answers;
+      expect(ofUnknown).toEqual([]);
+      expect(ofEtfs).toEqual(etfs.map(() => []));
+      expect(again).toEqual(ofA);
+      expect(ofA).toHaveLength(5);
+      expect(ofB).toHaveLength(2);
+      for (const [of, peers] of [
+        [a, ofA!],
+        [b, ofB!],
+      ] as const) {
+        for (const p of peers) {
+          expect(p.security.id).not.toBe(of.id);
+          expect(p.security.type).toBe("stock");
+          expect(p.security.sector).toBe(of.sector);
+          expect(p.listing.isPrimary).toBe(true);
+          expect(p.security.marketCap).toBeGreaterThan(0);
+        }
+        const sameIndustry = peers.map((p) => p.security.industry === of.industry);
+        expect(sameIndustry).toEqual([...sameIndustry].sort((x, y) => Number(y) - Number(x)));
+      }
+      // A larger limit extends the answer: its first rows are the smaller one's.
+      const [ten] = await source("instruments").getStockPeers([{ securityId: a.id, limit: 10 }]);
+      expect(ten!.slice(0, 5).map((p) => p.listing.id)).toEqual(ofA!.map((p) => p.listing.id));
+      // Every adapter ranks alike: the same rows as the SQLite test store, whose ranking the REST suite checks
+      // against its own computation (test/domain/stock/peers.rest.spec.ts).
+      const reference = openSqliteSource(TEST_STORE_PATH, { readonly: true });
+      try {
+        const ids = (rows: { listing: { symbol: string } }[][]) => rows.map((r) => r.map((p) => p.listing.symbol));
+        expect(ids(answers)).toEqual(ids(await reference.getStockPeers(keys)));
+      } finally {
+        await reference.close();
+      }
+    });
+  });
+
   describe("bars", () => {
     it("latest bars: one row per kind of security, matching the coverage of its listings", async () => {
       if (!has("bars") || !has("instruments")) return;
@@ -308,6 +360,34 @@ describe.each(RUNNABLE.map((a) => [a.name, a] as const))("%s adapter", (_name, a
       const [splits, noSplits] = await source("dividends").getSplits([stocks[paying]!.id, UNKNOWN_ID]);
       expect(Array.isArray(splits)).toBe(true);
       expect(noSplits).toEqual([]);
+    });
+
+    it("earnings dates within the days asked, by (day, security), at most limit", async () => {
+      if (!has("fundamentals")) return;
+      const stocks = await some("stock", 50);
+      const quarters = await source("fundamentals").getQuarterlyFinancials(stocks.map((x) => x.id));
+      const day = quarters
+        .flat()
+        .map((q) => q.reportedDate)
+        .sort()
+        .at(-1)!;
+      const from = new Date(Date.parse(`${day}T00:00:00Z`) - 10 * 86_400_000).toISOString().slice(0, 10);
+      const rows = await source("fundamentals").getEarningsCalendar({ fromDay: from, toDay: day, limit: 10_000 });
+      expect(rows.length).toBeGreaterThan(0);
+      for (const r of rows) expect(r.day >= from && r.day <= day).toBe(true);
+      const keys = rows.map((r) => `${r.day}:${String(r.securityId).padStart(12, "0")}`);
+      expect(keys).toEqual([...keys].sort());
+      expect(rows.map((r) => r.day)).toContain(day);
+      const few = await source("fundamentals").getEarningsCalendar({ fromDay: from, toDay: day, limit: 3 });
+      expect(few).toEqual(rows.slice(0, 3));
+      expect(await source("fundamentals").getEarningsCalendar({ fromDay: day, toDay: from, limit: 5 })).toEqual([]);
+      // Every adapter answers alike: the same rows as the SQLite test store.
+      const reference = openSqliteSource(TEST_STORE_PATH, { readonly: true });
+      try {
+        expect(rows).toEqual(await reference.getEarningsCalendar({ fromDay: from, toDay: day, limit: 10_000 }));
+      } finally {
+        await reference.close();
+      }
     });
 
     it("index constituents heaviest first, empty for an unknown index", async () => {

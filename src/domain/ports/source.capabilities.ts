@@ -6,6 +6,8 @@ import type {
   BarRow,
   DividendCalendarParams,
   DividendRow,
+  EarningsCalendarParams,
+  EarningsDateRow,
   EtfProfileRow,
   ExposureRow,
   FundProfileRow,
@@ -16,6 +18,7 @@ import type {
   InstrumentRow,
   ListSecuritiesParams,
   ListingRow,
+  PeersKey,
   QuarterlyFinancialsRow,
   QuoteRow,
   SearchDocument,
@@ -56,6 +59,14 @@ export interface InstrumentsCapability {
   /** Every listing of each security, primary first. */
   getListingsBySecurityIds(securityIds: readonly number[]): Promise<ListingRow[][]>;
   getQuotes(listingIds: readonly number[]): Promise<(QuoteRow | null)[]>;
+  /**
+   * The peers of each stock, nearest first, at most `limit`: active stocks of its sector, those of its industry
+   * first, then by nearness of market capitalisation in US dollars (|log(cap / cap0)|, each capitalisation at
+   * its currency's latest stored rate), then by id; the stock itself never, nor a stock without a capitalisation.
+   * Without a capitalisation of its own, the largest first. Empty for a non-stock, a stock without a sector and
+   * an unknown id. One bounded statement per batch (an index by sector), never a read of every security.
+   */
+  getStockPeers(keys: readonly PeersKey[]): Promise<InstrumentRow[][]>;
 }
 
 /** Daily and intraday OHLCV bars. */
@@ -96,6 +107,12 @@ export interface FundReferenceCapability {
 export interface FundamentalsCapability {
   /** Quarters oldest first. */
   getQuarterlyFinancials(securityIds: readonly number[]): Promise<QuarterlyFinancialsRow[][]>;
+  /**
+   * Earnings dates of every stock within the days asked, by (day, security), at most `limit`: the reported dates
+   * of quarters, and each stock's next earnings date unless a quarter was reported that day. Indexes by day on
+   * both, so a window reads its rows only.
+   */
+  getEarningsCalendar(params: EarningsCalendarParams): Promise<EarningsDateRow[]>;
 }
 
 /** Dividends and splits (corporate actions), and the calendar across securities. */
@@ -159,6 +176,7 @@ export const CAPABILITY_METHODS: { readonly [K in CapabilityName]: readonly (key
     "getSecuritiesByIds",
     "getListingsBySecurityIds",
     "getQuotes",
+    "getStockPeers",
   ],
   bars: ["getDailyBars", "getIntradayBars", "getBarCoverage", "getLatestBars"],
   fx: ["getFxRates"],
@@ -170,7 +188,7 @@ export const CAPABILITY_METHODS: { readonly [K in CapabilityName]: readonly (key
     "getFundCountryExposure",
     "getFundAllocation",
   ],
-  fundamentals: ["getQuarterlyFinancials"],
+  fundamentals: ["getQuarterlyFinancials", "getEarningsCalendar"],
   dividends: ["getDividends", "getSplits", "getDividendCalendar"],
   indices: ["getIndexConstituents"],
   lists: ["listSecurities"],

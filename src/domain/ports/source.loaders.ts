@@ -12,6 +12,7 @@ import type {
   IndexConstituentRow,
   InstrumentRow,
   ListingRow,
+  PeersKey,
   QuarterlyFinancialsRow,
   SecurityRow,
   SplitRow,
@@ -43,6 +44,7 @@ export function symbolCandidates(raw: string): string[] {
 
 const key = (k: BarRangeKey) => `${k.listingId}:${k.from}:${k.to}`;
 const fxKey = (k: FxRangeKey) => `${k.currency}:${k.fromDay}:${k.toDay}`;
+const peersKey = (k: PeersKey) => `${k.securityId}:${k.limit}`;
 
 /** What one loader needs: the capability it reads, and how it makes its DataLoader over a source that has it. */
 interface LoaderSpec<K extends CapabilityName, L> {
@@ -105,6 +107,14 @@ const LOADERS = {
   listings: spec(
     "instruments",
     (source, o) => new DataLoader<number, ListingRow[]>((ids) => source.getListingsBySecurityIds(ids), o),
+  ),
+  stockPeers: spec(
+    "instruments",
+    (source, o) =>
+      new DataLoader<PeersKey, InstrumentRow[], string>((keys) => source.getStockPeers(keys), {
+        ...o,
+        cacheKeyFn: peersKey,
+      }),
   ),
   dailyBars: spec(
     "bars",

@@ -91,6 +91,12 @@ export interface BarRangeKey {
   to: number;
 }
 
+/** A stock whose peers are asked for, and how many at most. */
+export interface PeersKey {
+  securityId: number;
+  limit: number;
+}
+
 /** Where a listing's stored bars start and end (Unix seconds of the first and last bar), null when it has none. */
 export interface BarCoverageRow {
   dailyFrom: number | null;
@@ -251,6 +257,24 @@ export interface DividendCalendarParams {
   /** Opaque: the `nextCursor` of the previous page. */
   cursor?: string;
   limit: number;
+}
+
+/** Earnings dates within [fromDay, toDay]: the first `limit` by (day, security). */
+export interface EarningsCalendarParams {
+  fromDay: string;
+  toDay: string;
+  limit: number;
+}
+
+/**
+ * A stock's earnings date: a reported quarter's (its fiscal year and quarter set) or the stock's next one, not yet
+ * reported (both null).
+ */
+export interface EarningsDateRow {
+  securityId: number;
+  day: string;
+  fiscalYear: number | null;
+  fiscalQuarter: number | null;
 }
 
 export interface ListSecuritiesParams {

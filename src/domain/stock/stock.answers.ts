@@ -2,6 +2,7 @@ import type { RequestContext } from "../request.context";
 import { candlesOf } from "../candle/candle.service";
 import type { CandleRangeArgs, Candles } from "../candle/candle.types";
 import {
+  addDays,
   annualDividendsOf,
   dividendEstimateOf,
   dividendsOf,
@@ -12,10 +13,12 @@ import {
   toDividend,
 } from "../dividend/dividend.service";
 import { InvalidArgumentError } from "../../platform/errors";
+import { requireCapability } from "../ports/source.capabilities";
 import { normalizeCurrency, unixOfDay } from "../fx/fx.service";
 import type { AnnualDividends, Dividend, DividendEstimate } from "../dividend/dividend.types";
 import type { SecurityRef } from "../instrument/instrument.service";
-import { financialsTtmOf, getStock } from "./stock.service";
+import { quoteOf } from "../quote/quote.service";
+import { financialsTtmOf, getStock, stockOf } from "./stock.service";
 import type { FinancialsTtm, Stock } from "./stock.types";
 
 /**
@@ -85,6 +88,74 @@ export interface StockAnswers {
   dividendHistory(ctx: RequestContext, stock: Stock, currency?: string | null): Promise<StockDividendHistory>;
   /** Oldest first, within [from, to] (days `YYYY-MM-DD`); `to` defaults to today, `from` to the first stored. */
   splits(ctx: RequestContext, stock: Stock, from?: string | null, to?: string | null): Promise<StockSplit[]>;
+  /**
+   * At most `limit` (default PEERS_DEFAULT, at most PEERS_MAX) other stocks, nearest first: those of its industry,
+   * then the rest of its sector, each by nearness of market capitalisation (the row stores' getStockPeers).
+   */
+  peers(ctx: RequestContext, stock: Stock, limit?: number | null): Promise<Stock[]>;
+  /**
+   * The same peers with their latest prices, in `currency` or each in its listing's own; peers without one left
+   * out.
+   */
+  peersWidget(
+    ctx: RequestContext,
+    stock: Stock,
+    currency?: string | null,
+    limit?: number | null,
+  ): Promise<StockPeerWidgetItem[]>;
+  /**
+   * Earnings dates of every stock within days [from, to] (default: today, and 30 days on), earliest first, at most
+   * EARNINGS_MAX_ROWS; a window of at most EARNINGS_MAX_DAYS.
+   */
+  earningsCalendar(ctx: RequestContext, from?: string | null, to?: string | null): Promise<EarningsDate[]>;
+}
+
+/** A stock's earnings date as the Bavest SDK's earnings calendar names it, with what the store holds of it. */
+export interface EarningsDate {
+  /** `YYYY-MM-DD`. */
+  date: string;
+  /** Of the stock's primary listing. */
+  symbol: string;
+  exchange: string;
+  /** `<company> Q<n> <fiscal year> earnings` for a reported quarter, `<company> earnings` for the next date. */
+  title: string;
+  /** The day the quarter was reported; null for a date still ahead. */
+  publicationDate: string | null;
+}
+
+export const EARNINGS_DEFAULT_DAYS = 30;
+export const EARNINGS_MAX_DAYS = 92;
+export const EARNINGS_MAX_ROWS = 5_000;
+
+/** A peer as the Bavest SDKs' peers widget shows it (the Python `StockPeersItem`, the Dart `PeersWidget`). */
+export interface StockPeerWidgetItem {
+  /** Of the peer's primary listing. */
+  symbol: string;
+  name: string;
+  /** The peer's industry (its sector where it has none). */
+  category: string;
+  /** The latest quote's price, and its change to the previous close: in the currency asked, or the listing's. */
+  close: number;
+  priceChange: number;
+}
+
+/** How many peers a stock is answered with when the caller names no number, and the most it may name. */
+export const PEERS_DEFAULT = 10;
+export const PEERS_MAX = 50;
+
+/** The number of peers asked for, checked: a whole number from 1 to PEERS_MAX. */
+export function peersLimit(limit?: number | null): number {
+  if (limit == null) return PEERS_DEFAULT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > PEERS_MAX)
+    throw new InvalidArgumentError(`limit: expected a whole number from 1 to ${PEERS_MAX}`, [
+      { field: "limit", issue: "out of range" },
+    ]);
+  return limit;
+}
+
+async function peersOf(ctx: RequestContext, stock: Stock, limit?: number | null): Promise<Stock[]> {
+  const rows = await ctx.loaders.stockPeers.load({ securityId: stock.row.security.id, limit: peersLimit(limit) });
+  return rows.map(stockOf);
 }
 
 /** Each dividend at its own ex-date's rate, as dividends/annual converts them. */
@@ -174,6 +245,70 @@ async function profileOf(ctx: RequestContext, stock: Stock): Promise<StockProfil
   };
 }
 
+async function peersWidgetOf(
+  ctx: RequestContext,
+  stock: Stock,
+  currency?: string | null,
+  limit?: number | null,
+): Promise<StockPeerWidgetItem[]> {
+  const target = currency == null ? null : normalizeCurrency(currency);
+  const rows = await ctx.loaders.stockPeers.load({ securityId: stock.row.security.id, limit: peersLimit(limit) });
+  // A widget's item needs a price (the SDKs' models require it): a peer without a quote is left out, not nulled.
+  const quoted = rows.filter((r) => r.quote != null);
+  const quotes = await Promise.all(quoted.map((r) => quoteOf(ctx, r, target)));
+  return quoted.map((r, i) => ({
+    symbol: r.listing.symbol,
+    name: r.security.name,
+    category: r.security.industry ?? r.security.sector ?? "",
+    close: quotes[i]!.c,
+    priceChange: quotes[i]!.d,
+  }));
+}
+
+async function earningsCalendarOf(
+  ctx: RequestContext,
+  from?: string | null,
+  to?: string | null,
+): Promise<EarningsDate[]> {
+  const lo = from != null ? dayOrThrow("from", from) : todayOf(ctx);
+  const hi = to != null ? dayOrThrow("to", to) : addDays(lo, EARNINGS_DEFAULT_DAYS);
+  if (lo > hi) throw new InvalidArgumentError(`from: ${lo} is after to: ${hi}`, [{ field: "from", issue: "after to" }]);
+  if (addDays(lo, EARNINGS_MAX_DAYS - 1) < hi)
+    throw new InvalidArgumentError(`to: a window of at most ${EARNINGS_MAX_DAYS} days`, [
+      { field: "to", issue: "window too long" },
+    ]);
+  const source = requireCapability(ctx.source, "fundamentals");
+  const rows = await source.getEarningsCalendar({ fromDay: lo, toDay: hi, limit: EARNINGS_MAX_ROWS });
+  const ids = [...new Set(rows.map((r) => r.securityId))];
+  const [securities, listings] = await Promise.all([
+    ctx.loaders.security.loadMany(ids),
+    ctx.loaders.listings.loadMany(ids),
+  ]);
+  const byId = new Map<number, { name: string; symbol: string; exchange: string }>();
+  ids.forEach((id, i) => {
+    const s = securities[i];
+    const l = listings[i];
+    if (s instanceof Error) throw s;
+    if (l instanceof Error) throw l;
+    const primary = l?.[0];
+    if (s && primary) byId.set(id, { name: s.name, symbol: primary.symbol, exchange: primary.exchange });
+  });
+  return rows.flatMap((r) => {
+    const s = byId.get(r.securityId);
+    if (!s) return [];
+    const reported = r.fiscalYear != null && r.fiscalQuarter != null;
+    return [
+      {
+        date: r.day,
+        symbol: s.symbol,
+        exchange: s.exchange,
+        title: reported ? `${s.name} Q${r.fiscalQuarter} ${r.fiscalYear} earnings` : `${s.name} earnings`,
+        publicationDate: reported ? r.day : null,
+      },
+    ];
+  });
+}
+
 /** The answers computed by the domain services from a row store's rows. */
 export const ROW_STORE_STOCK_ANSWERS: StockAnswers = Object.freeze({
   get: getStock,
@@ -188,4 +323,7 @@ export const ROW_STORE_STOCK_ANSWERS: StockAnswers = Object.freeze({
   profile: profileOf,
   dividendHistory: dividendHistoryOf,
   splits: splitsOf,
+  peers: peersOf,
+  peersWidget: peersWidgetOf,
+  earningsCalendar: earningsCalendarOf,
 });

@@ -33,6 +33,7 @@ import { fragmentsOf } from "../../platform/quotas/quota.cost";
 import { HEAVY_COST, heavyGate } from "../../platform/quotas/quota.heavy";
 import type { Context } from "../http.context";
 import { admissionRefusal } from "./graphql.errors";
+import { PEERS_DEFAULT } from "../../domain/stock/stock.answers";
 
 /**
  * Limits on what a client operation of /graphql may ask, all enforced after
@@ -132,6 +133,7 @@ const EXPECTED = {
   /** A year of daily closes: what one year of a metrics series holds. */
   metricsPoints: 252,
   defaultPage: 100,
+  earnings: 1_000,
 };
 
 /**
@@ -234,6 +236,11 @@ function fieldCosts(searchDefault: number): Record<string, CostOf> {
     "Query.dividendCalendar": page(EXPECTED.defaultPage),
     "Query.candle": candles,
     "Stock.candles": candles,
+    // Each peer is a stock whose own fields (peers of peers included) are priced as its children.
+    "Stock.peers": page(PEERS_DEFAULT),
+    "Stock.peersWidget": page(PEERS_DEFAULT),
+    // Up to EARNINGS_MAX_ROWS dates; a window of the sample's size holds about a fifth of that.
+    "Query.earningsCalendar": list(EXPECTED.earnings),
     // The closes a worker reads and computes over (a conversion is priced once per operation: metricsConversions),
     // plus the answer: the
     // series' points where it is asked (the range and resolution say how many), the other figures a few objects.

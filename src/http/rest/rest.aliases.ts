@@ -35,14 +35,15 @@ export type ActionTarget = { kind: "endpoint"; path: string } | { kind: "subscri
 
 /**
  * The Dart client's action names (`WebsocketEventAction`) that are not our paths, and what each is. The rest of its
- * names are paths of ours as they stand (`quote`, `stock/profile`, `etf/holdings`, `ping` …) or paths this service
- * does not serve (`stock/metric`, `calender/ipo`, `stock/financials`, `stock/fundamentals`, `stock/peers`,
- * `stock/peers/widget`, `portfolio/*`), which answer 404 NOT_FOUND as any unknown path.
+ * names are paths of ours as they stand (`quote`, `stock/profile`, `stock/peers`, `ping` …) or paths this service
+ * does not serve (`stock/metric`, `calender/ipo`, `stock/financials`, `stock/fundamentals`, `portfolio/*`), which
+ * answer 404 NOT_FOUND as any unknown path.
  */
 export const DART_ACTIONS: Readonly<Record<string, ActionTarget>> = {
   "realtime/candle": { kind: "subscribe", channel: "candle" },
   split: { kind: "endpoint", path: "stock/split" },
   forex: { kind: "endpoint", path: "fx/quote" },
+  "stock/peers/widget": { kind: "endpoint", path: "widgets/stock/peers" },
 };
 
 /** The Dart client's action names no path of ours answers, as the contract's table lists them. */
@@ -51,8 +52,6 @@ export const DART_UNSERVED_ACTIONS: readonly string[] = [
   "calender/ipo",
   "stock/financials",
   "stock/fundamentals",
-  "stock/peers",
-  "stock/peers/widget",
   "portfolio/allocation",
   "portfolio/region",
   "portfolio/stats",

@@ -278,6 +278,21 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX securities_cik ON securities(cik) WHERE cik IS NOT NULL;
   `,
   },
+  {
+    version: 4,
+    name: "securities by sector, where a stock's peers are read (SQLite migration 6)",
+    sql: `
+  CREATE INDEX securities_sector ON securities(sector, type) WHERE sector IS NOT NULL;
+  `,
+  },
+  {
+    version: 5,
+    name: "reported quarters and next earnings dates by day, where the earnings calendar reads (SQLite migration 7)",
+    sql: `
+  CREATE INDEX quarterly_financials_reported ON quarterly_financials(reported_date);
+  CREATE INDEX securities_next_earnings ON securities(next_earnings_date) WHERE next_earnings_date IS NOT NULL;
+  `,
+  },
 ];
 
 /** Every table the migrations create (what `--replace` drops): read from the statements themselves. */

@@ -6,6 +6,8 @@ import type {
   BarRow,
   DividendCalendarParams,
   DividendRow,
+  EarningsCalendarParams,
+  EarningsDateRow,
   EtfProfileRow,
   ExposureRow,
   FundProfileRow,
@@ -17,6 +19,7 @@ import type {
   LatestBarRow,
   ListSecuritiesParams,
   ListingRow,
+  PeersKey,
   QuarterlyFinancialsRow,
   QuoteRow,
   SearchDocument,
@@ -98,6 +101,11 @@ function groupByValue<T>(keys: readonly unknown[], rows: Raw[], map: (r: Raw) =>
   // A key asked twice gets its own list, as on SQLite.
   return keys.map((k) => groups.get(k)?.slice() ?? []);
 }
+
+/** Units of the security's currency per US dollar: its latest stored rate (null for a currency without one). */
+const usdRate = (alias: string) =>
+  `(CASE ${alias}.currency WHEN 'USD' THEN 1.0::double precision ELSE (SELECT f.per_usd FROM fx_daily f
+     WHERE f.currency = ${alias}.currency ORDER BY f.day DESC LIMIT 1) END)`;
 
 function groupByIndex<T>(n: number, rows: Raw[], map: (r: Raw) => T): T[][] {
   const out: T[][] = Array.from({ length: n }, () => []);
@@ -222,6 +230,32 @@ export class PostgresSource implements RowStore {
       [idParam(listingIds)],
     );
     return oneByValue(listingIds, rows, toQuote);
+  }
+
+  /** SQLite's statement (sqlite.source.ts), in PostgreSQL's words: the same order, the same float arithmetic. */
+  async getStockPeers(keys: readonly PeersKey[]): Promise<InstrumentRow[][]> {
+    if (keys.length === 0) return [];
+    const rows = await this.all(
+      `SELECT r.k AS k, ${INSTRUMENT_COLUMNS}
+       FROM (SELECT me.k, me.lim, c.id AS cid, row_number() OVER (PARTITION BY me.k ORDER BY
+               (c.industry IS NOT DISTINCT FROM me.industry) DESC,
+               CASE WHEN me.usd IS NULL THEN 0 WHEN c.usd >= me.usd THEN c.usd / me.usd ELSE me.usd / c.usd END,
+               c.usd DESC, c.id) AS rn
+             FROM (SELECT k.k, k.lim, s.id, s.sector, s.industry,
+                     CASE WHEN s.market_cap > 0 THEN s.market_cap / ${usdRate("s")} END AS usd
+                   FROM unnest($1::bigint[], $2::int[]) WITH ORDINALITY AS k(id, lim, k)
+                   JOIN securities s ON s.id = k.id AND s.type = 'stock') me
+             JOIN (SELECT c.id, c.sector, c.industry, c.market_cap / ${usdRate("c")} AS usd FROM securities c
+                   WHERE c.type = 'stock' AND c.is_active AND c.market_cap > 0) c
+               ON c.sector = me.sector AND c.id <> me.id AND c.usd IS NOT NULL) r
+       JOIN securities s ON s.id = r.cid JOIN listings l ON l.security_id = s.id AND l.is_primary ${INSTRUMENT_JOINS}
+       WHERE r.rn <= r.lim ORDER BY r.k, r.rn`,
+      [
+        keys.map((k) => (Number.isSafeInteger(k.securityId) ? k.securityId : null)),
+        keys.map((k) => Math.max(0, Math.min(2 ** 31 - 1, Math.floor(k.limit)))),
+      ],
+    );
+    return groupByIndex(keys.length, rows, toInstrument);
   }
 
   private async bars(table: "daily_bars" | "intraday_bars", keys: readonly BarRangeKey[]): Promise<BarRow[][]> {
@@ -404,6 +438,21 @@ export class PostgresSource implements RowStore {
       numerator: r.numerator as number,
       denominator: r.denominator as number,
     }));
+  }
+
+  async getEarningsCalendar(p: EarningsCalendarParams): Promise<EarningsDateRow[]> {
+    const rows = await this.all(
+      `SELECT security_id AS "securityId", day, fiscal_year AS "fiscalYear", fiscal_quarter AS "fiscalQuarter" FROM (
+         SELECT f.security_id, f.reported_date AS day, f.fiscal_year, f.fiscal_quarter FROM quarterly_financials f
+         WHERE f.reported_date BETWEEN $1 AND $2
+         UNION ALL
+         SELECT s.id, s.next_earnings_date, NULL, NULL FROM securities s
+         WHERE s.next_earnings_date BETWEEN $1 AND $2 AND s.type = 'stock' AND NOT EXISTS (SELECT 1
+           FROM quarterly_financials f WHERE f.security_id = s.id AND f.reported_date = s.next_earnings_date)
+       ) e ORDER BY day, security_id, fiscal_year, fiscal_quarter LIMIT $3`,
+      [noNul(p.fromDay), noNul(p.toDay), p.limit],
+    );
+    return rows as unknown as EarningsDateRow[];
   }
 
   async getDividendCalendar(p: DividendCalendarParams): Promise<Page<DividendRow> | null> {

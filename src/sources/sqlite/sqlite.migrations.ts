@@ -294,4 +294,11 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE securities ADD COLUMN cik INTEGER;
   CREATE INDEX securities_cik ON securities(cik) WHERE cik IS NOT NULL;
   `,
+  /* 6: a stock's peers are the stocks of its sector (sqlite.source.ts getStockPeers): read by sector, never all. */ `
+  CREATE INDEX securities_sector ON securities(sector, type) WHERE sector IS NOT NULL;
+  `,
+  /* 7: the earnings calendar reads reported quarters and next earnings dates by day (getEarningsCalendar). */ `
+  CREATE INDEX quarterly_financials_reported ON quarterly_financials(reported_date);
+  CREATE INDEX securities_next_earnings ON securities(next_earnings_date) WHERE next_earnings_date IS NOT NULL;
+  `,
 ];

@@ -8,6 +8,8 @@ import type {
   BarRow,
   DividendCalendarParams,
   DividendRow,
+  EarningsCalendarParams,
+  EarningsDateRow,
   EtfProfileRow,
   ExposureRow,
   FundProfileRow,
@@ -18,6 +20,7 @@ import type {
   InstrumentRow,
   ListSecuritiesParams,
   ListingRow,
+  PeersKey,
   QuarterlyFinancialsRow,
   QuoteRow,
   SearchDocument,
@@ -103,6 +106,11 @@ function rowBuilder(names: readonly string[]): (values: unknown[]) => Raw {
   const fields = [...last].map(([n, i]) => `${JSON.stringify(n)}: v[${i}]`).join(", ");
   return new Function("v", `return { ${fields} };`) as (values: unknown[]) => Raw;
 }
+
+/** Units of the security's currency per US dollar: its latest stored rate (null for a currency without one). */
+const usdRate = (alias: string) =>
+  `(CASE ${alias}.currency WHEN 'USD' THEN 1.0 ELSE (SELECT f.per_usd FROM fx_daily f
+     WHERE f.currency = ${alias}.currency ORDER BY f.day DESC LIMIT 1) END)`;
 
 /** Groups rows carrying a `k` column (the key's position in the batch) into one list per key. */
 function groupByKey<T>(rows: Raw[], n: number, map: (r: Raw) => T): T[][] {
@@ -275,6 +283,27 @@ export class SqliteSource implements RowStore {
     return oneByKey(rows, listingIds.length, toQuote);
   }
 
+  async getStockPeers(keys: readonly PeersKey[]): Promise<InstrumentRow[][]> {
+    const rows = this.batch(
+      keys.map((k) => [k.securityId, k.limit]),
+      `SELECT r.k AS k, ${LISTING_COLUMNS}, ${SECURITY_COLUMNS}, ${QUOTE_COLUMNS}, ${ETF_PROFILE_COLUMNS}
+       FROM (SELECT me.k, me.lim, c.id AS cid, row_number() OVER (PARTITION BY me.k ORDER BY
+               (c.industry IS me.industry) DESC,
+               CASE WHEN me.usd IS NULL THEN 0 WHEN c.usd >= me.usd THEN c.usd / me.usd ELSE me.usd / c.usd END,
+               c.usd DESC, c.id) AS rn
+             FROM (SELECT k.key AS k, k.value ->> 1 AS lim, s.id, s.sector, s.industry,
+                     CASE WHEN s.market_cap > 0 THEN s.market_cap / ${usdRate("s")} END AS usd
+                   FROM json_each(?) k JOIN securities s ON s.id = k.value ->> 0 AND s.type = 'stock') me
+             JOIN (SELECT c.id, c.sector, c.industry, c.market_cap / ${usdRate("c")} AS usd FROM securities c
+                   WHERE c.type = 'stock' AND c.is_active = 1 AND c.market_cap > 0) c
+               ON c.sector = me.sector AND c.id <> me.id AND c.usd IS NOT NULL) r
+       JOIN securities s ON s.id = r.cid JOIN listings l ON l.security_id = s.id AND l.is_primary = 1
+       LEFT JOIN quotes q ON q.listing_id = l.id LEFT JOIN etf_profiles p ON p.security_id = s.id
+       WHERE r.rn <= r.lim ORDER BY r.k, r.rn`,
+    );
+    return groupByKey(rows, keys.length, toInstrument);
+  }
+
   private bars(table: "daily_bars" | "intraday_bars", keys: readonly BarRangeKey[]): BarRow[][] {
     const rows = this.batch(
       keys.map((k) => [k.listingId, k.from, k.to]),
@@ -439,6 +468,25 @@ export class SqliteSource implements RowStore {
       numerator: r.numerator as number,
       denominator: r.denominator as number,
     }));
+  }
+
+  async getEarningsCalendar(p: EarningsCalendarParams): Promise<EarningsDateRow[]> {
+    const rows = this.all(
+      `SELECT security_id AS securityId, day, fiscal_year AS fiscalYear, fiscal_quarter AS fiscalQuarter FROM (
+         SELECT f.security_id, f.reported_date AS day, f.fiscal_year, f.fiscal_quarter FROM quarterly_financials f
+         WHERE f.reported_date BETWEEN ? AND ?
+         UNION ALL
+         SELECT s.id, s.next_earnings_date, NULL, NULL FROM securities s
+         WHERE s.next_earnings_date BETWEEN ? AND ? AND s.type = 'stock' AND NOT EXISTS (SELECT 1
+           FROM quarterly_financials f WHERE f.security_id = s.id AND f.reported_date = s.next_earnings_date)
+       ) ORDER BY day, security_id, fiscal_year, fiscal_quarter LIMIT ?`,
+      p.fromDay,
+      p.toDay,
+      p.fromDay,
+      p.toDay,
+      p.limit,
+    );
+    return rows as unknown as EarningsDateRow[];
   }
 
   async getDividendCalendar(p: DividendCalendarParams): Promise<Page<DividendRow> | null> {

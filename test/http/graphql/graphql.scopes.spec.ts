@@ -60,6 +60,10 @@ function rootCalls(): Record<string, RootCall> {
   const crypto = withDailyBars(db, "crypto").symbol;
   const index = (db.prepare(`SELECT index_symbol FROM index_constituents LIMIT 1`).get() as { index_symbol: string })
     .index_symbol;
+  // The latest day a quarter was reported, so the earnings calendar's window holds dates.
+  const reported = db.prepare("SELECT max(reported_date) FROM quarterly_financials").pluck().get() as string;
+  const addDay = (day: string, n: number) =>
+    new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
   return {
     quote: { args: `symbol: ${json(stock)}`, security: "stock" },
     quotes: { args: `symbols: [${json(etf)}]`, security: "etf" },
@@ -67,6 +71,7 @@ function rootCalls(): Record<string, RootCall> {
     cryptoPrice: { args: `symbol: ${json(crypto)}` },
     fxQuote: { args: `from: "EUR", to: "JPY"` },
     dividendCalendar: { args: "limit: 3" },
+    earningsCalendar: { args: `from: ${json(addDay(reported, -5))}, to: ${json(reported)}` },
     annualDividends: { args: `symbol: ${json(payer)}` },
     dividendEstimate: { args: `symbol: ${json(payer)}` },
     etf: { args: `symbol: ${json(etf)}` },

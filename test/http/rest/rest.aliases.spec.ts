@@ -75,6 +75,7 @@ describe("the alias table", () => {
     expect(actionTarget("realtime/candle")).toEqual({ kind: "subscribe", channel: "candle" });
     expect(actionTarget("split")).toEqual({ kind: "endpoint", path: "stock/split" });
     expect(actionTarget("forex")).toEqual({ kind: "endpoint", path: "fx/quote" });
+    expect(actionTarget("stock/peers/widget")).toEqual({ kind: "endpoint", path: "widgets/stock/peers" });
     expect(actionTarget("/etf/profile/")).toEqual({ kind: "endpoint", path: "etf/profile" });
     for (const unserved of DART_UNSERVED_ACTIONS) expect(routed.has(unserved)).toBe(true);
   });
@@ -148,13 +149,13 @@ describe("REST reads the aliases where the fields exist", () => {
       expect(forex.data).toEqual((await t.post("/v1/fx/quote", { from: "EUR", to: "USD" })).body);
     });
 
-    it("an action this service does not serve (stock/peers/widget, portfolio/benchmark) is 404 NOT_FOUND", async () => {
-      for (const action of ["stock/peers/widget", "portfolio/benchmark"]) {
+    it("an action this service does not serve (portfolio/benchmark, stock/metric) is 404 NOT_FOUND", async () => {
+      for (const action of ["portfolio/benchmark", "stock/metric"]) {
         const res = await client.request({ action, symbol: stock });
         expect(res).toMatchObject({ action, status: 404, error: { code: "NOT_FOUND" } });
       }
-      const viaRest = await t.post("/v1/stock/peers/widget", { symbol: stock });
-      const ws = await client.request({ action: "stock/peers/widget", symbol: stock });
+      const viaRest = await t.post("/v1/portfolio/benchmark", { symbol: stock });
+      const ws = await client.request({ action: "portfolio/benchmark", symbol: stock });
       expect(withoutRequestId(ws.error)).toEqual(withoutRequestId(viaRest.body));
     });
 

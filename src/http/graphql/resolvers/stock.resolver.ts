@@ -20,10 +20,19 @@ import { listingId } from "../../../domain/instrument/instrument.ids";
 import { DividendRangeArgs, MoneyCurrencyArgs } from "../../../domain/stock/stock.args";
 import { served } from "../../../domain/instrument/instrument.served";
 import { FinancialsTtm, Stock, StockArgs } from "../../../domain/stock/stock.types";
+import {
+  EARNINGS_DEFAULT_DAYS,
+  EARNINGS_MAX_DAYS,
+  EARNINGS_MAX_ROWS,
+  PEERS_DEFAULT,
+  PEERS_MAX,
+} from "../../../domain/stock/stock.answers";
 import type {
   StockDividendHistory as StockDividendHistoryAnswer,
   StockProfile as StockProfileAnswer,
   StockSplit as StockSplitAnswer,
+  StockPeerWidgetItem as StockPeerWidgetItemAnswer,
+  EarningsDate as EarningsDateAnswer,
 } from "../../../domain/stock/stock.answers";
 
 @ObjectType({ description: "A stock's dividends known today, in one currency or each in its own" })
@@ -67,6 +76,76 @@ export class SplitRangeArgs {
 
   @Field(() => String, { nullable: true, description: "Last day, YYYY-MM-DD; default: today (UTC)" })
   to?: string | null;
+}
+
+@ArgsType()
+export class PeersArgs {
+  @Field(() => Int, {
+    nullable: true,
+    description: `How many peers at most, 1 to ${PEERS_MAX}; default ${PEERS_DEFAULT}`,
+  })
+  limit?: number | null;
+}
+
+@ArgsType()
+export class PeersWidgetArgs extends PeersArgs {
+  @Field(() => String, {
+    nullable: true,
+    description: "ISO 4217 code to answer prices in; default: each peer's listing currency",
+  })
+  currency?: string | null;
+}
+
+@ObjectType({ description: "A stock's earnings date: a reported quarter's, or the next one the store holds" })
+export class EarningsDate implements EarningsDateAnswer {
+  @Field(() => String, { description: "YYYY-MM-DD" })
+  date: string;
+
+  @Field(() => String, { description: "Symbol of the stock's primary listing" })
+  symbol: string;
+
+  @Field(() => String, { description: "MIC-style code of that listing's exchange" })
+  exchange: string;
+
+  @Field(() => String, {
+    description: "`<company> Q<n> <fiscal year> earnings` for a reported quarter, `<company> earnings` ahead",
+  })
+  title: string;
+
+  @Field(() => String, { nullable: true, description: "The day the quarter was reported; null for a date ahead" })
+  publicationDate: string | null;
+}
+
+@ArgsType()
+export class EarningsCalendarArgs {
+  @Field(() => String, { nullable: true, description: "First day, YYYY-MM-DD; default: today (UTC)" })
+  from?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      `Last day, YYYY-MM-DD; default: ${EARNINGS_DEFAULT_DAYS} days after from; ` +
+      `at most ${EARNINGS_MAX_DAYS} days in all`,
+  })
+  to?: string | null;
+}
+
+@ObjectType({ description: "A peer as the Bavest SDKs' peers widget shows it: who it is and its latest price" })
+export class StockPeerWidgetItem implements StockPeerWidgetItemAnswer {
+  @Field(() => String, { description: "Symbol of the peer's primary listing" })
+  symbol: string;
+
+  @Field(() => String, { description: "Name of the company" })
+  name: string;
+
+  @Field(() => String, { description: "The peer's industry (its sector where it has none)" })
+  category: string;
+
+  @Field(() => Float, { description: "Latest price, in the currency asked or the listing's" })
+  close: number;
+
+  @Field(() => Float, { description: "Change of the latest price to the previous close, in the same currency" })
+  priceChange: number;
 }
 
 @ObjectType({
@@ -164,6 +243,19 @@ export class StockProfile implements StockProfileAnswer {
  */
 @Resolver(() => Stock)
 export class StockResolver {
+  @Authorized("stock")
+  @Query(() => [EarningsDate], {
+    description:
+      "Earnings dates of every stock within days [from, to], earliest first (by day, then security), at most " +
+      `${EARNINGS_MAX_ROWS}: reported quarters' dates and each stock's next earnings date`,
+  })
+  earningsCalendar(
+    @Args(() => EarningsCalendarArgs) args: EarningsCalendarArgs,
+    @Ctx() ctx: Context,
+  ): Promise<EarningsDate[]> {
+    return ctx.answers.stock.earningsCalendar(ctx, args.from, args.to);
+  }
+
   @Authorized("stock", "search")
   @Query(() => Stock, { description: "A stock by symbol (any of its listings) or ISIN" })
   stock(@Args(() => StockArgs) args: StockArgs, @Ctx() ctx: Context): Promise<Stock> {
@@ -228,6 +320,31 @@ export class StockResolver {
     @Ctx() ctx: Context,
   ): Promise<StockSplit[]> {
     return ctx.answers.stock.splits(ctx, stock, args.from, args.to);
+  }
+
+  @Authorized("stock")
+  @FieldResolver(() => [Stock], {
+    nullable: true,
+    description:
+      "Other stocks of the same industry, then of the same sector, each group nearest in market capitalisation " +
+      "(in US dollars) first; by their primary listings",
+  })
+  peers(@Root() stock: Stock, @Args(() => PeersArgs) args: PeersArgs, @Ctx() ctx: Context): Promise<Stock[]> {
+    return ctx.answers.stock.peers(ctx, stock, args.limit);
+  }
+
+  @Authorized("stock")
+  @FieldResolver(() => [StockPeerWidgetItem], {
+    nullable: true,
+    description:
+      "The peers with their latest prices, as the Bavest SDKs' peers widget shows them; peers without a price left out",
+  })
+  peersWidget(
+    @Root() stock: Stock,
+    @Args(() => PeersWidgetArgs) args: PeersWidgetArgs,
+    @Ctx() ctx: Context,
+  ): Promise<StockPeerWidgetItem[]> {
+    return ctx.answers.stock.peersWidget(ctx, stock, args.currency, args.limit);
   }
 
   @Authorized("stock")

@@ -1,10 +1,26 @@
 import { z } from "zod";
 import { InternalError } from "../../../platform/errors";
-import { currencyField, sdkDayField, securityRefBody, securityRefWith, securityVariables } from "../rest.body";
+import {
+  currencyField,
+  limitField,
+  sdkDayField,
+  securityRefBody,
+  securityRefWith,
+  securityVariables,
+} from "../rest.body";
+import {
+  EARNINGS_DEFAULT_DAYS,
+  EARNINGS_MAX_ROWS,
+  PEERS_DEFAULT,
+  PEERS_MAX,
+} from "../../../domain/stock/stock.answers";
 import {
   FinancialsTtmDocument,
   StockDividendEstimateDocument,
   StockDividendHistoryDocument,
+  EarningsCalendarDocument,
+  StockPeersDocument,
+  StockPeersWidgetDocument,
   StockProfileDocument,
   StockSplitsDocument,
 } from "../rest.operations.generated";
@@ -184,6 +200,91 @@ const stockSplitResponse = z.object({
     .describe("Oldest first; empty for a stock without splits in the range"),
 });
 
+/** The operation `stock/peers` runs; `npm run generate` types it as StockPeersDocument. */
+export const STOCK_PEERS_OPERATION = /* GraphQL */ `
+  query StockPeers($symbol: String, $isin: String, $cusip: String, $wkn: String, $limit: Int) {
+    stock(symbol: $symbol, isin: $isin, cusip: $cusip, wkn: $wkn) {
+      peers(limit: $limit) {
+        symbol
+      }
+    }
+  }
+`;
+
+/** The Bavest Python SDK's `Peers` model (docs/contract.md section 4). */
+const stockPeersResponse = z.object({
+  peers: z
+    .array(z.string())
+    .describe(
+      "Symbols of the primary listings of other stocks: the same industry first, then the same sector, each " +
+        "nearest in market capitalisation first; empty for a stock without a sector or without other stocks in it",
+    ),
+});
+
+/** The operation `widgets/stock/peers` runs; `npm run generate` types it as StockPeersWidgetDocument. */
+export const STOCK_PEERS_WIDGET_OPERATION = /* GraphQL */ `
+  query StockPeersWidget($symbol: String, $isin: String, $cusip: String, $wkn: String, $currency: String, $limit: Int) {
+    stock(symbol: $symbol, isin: $isin, cusip: $cusip, wkn: $wkn) {
+      peersWidget(currency: $currency, limit: $limit) {
+        symbol
+        name
+        category
+        close
+        priceChange
+      }
+    }
+  }
+`;
+
+/** The Bavest Python SDK's `StockPeers` model (docs/contract.md section 4). */
+const stockPeersWidgetResponse = z.object({
+  stock_peers: z
+    .array(
+      z.object({
+        symbol: z.string().describe("Symbol of the peer's primary listing"),
+        name: z.string(),
+        category: z.string().describe("The peer's industry (its sector where it has none)"),
+        close: z.number().describe("Latest price, in `currency` or the listing's own"),
+        priceChange: z.number().describe("Change of the latest price to the previous close, in the same currency"),
+      }),
+    )
+    .describe("stock/peers' peers in its order, each with its latest price; a peer without a price is left out"),
+});
+
+/** The operation `calender/earnings` runs; `npm run generate` types it as EarningsCalendarDocument. */
+export const EARNINGS_CALENDAR_OPERATION = /* GraphQL */ `
+  query EarningsCalendar($from: String, $to: String) {
+    earningsCalendar(from: $from, to: $to) {
+      date
+      symbol
+      exchange
+      title
+      publicationDate
+    }
+  }
+`;
+
+const notHeldText = (what: string) => z.null().describe(`Always null: the store holds no ${what}`);
+
+/** The Bavest Python SDK's `EarningsConfirmed` model (docs/contract.md section 4), every key of it. */
+const earningsCalendarResponse = z.object({
+  event: z.literal("earnings").describe('Always "earnings"'),
+  earningsConfirmed: z
+    .array(
+      z.object({
+        date: day,
+        symbol: z.string().describe("Symbol of the stock's primary listing"),
+        exchange: z.string(),
+        time: notHeldText("time of day of a report"),
+        title: z.string().describe("`<company> Q<n> <fiscal year> earnings`, or `<company> earnings` for a date ahead"),
+        when: notHeldText("session (before or after the market) of a report"),
+        publicationDate: day.nullable().describe("The day the quarter was reported; null for a date ahead"),
+        url: notHeldText("link to a report"),
+      }),
+    )
+    .describe(`Earliest first (by day, then security), at most ${EARNINGS_MAX_ROWS}`),
+});
+
 const notHeld = (what: string) => z.null().describe(`Always null: the store holds no ${what}`);
 
 /**
@@ -345,6 +446,100 @@ export const STOCK_ROUTES: readonly RouteEntry[] = [
     }),
     emptyAnswer: '`event: "split"`, `splits: []`',
     singleSecurity: true,
+  }),
+  route({
+    path: "stock/peers",
+    summary:
+      "Peers of a stock in the Bavest SDK's shape: the same industry, then the same sector, nearest market " +
+      "capitalisation first",
+    versions: VERSIONS,
+    scope: "stock",
+    body: securityRefWith({
+      limit: limitField
+        .min(1, { error: "expected an integer from 1" })
+        .max(PEERS_MAX, { error: `at most ${PEERS_MAX}` })
+        .optional()
+        .describe(`How many peers at most; default ${PEERS_DEFAULT}`),
+    }).transform((b) => ({ ...securityVariables(b), limit: b.limit ?? null })),
+    operation: StockPeersDocument,
+    shape: (d) => ({ peers: present(d.stock.peers, "stock peers").map((p) => p.symbol) }),
+    response: stockPeersResponse,
+    examples: (s) => ({
+      stock: example("The first stock's peers (what client.stock.peers(symbol) posts)", { symbol: s.stock }),
+      three: example("Its three nearest peers", { symbol: s.stock, limit: 3 }),
+    }),
+    emptyAnswer: "`peers: []` (a stock without a sector, or alone in it)",
+    singleSecurity: true,
+  }),
+  route({
+    path: "widgets/stock/peers",
+    summary: "Peers of a stock with their latest prices, in the Bavest SDK's peers widget shape",
+    versions: VERSIONS,
+    scope: "stock",
+    body: securityRefWith({
+      currency: currencyField.optional(),
+      limit: limitField
+        .min(1, { error: "expected an integer from 1" })
+        .max(PEERS_MAX, { error: `at most ${PEERS_MAX}` })
+        .optional()
+        .describe(`How many peers at most; default ${PEERS_DEFAULT}`),
+    }).transform((b) => ({ ...securityVariables(b), currency: b.currency ?? null, limit: b.limit ?? null })),
+    operation: StockPeersWidgetDocument,
+    shape: (d) => ({ stock_peers: present(d.stock.peersWidget, "stock peers widget") }),
+    response: stockPeersWidgetResponse,
+    maxAgeSeconds: 5,
+    examples: (s) => ({
+      stock: example("The first stock's peers in euros (what client.widget.peers(symbol) posts)", {
+        symbol: s.stock,
+        currency: "EUR",
+      }),
+      dart: example("The Dart client's form: its SecurityIdentifier alone, prices in each listing's currency", {
+        symbol: s.stock,
+      }),
+    }),
+    emptyAnswer: "`stock_peers: []` (a stock without a sector, or alone in it)",
+    singleSecurity: true,
+  }),
+  route({
+    path: "calender/earnings",
+    summary:
+      "Earnings dates of every stock within days from and to, in the Bavest SDK's shape (SDK time forms accepted; " +
+      `no body: today and ${EARNINGS_DEFAULT_DAYS} days on)`,
+    versions: VERSIONS,
+    scope: "stock",
+    body: z
+      .object({
+        event: z.string().max(32).optional().describe('What the Python SDK sends, "earnings"; ignored'),
+        from: sdkDayField.optional(),
+        to: sdkDayField.optional(),
+      })
+      .transform((b) => ({ from: b.from ?? null, to: b.to ?? null })),
+    operation: EarningsCalendarDocument,
+    shape: (d) => ({
+      event: "earnings" as const,
+      earningsConfirmed: d.earningsCalendar.map((e) => ({
+        date: e.date,
+        symbol: e.symbol,
+        exchange: e.exchange,
+        time: null,
+        title: e.title,
+        when: null,
+        publicationDate: e.publicationDate ?? null,
+        url: null,
+      })),
+    }),
+    response: earningsCalendarResponse,
+    maxAgeSeconds: 3_600,
+    examples: () => ({
+      python: example("What client.stock.earnings(frm, to) posts: float seconds", {
+        event: "earnings",
+        from: 1_761_955_200.25,
+        to: 1_763_596_800.5,
+      }),
+      dart: example("Milliseconds in strings", { from: "1761955200000", to: "1763596800000" }),
+    }),
+    emptyAnswer: '`event: "earnings"`, `earningsConfirmed: []`',
+    singleSecurity: false,
   }),
   route({
     path: "stock/financials/ttm",

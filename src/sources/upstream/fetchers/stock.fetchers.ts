@@ -1,6 +1,13 @@
 import type { DividendEstimate } from "../../../domain/dividend/dividend.types";
 import type { SecurityRef } from "../../../domain/instrument/instrument.service";
-import type { StockDividendHistory, StockProfile, StockSplit } from "../../../domain/stock/stock.answers";
+import {
+  peersLimit,
+  type EarningsDate,
+  type StockDividendHistory,
+  type StockPeerWidgetItem,
+  type StockProfile,
+  type StockSplit,
+} from "../../../domain/stock/stock.answers";
 import { Stock, type FinancialsTtm } from "../../../domain/stock/stock.types";
 import { askedOf, rememberAsked } from "../upstream.asked";
 import { bodyOf, refBody, withCurrency } from "../upstream.calls";
@@ -110,4 +117,67 @@ export const stockDividendHistoryFetcher: UpstreamFetcher<
   kind: "reference",
   request: ({ stock, currency }) => withCurrency(askedOf(stock).body, currency),
   transform: (d) => ({ ...d, dividends: d.dividends.map((x) => ({ ...x, symbol: null })) }),
+};
+
+export interface StockPeersQuery {
+  stock: Stock;
+  limit?: number | null;
+}
+
+/** The contract's stock/peers (the Bavest SDK's Peers model): symbols, nearest first. */
+interface RestStockPeers {
+  peers: string[];
+}
+
+/** Each peer is a stock named by its symbol, asked of the upstream by it like any other (toStock). */
+export const stockPeersFetcher: UpstreamFetcher<StockPeersQuery, RestStockPeers, Stock[]> = {
+  path: "/v1/stock/peers",
+  kind: "reference",
+  request: ({ stock, limit }) => bodyOf({ ...askedOf(stock).body, limit: peersLimit(limit) }),
+  transform: (d) => d.peers.map((symbol) => toStock({ symbol })),
+};
+
+export interface StockPeersWidgetQuery extends StockPeersQuery {
+  currency?: string | null;
+}
+
+/** The contract's widgets/stock/peers (the Bavest Python SDK's StockPeers model). */
+interface RestStockPeersWidget {
+  stock_peers: StockPeerWidgetItem[];
+}
+
+export const stockPeersWidgetFetcher: UpstreamFetcher<
+  StockPeersWidgetQuery,
+  RestStockPeersWidget,
+  StockPeerWidgetItem[]
+> = {
+  path: "/v1/widgets/stock/peers",
+  kind: "reference",
+  request: ({ stock, currency, limit }) =>
+    withCurrency(bodyOf({ ...askedOf(stock).body, limit: peersLimit(limit) }), currency),
+  transform: (d) => d.stock_peers,
+};
+
+export interface EarningsCalendarQuery {
+  from?: string | null;
+  to?: string | null;
+}
+
+/** The contract's calender/earnings (the Bavest Python SDK's EarningsConfirmed model); days for `from` and `to`. */
+interface RestEarningsCalendar {
+  earningsConfirmed: (EarningsDate & { time: null; when: null; url: null })[];
+}
+
+export const earningsCalendarFetcher: UpstreamFetcher<EarningsCalendarQuery, RestEarningsCalendar, EarningsDate[]> = {
+  path: "/v1/calender/earnings",
+  kind: "reference",
+  request: ({ from, to }) => bodyOf({ from, to }),
+  transform: (d) =>
+    d.earningsConfirmed.map((e) => ({
+      date: e.date,
+      symbol: e.symbol,
+      exchange: e.exchange,
+      title: e.title,
+      publicationDate: e.publicationDate,
+    })),
 };
