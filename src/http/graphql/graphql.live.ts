@@ -29,6 +29,8 @@ import { urlPath } from "../http.send";
 import { mapError } from "../rest/rest.errors";
 import {
   describeMs,
+  KEY_GONE,
+  keyStillValid,
   refuseUpgrade,
   requireDataScope,
   sweepEvery,
@@ -44,7 +46,6 @@ export const CLOSE_FORBIDDEN = CloseCode.Forbidden;
 /** A client that stops reading: the WebSocket door's code (docs/live.md). */
 const CLOSE_SLOW = 1013;
 const CLOSE_GOING_AWAY = 1001;
-const KEY_GONE = "the API key was revoked or has expired";
 /** Changes waiting for one operation's consumer past which the connection is closed as a slow consumer. */
 const MAX_QUEUED_CHANGES = 1_000;
 /** A close reason is at most 123 bytes (RFC 6455): longer messages are cut. */
@@ -127,23 +128,13 @@ export function createGraphqlLive(opts: GraphqlLiveOptions): GraphqlLive {
         if (ws.readyState !== ws.OPEN) continue;
         if (at - extra.lastActivity >= live.idleTimeoutMs) ws.close(1000, idleReason);
         else if (extra.key !== undefined) {
-          void keyStillValid(extra.key).then((valid) => valid || ws.close(CLOSE_UNAUTHORIZED, KEY_GONE));
+          void keyStillValid(apiKeys, extra.key).then((valid) => valid || ws.close(CLOSE_UNAUTHORIZED, KEY_GONE));
         }
       }
     },
     opts.sweepMs ?? sweepEvery(live.idleTimeoutMs),
   );
   sweep.unref();
-
-  async function keyStillValid(key: string): Promise<boolean> {
-    try {
-      await apiKeys.authenticateNow(key);
-      return true;
-    } catch (e) {
-      // The store failing to answer is not the key's fault: the next sweep asks again.
-      return !(e instanceof AppError && e.code === "UNAUTHENTICATED");
-    }
-  }
 
   const wss = new WebSocketServer({
     noServer: true,

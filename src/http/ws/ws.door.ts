@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import type { ApiKeyService } from "../../platform/auth/auth.service";
 import type { Principal } from "../../platform/auth/auth.types";
-import { AppError, ForbiddenError, InternalError, InvalidArgumentError, NotFoundError } from "../../platform/errors";
+import { ForbiddenError, InternalError, InvalidArgumentError, NotFoundError } from "../../platform/errors";
 import type { LiveAllowance } from "../../domain/live/live.allowance";
 import type { LiveHub, LiveSubscription } from "../../domain/live/live.hub";
 import { isLiveResolution, type LiveChannel, type LiveEvent, type LiveResolution } from "../../domain/live/live.types";
@@ -18,6 +18,8 @@ import type { ApiVersion } from "../rest/rest.route";
 import { livePayloads } from "./ws.payloads";
 import {
   describeMs,
+  KEY_GONE,
+  keyStillValid,
   refuseUpgrade,
   requireDataScope,
   sweepEvery,
@@ -73,7 +75,6 @@ const VERSION_PATH = /^\/v([01])\/?$/i;
 
 /** RFC 6455's policy violation: the key the connection was opened with no longer holds. */
 const CLOSE_POLICY = 1008;
-const KEY_GONE = "the API key was revoked or has expired";
 
 export function createWsDoor(opts: WsDoorOptions): WsDoor {
   const { deps, apiKeys, logger, call, hub, allowance } = opts;
@@ -95,20 +96,10 @@ export function createWsDoor(opts: WsDoorOptions): WsDoor {
       if (at - c.lastActivity >= live.idleTimeoutMs) closeWith(c, 1000, idleReason);
       // A key revoked (or expired) since the upgrade: its subscriptions stop with the connection, not only its next
       // action. The check is the doors' own, from the key cache while it is fresh.
-      else void keyStillValid(c.key).then((valid) => valid || closeWith(c, CLOSE_POLICY, KEY_GONE));
+      else void keyStillValid(apiKeys, c.key).then((valid) => valid || closeWith(c, CLOSE_POLICY, KEY_GONE));
     }
   }, sweepMs);
   sweep.unref();
-
-  async function keyStillValid(key: string): Promise<boolean> {
-    try {
-      await apiKeys.authenticateNow(key);
-      return true;
-    } catch (e) {
-      // The store failing to answer is not the key's fault: the next sweep asks again.
-      return !(e instanceof AppError && e.code === "UNAUTHENTICATED");
-    }
-  }
 
   function closeWith(c: Connection, code: number, reason: string): void {
     if (c.closing) return;

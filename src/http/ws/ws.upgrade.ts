@@ -3,7 +3,8 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { SCOPES, WILDCARD_SCOPE } from "../../platform/auth/auth.scopes";
 import type { Principal } from "../../platform/auth/auth.types";
-import { ForbiddenError } from "../../platform/errors";
+import type { ApiKeyService } from "../../platform/auth/auth.service";
+import { AppError, ForbiddenError } from "../../platform/errors";
 import type { MappedError } from "../rest/rest.errors";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -67,4 +68,21 @@ export function describeMs(ms: number): string {
   if (ms % 60_000 === 0) return `${ms / 60_000} min`;
   if (ms % 1_000 === 0) return `${ms / 1_000} s`;
   return `${ms} ms`;
+}
+
+/** The reason a socket closes with once its key was revoked or expired, on either door. */
+export const KEY_GONE = "the API key was revoked or has expired";
+
+/**
+ * Whether a connection's key still holds, as the doors check it (from the key cache while it is fresh): false only
+ * for a key refused as unauthenticated; a store failing to answer is not the key's fault, and the next sweep asks
+ * again.
+ */
+export async function keyStillValid(apiKeys: ApiKeyService, key: string): Promise<boolean> {
+  try {
+    await apiKeys.authenticateNow(key);
+    return true;
+  } catch (e) {
+    return !(e instanceof AppError && e.code === "UNAUTHENTICATED");
+  }
 }
