@@ -144,9 +144,11 @@ describe("a connection that sends no request head in time", () => {
 
     expect(allClosed).toBe(true);
     const lifetimes = probes.map((p) => (p.closedAt as number) - p.openedAt);
-    // Closed by the deadline (not earlier, by something else), and within it up to the event loop's delay.
+    // Closed by the deadline (not earlier, by something else), and within it up to the event loop's delay: this
+    // process holds both ends of 5,000 sockets, and closing them all took up to 800 ms past the deadline on Node 24
+    // beside another suite. Node's own defaults would close none before 30 s.
     expect(Math.min(...lifetimes)).toBeGreaterThanOrEqual(HEADERS_MS - 1_000 - 50);
-    expect(Math.max(...lifetimes)).toBeLessThanOrEqual(HEADERS_MS + 500);
+    expect(Math.max(...lifetimes)).toBeLessThanOrEqual(HEADERS_MS + 1_500);
     // Nothing was asked, so nothing is answered.
     expect(probes.reduce((n, p) => n + p.bytes, 0)).toBe(0);
     expect(statuses.length).toBeGreaterThan(10);
