@@ -26,7 +26,7 @@ export class StoreQuoteWatch {
   private running: Promise<void> | undefined;
 
   constructor(
-    hub: LiveHub,
+    private readonly hub: LiveHub,
     private readonly opts: StoreQuoteWatchOptions,
   ) {
     this.version = opts.dataVersion();
@@ -59,6 +59,8 @@ export class StoreQuoteWatch {
   }
 
   private async look(): Promise<void> {
+    // Nobody subscribed: nothing to compare, and the version is not read (a subscriber's first quote is its baseline).
+    if (this.hub.size === 0) return;
     let version: number;
     try {
       version = this.opts.dataVersion();

@@ -94,7 +94,8 @@ describe("a store that closes under the watch", () => {
   it("reports the failed read and throws nothing out of its timer", async () => {
     const errors: unknown[] = [];
     let open = true;
-    const watch = new StoreQuoteWatch(new LiveHub(), {
+    const hub = new LiveHub();
+    const watch = new StoreQuoteWatch(hub, {
       pollMs: 1_000,
       dataVersion: () => {
         if (!open) throw new TypeError("The database connection is not open");
@@ -103,6 +104,7 @@ describe("a store that closes under the watch", () => {
       readQuotes: async () => [],
       onError: (err) => errors.push(err),
     });
+    hub.subscribe("quote", "A", null, () => undefined);
     open = false;
     await expect(watch.poll()).resolves.toBeUndefined();
     expect(errors.map(String)).toEqual(["TypeError: The database connection is not open"]);
