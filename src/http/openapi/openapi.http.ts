@@ -32,11 +32,34 @@ const ASSETS_PATH = "/docs/assets";
  * Runs in the browser; a file rather than inline so the policy keeps
  * `script-src 'self'`. Lists every operation by tag (collapsed), with a
  * filter box; the key goes into "Authorize" and is never stored.
+ *
+ * Swagger UI colours an answer token by token, one element each: a calendar's
+ * 366 KB answer kept Chromium's tab busy for over a minute before anything
+ * showed. An answer over 64 KB is shown as plain text, at once; "Download"
+ * and copying work as before.
  */
 const INIT_SCRIPT = `(function () {
   "use strict";
   var config = JSON.parse(document.getElementById("docs-config").textContent);
+  var PLAIN_PAST = 65536;
+  function plainLargeAnswers(system) {
+    return {
+      wrapComponents: {
+        SyntaxHighlighter: function (Original) {
+          return function (props) {
+            var text = props.children;
+            if (typeof text !== "string" || text.length <= PLAIN_PAST) {
+              return system.React.createElement(Original, props);
+            }
+            var Plain = system.getComponent("PlainTextViewer");
+            return system.React.createElement(Plain, { className: props.className }, text);
+          };
+        }
+      }
+    };
+  }
   window.ui = SwaggerUIBundle({
+    plugins: [plainLargeAnswers],
     url: config.specUrl,
     dom_id: "#swagger-ui",
     presets: [SwaggerUIBundle.presets.apis],

@@ -78,6 +78,8 @@ describeBrowser("/docs: Try it out", () => {
     expect(taken.size).toBeGreaterThanOrEqual((served.tags as unknown[]).length);
 
     const seen: string[] = [];
+    const large: string[] = [];
+    let colouredSmall = 0;
     const filter = page.locator(".operation-filter-input");
     for (const { label, tag, operationId } of tried) {
       // Past some 130 operations Swagger UI renders only those near the viewport: a reader scrolls or filters, and
@@ -94,10 +96,21 @@ describeBrowser("/docs: Try it out", () => {
       await answer.locator(".response-col_status").waitFor({ timeout: 20_000 });
       const code = ((await answer.locator(".response-col_status").textContent()) ?? "").trim();
       const body = code === "200" ? "" : ((await answer.textContent()) ?? "");
+      // Past 64 KB an answer is shown as plain text: colouring it token by token kept the tab busy for a minute.
+      const shown = await answer
+        .locator(".response-col_description pre")
+        .first()
+        .evaluate((pre) => ({ length: pre.textContent?.length ?? 0, coloured: pre.querySelectorAll("span").length }));
+      if (shown.length > 65_536) large.push(`${label} ${shown.coloured} coloured`);
+      else if (code === "200") colouredSmall += shown.coloured > 0 ? 1 : 0;
       seen.push(`${label} ${code}${code === "200" ? "" : ` ${/"code": "([A-Z_]+)"/.exec(body)?.[1] ?? body}`}`);
       // Closed again: dozens of open operations with their answers would make every later step slower.
       await block.locator(".opblock-summary-control").dispatchEvent("click");
     }
     expect(seen.sort()).toEqual(expected.sort());
+    // The calendar's answer over the test store is some 500 KB as shown; smaller answers keep their colours.
+    expect(large).toContain("POST /v1/calender/earnings 0 coloured");
+    expect(large.every((l) => l.endsWith(" 0 coloured"))).toBe(true);
+    expect(colouredSmall).toBeGreaterThan(10);
   }, 600_000);
 });
