@@ -103,7 +103,8 @@ interface Failure {
 export class ProviderHttp {
   private readonly base: URL;
   private readonly hostBases: ReadonlyMap<string, URL>;
-  private nextSlot = 0;
+  /** When each of the latest calls (at most the rate's burst) was allowed to go. */
+  private readonly sent: number[] = [];
   /** Requests sent, retries included. */
   requests = 0;
 
@@ -158,12 +159,18 @@ export class ProviderHttp {
     throw new ProviderHttpError(`${o.provider}: GET ${shown}: ${last?.reason ?? "failed"}${tries}`, last?.status);
   }
 
-  /** Waits for this client's next turn under the provider's rate limit. */
+  /**
+   * Waits for this client's next turn under the provider's rate limit, read as a window: "10 a second" lets 10
+   * calls go at once and the 11th a second after the first. A company's two SEC calls then go back to back instead
+   * of 100 ms apart, and a long run is no faster than the published rate. Under one a second the burst is one call.
+   */
   private async slot(): Promise<void> {
-    const gap = 1000 / this.options.perSecond;
+    const burst = Math.max(1, Math.floor(this.options.perSecond));
+    const window = (burst * 1000) / this.options.perSecond;
     const now = this.now();
-    const at = Math.max(now, this.nextSlot);
-    this.nextSlot = at + gap;
+    const at = this.sent.length < burst ? now : Math.max(now, this.sent[this.sent.length - burst]! + window);
+    this.sent.push(at);
+    if (this.sent.length > burst) this.sent.shift();
     if (at > now) await this.wait(at - now);
   }
 

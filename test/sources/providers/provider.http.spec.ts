@@ -104,12 +104,16 @@ describe("ProviderHttp's waits", () => {
     return { http, waits };
   }
 
-  it("spaces calls to the provider's rate: 10 a second is one every 100 ms", async () => {
+  it("keeps to the rate in any second: 10 a second lets 10 go at once, the 11th a second later", async () => {
     server.route("/ok", serve("ok", "text/plain"));
     const { http, waits } = recording(10);
-    await Promise.all([http.get("/ok"), http.get("/ok"), http.get("/ok")]);
-    expect(waits).toEqual([100, 200]);
-    expect(server.hits.get("/ok")).toBe(3);
+    await Promise.all(Array.from({ length: 12 }, () => http.get("/ok")));
+    expect(waits).toEqual([1_000, 1_000]);
+    expect(server.hits.get("/ok")).toBe(12);
+    // Under one a second, one call a turn: half a call a second is one every 2 s.
+    const slow = recording(0.5);
+    await Promise.all([slow.http.get("/ok"), slow.http.get("/ok"), slow.http.get("/ok")]);
+    expect(slow.waits).toEqual([2_000, 4_000]);
   });
 
   it("waits a 429's Retry-After exactly, and a 5xx's full-jitter backoff", async () => {
@@ -120,9 +124,9 @@ describe("ProviderHttp's waits", () => {
     });
     const { http, waits } = recording(1_000, 2);
     await http.get("/busy");
-    // The 2 s asked, then the rate's turn (1 ms apart on a clock that does not move); the second retry's backoff,
-    // half (the jitter drawn) of min(max, 400 ms × 2), then the next turn.
-    expect(waits).toEqual([2_000, 1, 400, 2]);
+    // The 2 s asked, then the second retry's backoff, half (the jitter drawn) of min(max, 400 ms × 2); a thousand
+    // calls a second leave the three attempts no turn to wait for.
+    expect(waits).toEqual([2_000, 400]);
   });
 });
 
