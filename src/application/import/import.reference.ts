@@ -91,6 +91,16 @@ export const FINANCIALS_NUMBERS = [
   "free_cash_flow",
   "dividends_paid",
 ] as const;
+/** Optional: an empty cell or a missing column is null (the report has no such figure). */
+export const FINANCIALS_OPTIONAL_NUMBERS = [
+  "current_assets",
+  "current_liabilities",
+  "inventory",
+  "accounts_receivable",
+  "accounts_payable",
+  "depreciation_amortization",
+  "stock_based_compensation",
+] as const;
 export const FINANCIALS_COLUMNS = [
   "symbol",
   "period_end",
@@ -279,6 +289,7 @@ export function financialsPlan(columns: readonly string[], sink: ImportSink): Fi
         currency: majorCurrency(v, "currency"),
       };
       for (const c of FINANCIALS_NUMBERS) row[camel(c)] = finite(v, c);
+      for (const c of FINANCIALS_OPTIONAL_NUMBERS) row[camel(c)] = text(v, c) === "" ? null : finite(v, c);
       return [row as unknown as FinancialsImportRow];
     },
     write: (rows) => sink.upsertFinancials(rows).then(noConflicts),

@@ -206,6 +206,14 @@ export interface QuarterlyFinancialsRow {
   capex: number;
   freeCashFlow: number;
   dividendsPaid: number;
+  /** The figures of OPTIONAL_FINANCIAL_FIGURES: null where the report has none (or the store predates them). */
+  currentAssets: number | null;
+  currentLiabilities: number | null;
+  inventory: number | null;
+  accountsReceivable: number | null;
+  accountsPayable: number | null;
+  depreciationAmortization: number | null;
+  stockBasedCompensation: number | null;
 }
 
 /** The money and share figures of a reported quarter, in the order the stores' columns hold them. */
@@ -226,6 +234,21 @@ export const FINANCIAL_FIGURES = [
   "capex",
   "freeCashFlow",
   "dividendsPaid",
+] as const satisfies readonly (keyof QuarterlyFinancialsRow)[];
+
+/**
+ * Balance-sheet and cash-flow details a report may lack (a bank has no current assets, a software company no
+ * inventory): stored as null then, where a missing figure of FINANCIAL_FIGURES leaves the quarter out. In the
+ * stores' column order after FINANCIAL_FIGURES.
+ */
+export const OPTIONAL_FINANCIAL_FIGURES = [
+  "currentAssets",
+  "currentLiabilities",
+  "inventory",
+  "accountsReceivable",
+  "accountsPayable",
+  "depreciationAmortization",
+  "stockBasedCompensation",
 ] as const satisfies readonly (keyof QuarterlyFinancialsRow)[];
 
 /** `costOfRevenue` → `cost_of_revenue`: a figure's column in both stores. */

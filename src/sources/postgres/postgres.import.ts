@@ -2,7 +2,13 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Pool, PoolClient } from "pg";
 import { from as copyFrom } from "pg-copy-streams";
-import { type BarRow, columnOf, FINANCIAL_FIGURES, type SecurityType } from "../../domain/ports/source.types";
+import {
+  type BarRow,
+  columnOf,
+  FINANCIAL_FIGURES,
+  OPTIONAL_FINANCIAL_FIGURES,
+  type SecurityType,
+} from "../../domain/ports/source.types";
 import type {
   DailyBarImportRow,
   DividendImportRow,
@@ -225,7 +231,7 @@ const FINANCIALS = shaped<FinancialsImportRow>(
     int("fiscalQuarter", "fiscal_quarter"),
     text("reportedDate", "reported_date"),
     text("currency"),
-    ...FINANCIAL_FIGURES.map((f) => num(f, columnOf(f))),
+    ...[...FINANCIAL_FIGURES, ...OPTIONAL_FINANCIAL_FIGURES].map((f) => num(f, columnOf(f))),
   ],
 );
 

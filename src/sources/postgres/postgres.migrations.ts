@@ -293,6 +293,19 @@ export const MIGRATIONS: readonly Migration[] = [
   CREATE INDEX securities_next_earnings ON securities(next_earnings_date) WHERE next_earnings_date IS NOT NULL;
   `,
   },
+  {
+    version: 6,
+    name: "balance-sheet and cash-flow details of a quarter, null where a report has none (SQLite migration 8)",
+    sql: `
+  ALTER TABLE quarterly_financials ADD COLUMN current_assets double precision;
+  ALTER TABLE quarterly_financials ADD COLUMN current_liabilities double precision;
+  ALTER TABLE quarterly_financials ADD COLUMN inventory double precision;
+  ALTER TABLE quarterly_financials ADD COLUMN accounts_receivable double precision;
+  ALTER TABLE quarterly_financials ADD COLUMN accounts_payable double precision;
+  ALTER TABLE quarterly_financials ADD COLUMN depreciation_amortization double precision;
+  ALTER TABLE quarterly_financials ADD COLUMN stock_based_compensation double precision;
+  `,
+  },
 ];
 
 /** Every table the migrations create (what `--replace` drops): read from the statements themselves. */

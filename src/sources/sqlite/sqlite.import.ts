@@ -1,5 +1,11 @@
 import type { Database as Db, Statement } from "better-sqlite3";
-import { type BarRow, columnOf, FINANCIAL_FIGURES, type SecurityType } from "../../domain/ports/source.types";
+import {
+  type BarRow,
+  columnOf,
+  FINANCIAL_FIGURES,
+  OPTIONAL_FINANCIAL_FIGURES,
+  type SecurityType,
+} from "../../domain/ports/source.types";
 import type {
   DailyBarImportRow,
   DividendImportRow,
@@ -140,9 +146,16 @@ const FINANCIALS_SHAPE: TableShape = {
     ["securityId", "security_id"],
     ["periodEnd", "period_end"],
   ],
-  values: (["fiscalYear", "fiscalQuarter", "reportedDate", "currency", ...FINANCIAL_FIGURES] as const).map(
-    (f) => [f, columnOf(f)] as const,
-  ),
+  values: (
+    [
+      "fiscalYear",
+      "fiscalQuarter",
+      "reportedDate",
+      "currency",
+      ...FINANCIAL_FIGURES,
+      ...OPTIONAL_FINANCIAL_FIGURES,
+    ] as const
+  ).map((f) => [f, columnOf(f)] as const),
 };
 
 const DIVIDEND_SHAPE: TableShape = {

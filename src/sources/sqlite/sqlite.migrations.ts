@@ -301,4 +301,14 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX quarterly_financials_reported ON quarterly_financials(reported_date);
   CREATE INDEX securities_next_earnings ON securities(next_earnings_date) WHERE next_earnings_date IS NOT NULL;
   `,
+  /* 8: balance-sheet and cash-flow details of a quarter (OPTIONAL_FINANCIAL_FIGURES), which stock/financials answers;
+        NULL where a report has none, and in rows stored before. */ `
+  ALTER TABLE quarterly_financials ADD COLUMN current_assets REAL;
+  ALTER TABLE quarterly_financials ADD COLUMN current_liabilities REAL;
+  ALTER TABLE quarterly_financials ADD COLUMN inventory REAL;
+  ALTER TABLE quarterly_financials ADD COLUMN accounts_receivable REAL;
+  ALTER TABLE quarterly_financials ADD COLUMN accounts_payable REAL;
+  ALTER TABLE quarterly_financials ADD COLUMN depreciation_amortization REAL;
+  ALTER TABLE quarterly_financials ADD COLUMN stock_based_compensation REAL;
+  `,
 ];

@@ -5,7 +5,7 @@ import { CompanyNamer, SymbolRegistry } from "./sample.names";
 import { Random } from "../../sources/sample/sample.random";
 
 /** Bumped whenever the generated content changes for the same seed and anchor. */
-export const GENERATOR_VERSION = "3";
+export const GENERATOR_VERSION = "4";
 
 /** Years of daily history before the anchor. */
 export const HISTORY_YEARS = 10;

@@ -13,7 +13,10 @@ import { sectorByName } from "./sample.sectors";
  * currency units so the accounting identities hold exactly:
  * gross_profit = revenue - cost_of_revenue, free_cash_flow =
  * operating_cash_flow + capex, total_assets = total_liabilities + total_equity,
- * eps = net_income / shares_outstanding.
+ * eps = net_income / shares_outstanding. The balance-sheet and cash-flow details
+ * stay within their totals: current_assets <= total_assets (cash, receivables
+ * and inventory are part of it), accounts_payable <= current_liabilities <=
+ * total_liabilities; depreciation runs at 60 to 100 % of capital expenditure.
  */
 
 export const QUARTERS = 16;
@@ -84,6 +87,12 @@ function companyQuarters(
   const buybackPerYear = r.range(-0.02, 0.03);
   const season = [r.range(-0.04, 0.04), r.range(-0.04, 0.04), r.range(-0.04, 0.04), 0];
   const sharesNow = s.sharesOutstanding ?? 1;
+  // The details draw from a stream of their own, so the figures above stay what they were before details existed.
+  const d = r.fork("details");
+  const holdsInventory = !financial && d.chance(0.8);
+  const inventoryDays = holdsInventory ? d.range(20, 120) : 0;
+  const receivableDays = financial ? 0 : d.range(25, 70);
+  const payableDays = financial ? 0 : d.range(30, 90);
 
   const rows: QuarterRow[] = [];
   for (let k = count - 1; k >= 0; k--) {
@@ -115,6 +124,20 @@ function companyQuarters(
     const totalDebt = Math.round(totalLiabilities * r.range(0.2, 0.6));
     const operatingCashFlow = Math.round(Math.max(netIncome, 0) * 1.15 + revenue * r.range(0.02, 0.06));
     const capex = -Math.round(revenue * capexRatio * r.range(0.8, 1.2));
+    const inventory = Math.round((costOfRevenue * inventoryDays) / 91);
+    const accountsReceivable = Math.round((revenue * receivableDays) / 91);
+    // Never past the total: a thin balance sheet against a large quarter keeps what fits.
+    const currentAssets = Math.min(
+      totalAssets,
+      cash + inventory + accountsReceivable + Math.round(totalAssets * d.range(0.02, 0.1)),
+    );
+    const accountsPayable = Math.min(totalLiabilities, Math.round((costOfRevenue * payableDays) / 91));
+    const currentLiabilities = Math.min(
+      totalLiabilities,
+      accountsPayable + Math.round(totalLiabilities * d.range(0.05, 0.2)),
+    );
+    const depreciationAmortization = Math.round(-capex * d.range(0.6, 1.0));
+    const stockBasedCompensation = Math.round(revenue * d.range(0.005, 0.03));
     let paidAmount = 0;
     if (divs) for (const d of divs) if (d.payDay > start && d.payDay <= end) paidAmount += d.amount * shares;
     const paid = Math.round(paidAmount);
@@ -141,6 +164,13 @@ function companyQuarters(
       capex: capex === 0 ? 0 : capex,
       freeCashFlow: operatingCashFlow + capex,
       dividendsPaid: paid === 0 ? 0 : -paid,
+      currentAssets,
+      currentLiabilities,
+      inventory,
+      accountsReceivable,
+      accountsPayable,
+      depreciationAmortization,
+      stockBasedCompensation,
     });
   }
   return rows;

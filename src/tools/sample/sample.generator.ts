@@ -1,4 +1,5 @@
 import { addYears, formatDay, parseDay, SECONDS_PER_DAY } from "../../sources/sample/sample.calendar";
+import { columnOf, OPTIONAL_FINANCIAL_FIGURES } from "../../domain/ports/source.types";
 import { createContext, GENERATOR_VERSION, INTRADAY_DAYS, type SampleContext } from "./sample.context";
 import { generateCrypto } from "./sample.crypto";
 import { type DividendPlan, planDividends, planSplits } from "./sample.dividends";
@@ -905,6 +906,7 @@ export class SampleGenerator {
       "capex",
       "free_cash_flow",
       "dividends_paid",
+      ...OPTIONAL_FINANCIAL_FIGURES.map(columnOf),
     ]);
     // Securities are sorted by id, so the last has the largest.
     const ids = (this.securities.at(-1)?.id ?? 0) + 1;
@@ -941,6 +943,7 @@ export class SampleGenerator {
           q.capex,
           q.freeCashFlow,
           q.dividendsPaid,
+          ...OPTIONAL_FINANCIAL_FIGURES.map((f) => q[f]),
         ]);
       }
     }

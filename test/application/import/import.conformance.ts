@@ -213,6 +213,35 @@ export function importConformance(open: () => Promise<ImportStore>): void {
       ),
     ).toEqual([{ eps_ttm: expect.closeTo(0.96 + 1.01 + 1.06 + 1.13, 9) }]);
 
+    // The optional details as the file gives them; its first quarter leaves them empty, stored as null.
+    const [head, ...lines] = readFileSync(example("financials"), "utf8").trimEnd().split("\n");
+    const names = head!.split(",");
+    const DETAILS = [
+      "current_assets",
+      "current_liabilities",
+      "inventory",
+      "accounts_receivable",
+      "accounts_payable",
+      "depreciation_amortization",
+      "stock_based_compensation",
+    ];
+    const expected = lines.map((l) => {
+      const cells = l.split(",");
+      return Object.fromEntries(
+        ["period_end", ...DETAILS].map((c) => {
+          const v = cells[names.indexOf(c)]!;
+          return [c, c === "period_end" ? v : v === "" ? null : Number(v)];
+        }),
+      );
+    });
+    expect(expected.some((r) => r.inventory === null) && expected.some((r) => r.inventory !== null)).toBe(true);
+    expect(
+      await store.sql(
+        `SELECT f.period_end, ${DETAILS.map((c) => `f.${c}`).join(", ")} FROM quarterly_financials f
+         JOIN listings l ON l.security_id = f.security_id WHERE l.symbol = 'ACME' ORDER BY f.period_end`,
+      ),
+    ).toEqual(expected);
+
     const annual = await store.app.post("/v1/dividends/annual", { symbol: "ACME" });
     expect(annual.status).toBe(200);
     expect(annual.body.years).toEqual([

@@ -40,6 +40,14 @@ function fact(concept: string, start: string, end: string, accn: string): number
   if (!f) throw new Error(`no recorded ${concept} ${start}..${end} in ${accn}`);
   return f.val;
 }
+/** A balance as the SEC recorded it: the concept's fact at `end` in the filing `accn`. */
+function balance(concept: string, end: string, accn: string): number {
+  const f = recorded.facts["us-gaap"][concept]!.units.USD!.find(
+    (x) => x.start === undefined && x.end === end && x.accn === accn,
+  );
+  if (!f) throw new Error(`no recorded ${concept} at ${end} in ${accn}`);
+  return f.val;
+}
 
 let dir: string;
 let server: ProviderServer;
@@ -166,6 +174,38 @@ describe("npm run ingest -- sec (companies the store lists with a CIK)", () => {
           fact(OCF, "2016-09-25", "2016-12-31", "0000320193-18-000007"),
       },
     ]);
+
+    // Balance-sheet and cash-flow details: balances at the quarter's end, flows over it; the fourth quarter's flow is
+    // the fiscal year (10-K) less the nine months to its third quarter (10-Q).
+    const Q1_26 = "0000320193-26-000006";
+    const details = (end: string) =>
+      query(
+        store,
+        `SELECT current_assets, current_liabilities, inventory, accounts_receivable, accounts_payable,
+                depreciation_amortization, stock_based_compensation
+         FROM quarterly_financials WHERE period_end = '${end}'`,
+      );
+    expect(details("2025-12-27")).toEqual([
+      {
+        current_assets: balance("AssetsCurrent", "2025-12-27", Q1_26),
+        current_liabilities: balance("LiabilitiesCurrent", "2025-12-27", Q1_26),
+        inventory: balance("InventoryNet", "2025-12-27", Q1_26),
+        accounts_receivable: balance("AccountsReceivableNetCurrent", "2025-12-27", Q1_26),
+        accounts_payable: balance("AccountsPayableCurrent", "2025-12-27", Q1_26),
+        depreciation_amortization: fact("DepreciationDepletionAndAmortization", "2025-09-28", "2025-12-27", Q1_26),
+        stock_based_compensation: fact("ShareBasedCompensation", "2025-09-28", "2025-12-27", Q1_26),
+      },
+    ]);
+    const fourth = (c: string) =>
+      fact(c, "2024-09-29", "2025-09-27", "0000320193-25-000079") -
+      fact(c, "2024-09-29", "2025-06-28", "0000320193-25-000073");
+    expect(
+      query(
+        store,
+        `SELECT depreciation_amortization AS da, stock_based_compensation AS sbc FROM quarterly_financials
+         WHERE period_end = '2025-09-27'`,
+      ),
+    ).toEqual([{ da: fourth("DepreciationDepletionAndAmortization"), sbc: fourth("ShareBasedCompensation") }]);
 
     const t = await createTestApp({ storePath: store, ownIndex: true, clock: fixedClock("2026-03-21T15:00:00Z") });
     try {

@@ -50,6 +50,13 @@ function quarter(periodEnd: string, netIncome: number, totalEquity: number, curr
     capex: 0,
     freeCashFlow: 0,
     dividendsPaid: 0,
+    currentAssets: null,
+    currentLiabilities: null,
+    inventory: null,
+    accountsReceivable: null,
+    accountsPayable: null,
+    depreciationAmortization: null,
+    stockBasedCompensation: null,
   };
 }
 

@@ -24,6 +24,13 @@ function quarter(i: number, over: Partial<QuarterlyFinancialsRow> = {}): Quarter
     capex: -5 * i,
     freeCashFlow: 10 * i,
     dividendsPaid: -2 * i,
+    currentAssets: null,
+    currentLiabilities: null,
+    inventory: null,
+    accountsReceivable: null,
+    accountsPayable: null,
+    depreciationAmortization: null,
+    stockBasedCompensation: null,
     ...over,
   };
 }

@@ -70,7 +70,7 @@ describe("sample store (scale 0.02)", () => {
       seed: "42",
       anchor_date: ANCHOR,
       history_start: HISTORY_START,
-      generator_version: "3",
+      generator_version: "4",
     });
     expect(meta.built_at).toBeUndefined();
   });
@@ -407,6 +407,18 @@ describe("sample store (scale 0.02)", () => {
         ANCHOR,
       ),
     ).toBe(0);
+    // The balance-sheet and cash-flow details: every one given, within the totals they are part of.
+    expect(
+      one(
+        `SELECT count(*) FROM quarterly_financials WHERE current_assets IS NULL OR current_liabilities IS NULL
+      OR inventory IS NULL OR accounts_receivable IS NULL OR accounts_payable IS NULL
+      OR depreciation_amortization IS NULL OR stock_based_compensation IS NULL
+      OR current_assets > total_assets OR current_liabilities > total_liabilities
+      OR accounts_payable > current_liabilities OR inventory < 0 OR accounts_receivable < 0 OR accounts_payable < 0
+      OR depreciation_amortization < 0 OR stock_based_compensation < 0`,
+      ),
+    ).toBe(0);
+    expect(one("SELECT count(*) FROM quarterly_financials WHERE inventory > 0")).toBeGreaterThan(0);
     expect(one("SELECT max(period_end) FROM quarterly_financials")).toBe("2026-09-30");
     const perStock = all<{ n: number; k: number }>(
       "SELECT n, count(*) k FROM (SELECT count(*) n FROM quarterly_financials GROUP BY security_id) GROUP BY n",

@@ -1,7 +1,7 @@
-import type { FINANCIAL_FIGURES } from "../../../domain/ports/source.types";
+import type { FINANCIAL_FIGURES, OPTIONAL_FINANCIAL_FIGURES } from "../../../domain/ports/source.types";
 
 /** A figure of the store's quarterly financials. */
-export type FinancialFigure = (typeof FINANCIAL_FIGURES)[number];
+export type FinancialFigure = (typeof FINANCIAL_FIGURES)[number] | (typeof OPTIONAL_FINANCIAL_FIGURES)[number];
 
 /**
  * How one figure is read from a company's XBRL facts (`us-gaap`). `concepts` are alternatives: the names a filer
@@ -103,6 +103,17 @@ export const SEC_FIGURES = {
     sign: -1,
     noneWhenNeverReported: true,
   },
+  currentAssets: { read: "balance", unit: "USD", concepts: ["AssetsCurrent"] },
+  currentLiabilities: { read: "balance", unit: "USD", concepts: ["LiabilitiesCurrent"] },
+  inventory: { read: "balance", unit: "USD", concepts: ["InventoryNet"] },
+  accountsReceivable: { read: "balance", unit: "USD", concepts: ["AccountsReceivableNetCurrent"] },
+  accountsPayable: { read: "balance", unit: "USD", concepts: ["AccountsPayableCurrent"] },
+  depreciationAmortization: {
+    read: "flow",
+    unit: "USD",
+    concepts: ["DepreciationDepletionAndAmortization", "DepreciationAndAmortization"],
+  },
+  stockBasedCompensation: { read: "flow", unit: "USD", concepts: ["ShareBasedCompensation"] },
 } as const satisfies Record<FinancialFigure, FigureRead>;
 
 /** Every concept the figures read (what a trimmed copy of a company's facts must keep). */

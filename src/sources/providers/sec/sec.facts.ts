@@ -1,4 +1,4 @@
-import { FINANCIAL_FIGURES } from "../../../domain/ports/source.types";
+import { FINANCIAL_FIGURES, OPTIONAL_FINANCIAL_FIGURES } from "../../../domain/ports/source.types";
 import { ProviderFormatError, type ProviderFetcher } from "../provider.types";
 import { type ConceptRead, conceptsRead, type FigureRead, type FinancialFigure, SEC_FIGURES } from "./sec.concepts";
 
@@ -89,7 +89,7 @@ export interface SecQuarter {
   latestFiled: string;
   latestAccession: string;
   figures: Partial<Record<FinancialFigure, number>>;
-  /** Figures the facts do not give for this quarter. */
+  /** Figures of FINANCIAL_FIGURES the facts do not give for this quarter (an optional one is null instead). */
   missing: FinancialFigure[];
 }
 
@@ -247,7 +247,7 @@ export function quartersOf(facts: SecCompanyFacts): SecQuarter[] {
     const used: Picked[] = [];
     const figures: Partial<Record<FinancialFigure, number>> = {};
     const missing: FinancialFigure[] = [];
-    for (const figure of FINANCIAL_FIGURES) {
+    for (const figure of [...FINANCIAL_FIGURES, ...OPTIONAL_FINANCIAL_FIGURES]) {
       const r = SEC_FIGURES[figure] as FigureRead;
       let v: number | undefined;
       if ("derived" in r) {
@@ -257,8 +257,8 @@ export function quartersOf(facts: SecCompanyFacts): SecQuarter[] {
         if (v === undefined && r.noneWhenNeverReported && read(figure).every((s) => s.size === 0)) v = 0;
         if (v !== undefined) v *= r.sign ?? 1;
       }
-      if (v === undefined) missing.push(figure);
-      else figures[figure] = v;
+      if (v !== undefined) figures[figure] = v;
+      else if ((FINANCIAL_FIGURES as readonly string[]).includes(figure)) missing.push(figure);
     }
     const latest = used.reduce<Picked | undefined>((a, f) => (!a || f.filed > a.filed ? f : a), undefined);
     out.push({

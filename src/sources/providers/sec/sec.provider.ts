@@ -1,5 +1,5 @@
 import type { IngestCompany, IngestLoad, IngestRecord } from "../../../domain/ports/source.ingest";
-import { columnOf, FINANCIAL_FIGURES } from "../../../domain/ports/source.types";
+import { columnOf, FINANCIAL_FIGURES, OPTIONAL_FINANCIAL_FIGURES } from "../../../domain/ports/source.types";
 import type { ProviderHttp } from "../provider.http";
 import {
   fetchWith,
@@ -29,6 +29,7 @@ const FINANCIAL_COLUMNS = [
   "reported_date",
   "currency",
   ...FINANCIAL_FIGURES.map(columnOf),
+  ...OPTIONAL_FINANCIAL_FIGURES.map(columnOf),
 ];
 
 function financialRecord(symbol: string, q: SecQuarter, row: number): IngestRecord {
@@ -41,6 +42,7 @@ function financialRecord(symbol: string, q: SecQuarter, row: number): IngestReco
     currency: "USD",
   };
   for (const f of FINANCIAL_FIGURES) values[columnOf(f)] = q.figures[f];
+  for (const f of OPTIONAL_FINANCIAL_FIGURES) values[columnOf(f)] = q.figures[f] ?? null;
   return { row, values };
 }
 
