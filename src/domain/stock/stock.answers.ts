@@ -20,6 +20,7 @@ import type { SecurityRef } from "../instrument/instrument.service";
 import { quoteOf } from "../quote/quote.service";
 import { financialsTtmOf, getStock, stockOf } from "./stock.service";
 import type { FinancialsTtm, Stock } from "./stock.types";
+import { stockMetricOf, type StockMetricAnswer } from "./stock.metrics";
 
 /**
  * The company's profile as the store holds it: identity, classification, the latest quote's price, its change and
@@ -78,6 +79,8 @@ export interface StockAnswers {
   /** In the reporting currency, or converted into `currency`. */
   financialsTtm(ctx: RequestContext, stock: Stock, currency?: string | null): Promise<FinancialsTtm>;
   candles(ctx: RequestContext, stock: Stock, args: CandleRangeArgs): Promise<Candles>;
+  /** Money figures in the reporting currency, or converted into `currency` (stock.metrics.ts). */
+  metric(ctx: RequestContext, stock: Stock, currency?: string | null): Promise<StockMetricAnswer>;
   /** Known today, oldest first, optionally within ex-dates [from, to]. */
   dividends(ctx: RequestContext, stock: Stock, from?: string | null, to?: string | null): Promise<Dividend[]>;
   /** In the dividends' currency, or converted into `currency`. */
@@ -315,6 +318,7 @@ export const ROW_STORE_STOCK_ANSWERS: StockAnswers = Object.freeze({
   financialsTtm: (ctx: RequestContext, stock: Stock, currency?: string | null) =>
     financialsTtmOf(ctx, stock.row, currency),
   candles: (ctx: RequestContext, stock: Stock, args: CandleRangeArgs) => candlesOf(ctx, stock.row, args),
+  metric: stockMetricOf,
   dividends: (ctx: RequestContext, stock: Stock, from?: string | null, to?: string | null) =>
     dividendsOf(ctx, stock.row, from, to),
   annualDividends: (ctx: RequestContext, stock: Stock, currency?: string | null) =>

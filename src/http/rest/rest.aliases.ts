@@ -35,8 +35,8 @@ export type ActionTarget = { kind: "endpoint"; path: string } | { kind: "subscri
 
 /**
  * The Dart client's action names (`WebsocketEventAction`) that are not our paths, and what each is. The rest of its
- * names are paths of ours as they stand (`quote`, `stock/profile`, `stock/peers`, `ping` …) or paths this service
- * does not serve (`stock/metric`, `calender/ipo`, `stock/financials`, `stock/fundamentals`, `portfolio/*`), which
+ * names are paths of ours as they stand (`quote`, `stock/profile`, `stock/peers`, `stock/metric`, `ping` …) or paths
+ * this service does not serve (`calender/ipo`, `stock/financials`, `stock/fundamentals`, `portfolio/*`), which
  * answer 404 NOT_FOUND as any unknown path.
  */
 export const DART_ACTIONS: Readonly<Record<string, ActionTarget>> = {
@@ -48,7 +48,6 @@ export const DART_ACTIONS: Readonly<Record<string, ActionTarget>> = {
 
 /** The Dart client's action names no path of ours answers, as the contract's table lists them. */
 export const DART_UNSERVED_ACTIONS: readonly string[] = [
-  "stock/metric",
   "calender/ipo",
   "stock/financials",
   "stock/fundamentals",

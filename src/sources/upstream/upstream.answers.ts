@@ -34,6 +34,7 @@ import { quoteFetcher, quoteMetrics } from "./fetchers/quote.fetchers";
 import { aggregatedSearchFetcher, searchFetcher } from "./fetchers/search.fetchers";
 import {
   financialsTtmFetcher,
+  stockMetricFetcher,
   stockDividendEstimateFetcher,
   stockDividendHistoryFetcher,
   earningsCalendarFetcher,
@@ -163,6 +164,7 @@ export function createUpstreamAnswers(client: UpstreamClient): Answers {
     stock: {
       get: async (_ctx, ref) => toStock(ref),
       financialsTtm: (ctx, stock, currency) => one(ctx, financialsTtmFetcher, { stock, currency }),
+      metric: (ctx, stock, currency) => one(ctx, stockMetricFetcher, { stock, currency }),
       candles: (ctx, s, args) => candles(ctx, { ref: stockRef(s), range: args }),
       async dividends() {
         throw new NotAvailableError(

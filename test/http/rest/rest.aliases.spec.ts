@@ -149,11 +149,12 @@ describe("REST reads the aliases where the fields exist", () => {
       expect(forex.data).toEqual((await t.post("/v1/fx/quote", { from: "EUR", to: "USD" })).body);
     });
 
-    it("an action this service does not serve (portfolio/benchmark, stock/metric) is 404 NOT_FOUND", async () => {
-      for (const action of ["portfolio/benchmark", "stock/metric"]) {
-        const res = await client.request({ action, symbol: stock });
-        expect(res).toMatchObject({ action, status: 404, error: { code: "NOT_FOUND" } });
-      }
+    it("an action this service does not serve is 404 NOT_FOUND; stock/metric is served", async () => {
+      const res = await client.request({ action: "portfolio/benchmark", symbol: stock });
+      expect(res).toMatchObject({ action: "portfolio/benchmark", status: 404, error: { code: "NOT_FOUND" } });
+      const metric = await client.request({ action: "stock/metric", symbol: stock });
+      expect(metric).toMatchObject({ action: "stock/metric", status: 200 });
+      expect(metric.data).toEqual((await t.post("/v1/stock/metric", { symbol: stock })).body);
       const viaRest = await t.post("/v1/portfolio/benchmark", { symbol: stock });
       const ws = await client.request({ action: "portfolio/benchmark", symbol: stock });
       expect(withoutRequestId(ws.error)).toEqual(withoutRequestId(viaRest.body));

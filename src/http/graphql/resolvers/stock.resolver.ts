@@ -20,6 +20,7 @@ import { listingId } from "../../../domain/instrument/instrument.ids";
 import { DividendRangeArgs, MoneyCurrencyArgs } from "../../../domain/stock/stock.args";
 import { served } from "../../../domain/instrument/instrument.served";
 import { FinancialsTtm, Stock, StockArgs } from "../../../domain/stock/stock.types";
+import { StockMetric } from "../../../domain/stock/stock.metrics";
 import {
   EARNINGS_DEFAULT_DAYS,
   EARNINGS_MAX_DAYS,
@@ -282,6 +283,21 @@ export class StockResolver {
     @Ctx() ctx: Context,
   ): Promise<FinancialsTtm> {
     return ctx.answers.stock.financialsTtm(ctx, stock, args.currency);
+  }
+
+  @Authorized("stock")
+  @FieldResolver(() => StockMetric, {
+    nullable: true,
+    description:
+      "Metrics from the trailing twelve months, the latest quote and the daily bars (stock/metric); a figure whose " +
+      "inputs the store lacks is null",
+  })
+  metric(
+    @Root() stock: Stock,
+    @Args(() => MoneyCurrencyArgs) args: MoneyCurrencyArgs,
+    @Ctx() ctx: Context,
+  ): Promise<StockMetric> {
+    return ctx.answers.stock.metric(ctx, stock, args.currency);
   }
 
   @Authorized("stock")

@@ -9,6 +9,12 @@ import {
   type StockSplit,
 } from "../../../domain/stock/stock.answers";
 import { Stock, type FinancialsTtm } from "../../../domain/stock/stock.types";
+import {
+  STOCK_METRIC_FIGURES,
+  StockMetric,
+  type StockMetricAnswer,
+  type StockMetricFigure,
+} from "../../../domain/stock/stock.metrics";
 import { askedOf, rememberAsked } from "../upstream.asked";
 import { bodyOf, refBody, withCurrency } from "../upstream.calls";
 import type { UpstreamFetcher } from "../upstream.fetcher";
@@ -38,6 +44,45 @@ export const financialsTtmFetcher: UpstreamFetcher<FinancialsTtmQuery, Financial
   kind: "reference",
   request: ({ stock, currency }) => withCurrency(askedOf(stock).body, currency),
   transform: (d) => d,
+};
+
+/** The contract's stock/metric answer: the Bavest Python SDK's Metric keys, price returns under theirs. */
+export type RestStockMetric = Record<string, unknown> & { symbol: string; date: string | null };
+
+/** The Python SDK's JSON key of each price return, which GraphQL names as the SDK's model names its attribute. */
+export const PRICE_RETURN_KEYS = {
+  oneDayPriceReturnDaily: "1DayPriceReturnDaily",
+  fiveDayPriceReturnDaily: "5DayPriceReturnDaily",
+  fourWeekPriceReturnDaily: "4WeekPriceReturnDaily",
+  thirteenWeekPriceReturnDaily: "13WeekPriceReturnDaily",
+  twentysixWeekPriceReturnDaily: "26WeekPriceReturnDaily",
+  yearToDatePriceReturnDaily: "yearToDatePriceReturnDaily",
+  oneyearPriceReturnDaily: "1yearPriceReturnDaily",
+  threeyearPriceReturnDaily: "3yearPriceReturnDaily",
+  fiveyearPriceReturnDaily: "5yearPriceReturnDaily",
+  tenyearPriceReturnDaily: "10yearPriceReturnDaily",
+  maxPriceReturnDaily: "maxPriceReturnDaily",
+} as const satisfies Partial<Record<StockMetricFigure, string>>;
+
+export const stockMetricFetcher: UpstreamFetcher<FinancialsTtmQuery, RestStockMetric, StockMetricAnswer> = {
+  path: "/v1/stock/metric",
+  kind: "reference",
+  request: ({ stock, currency }) => withCurrency(askedOf(stock).body, currency),
+  transform: (d) => {
+    const figures = Object.fromEntries(
+      STOCK_METRIC_FIGURES.map((k) => {
+        const key: string = (PRICE_RETURN_KEYS as Partial<Record<StockMetricFigure, string>>)[k] ?? k;
+        const v = d[key];
+        return [k, typeof v === "number" ? v : null];
+      }),
+    );
+    return Object.assign(new StockMetric() as StockMetricAnswer, {
+      symbol: d.symbol,
+      currency: typeof d.currency === "string" ? d.currency : null,
+      date: d.date,
+      ...figures,
+    });
+  },
 };
 
 export const stockDividendEstimateFetcher: UpstreamFetcher<Stock, DividendEstimate, DividendEstimate> = {
