@@ -9,6 +9,7 @@ import { FUND_ROUTES } from "./routes/fund.routes";
 import { FX_ROUTES } from "./routes/fx.routes";
 import { INDICES_ROUTES } from "./routes/indices.routes";
 import { LIST_ROUTES } from "./routes/list.routes";
+import { PORTFOLIO_ROUTES } from "./routes/portfolio.routes";
 import { QUOTE_ROUTES } from "./routes/quote.routes";
 import { RELAY_ROUTES } from "./routes/relay.routes";
 import { SEARCH_ROUTES } from "./routes/search.routes";
@@ -24,6 +25,7 @@ export const GENERATED_ROUTES: readonly RouteEntry[] = [
   ...FX_ROUTES,
   ...INDICES_ROUTES,
   ...LIST_ROUTES,
+  ...PORTFOLIO_ROUTES,
   ...QUOTE_ROUTES,
   ...RELAY_ROUTES,
   ...SEARCH_ROUTES,
