@@ -9,6 +9,7 @@ import { ROW_STORE_FUND_ANSWERS, type FundAnswers } from "./fund/fund.answers";
 import { ROW_STORE_FX_ANSWERS, type FxAnswers } from "./fx/fx.answers";
 import { ROW_STORE_INDICES_ANSWERS, type IndicesAnswers } from "./indices/indices.answers";
 import { ROW_STORE_LIST_ANSWERS, type ListAnswers } from "./list/list.answers";
+import { ROW_STORE_PORTFOLIO_ANSWERS, type PortfolioAnswers } from "./portfolio/portfolio.answers";
 import { ROW_STORE_QUOTE_ANSWERS, type QuoteAnswers } from "./quote/quote.answers";
 import { ROW_STORE_RELAY_ANSWERS, type RelayAnswers } from "./relay/relay.answers";
 import { ROW_STORE_SEARCH_ANSWERS, type SearchAnswers } from "./search/search.answers";
@@ -24,6 +25,7 @@ export interface AreaAnswers {
   fx: FxAnswers;
   indices: IndicesAnswers;
   list: ListAnswers;
+  portfolio: PortfolioAnswers;
   quote: QuoteAnswers;
   relay: RelayAnswers;
   search: SearchAnswers;
@@ -39,6 +41,7 @@ export const ROW_STORE_AREA_ANSWERS: AreaAnswers = {
   fx: ROW_STORE_FX_ANSWERS,
   indices: ROW_STORE_INDICES_ANSWERS,
   list: ROW_STORE_LIST_ANSWERS,
+  portfolio: ROW_STORE_PORTFOLIO_ANSWERS,
   quote: ROW_STORE_QUOTE_ANSWERS,
   relay: ROW_STORE_RELAY_ANSWERS,
   search: ROW_STORE_SEARCH_ANSWERS,

@@ -60,6 +60,11 @@ export const CONFIG_REFERENCE: Record<keyof z.input<typeof envSchema>, ConfigRef
   },
   MDG_BODY_LIMIT_BYTES: { meaning: "largest request body; larger ones answer 404 `INVALID_ARGUMENT`" },
   MDG_BULK_MAX_SYMBOLS: { meaning: "most symbols in one bulk call (and in GraphQL's `quotes`, `etfs`, `funds`)" },
+  MDG_PORTFOLIO_MAX_ITEMS: {
+    meaning:
+      "most `portfolio_items` in one `portfolio/*` call (and in GraphQL's `portfolio`); more are refused with " +
+      "404 `INVALID_ARGUMENT`",
+  },
   MDG_SEARCH_LIMIT: { meaning: "default number of search results (at most 100 per call)" },
   MDG_LIST_MAX_LIMIT: { meaning: "largest page of the list endpoints and the dividend calendar (default page 100)" },
   MDG_INSTRUMENT_CACHE_MB: {

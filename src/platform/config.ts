@@ -308,6 +308,7 @@ export const envSchema = z.object({
   MDG_SAMPLE_SCALE: envNumber({ fallback: 1, min: 0.001, max: 1, fraction: true }),
   MDG_BODY_LIMIT_BYTES: envNumber({ fallback: 100 * 1024, min: 1, max: 100 * 2 ** 20, unit: "bytes" }),
   MDG_BULK_MAX_SYMBOLS: envNumber({ fallback: 100, min: 1, max: 10_000 }),
+  MDG_PORTFOLIO_MAX_ITEMS: envNumber({ fallback: 100, min: 1, max: 10_000 }),
   MDG_SEARCH_LIMIT: envNumber({ fallback: 20, min: 1, max: 1_000 }),
   MDG_LIST_MAX_LIMIT: envNumber({ fallback: 1000, min: 1, max: 100_000 }),
   /** Heap (MiB, estimated) for instrument lookups kept across requests; 0 turns the cache off. */
@@ -343,7 +344,7 @@ export const envSchema = z.object({
   MDG_GRAPHQL_MAX_COST: envNumber({ fallback: 10_000, min: 1, max: 100_000_000 }),
   /**
    * Bounds on a parsed document checked before validation (src/http/graphql/graphql.document-bounds.ts). The
-   * service's own operations use 1 same-named field, 21 fields in one selection, 1 fragment spread and 226 fields in
+   * service's own operations use 1 same-named field, 23 fields in one selection, 1 fragment spread and 226 fields in
    * all (GraphiQL's introspection query).
    */
   MDG_GRAPHQL_MAX_SAME_NAME_FIELDS: envNumber({ fallback: 100, min: 1, max: 100_000 }),
@@ -501,7 +502,14 @@ export interface Config {
    * How large one request may be and how much one answer holds (distinct from the per-key rate limits in
    * `rateLimit` and the GraphQL operation limits in `graphql`).
    */
-  sizes: { bodyBytes: number; bulkMaxSymbols: number; searchResults: number; listMaxLimit: number };
+  sizes: {
+    bodyBytes: number;
+    bulkMaxSymbols: number;
+    /** Most items (positions) in one portfolio call. */
+    portfolioMaxItems: number;
+    searchResults: number;
+    listMaxLimit: number;
+  };
   /**
    * Bytes of heap (estimated) for instrument lookups cached across requests, invalidated by the store's data version
    * (src/sources/source.cache.ts); 0: off.
@@ -731,6 +739,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sizes: {
       bodyBytes: e.MDG_BODY_LIMIT_BYTES,
       bulkMaxSymbols: e.MDG_BULK_MAX_SYMBOLS,
+      portfolioMaxItems: e.MDG_PORTFOLIO_MAX_ITEMS,
       searchResults: e.MDG_SEARCH_LIMIT,
       listMaxLimit: e.MDG_LIST_MAX_LIMIT,
     },

@@ -73,7 +73,13 @@ describe("numeric variables", () => {
     expect(c.port).toBe(4000);
     expect(c.requestTimeoutMs).toBe(10_000);
     expect(c.shutdownTimeoutMs).toBe(20_000);
-    expect(c.sizes).toEqual({ bodyBytes: 102_400, bulkMaxSymbols: 100, searchResults: 20, listMaxLimit: 1000 });
+    expect(c.sizes).toEqual({
+      bodyBytes: 102_400,
+      bulkMaxSymbols: 100,
+      portfolioMaxItems: 100,
+      searchResults: 20,
+      listMaxLimit: 1000,
+    });
     expect(c.rateLimit).toEqual({
       redisUrl: undefined,
       redisKeyPrefix: "mdg:",

@@ -255,6 +255,17 @@ function fieldCosts(searchDefault: number): Record<string, CostOf> {
       return COST_UNIT.metricsField + Math.ceil(closes / COST_UNIT.closesComputed) + answer + 1;
     },
     "EtfMetrics.series": list(EXPECTED.metricsPoints),
+    // A portfolio is priced as the ETF metrics of each of its items over its range (their closes read, converted and
+    // computed over), one conversion of the range per call, and its daily points answered once.
+    "Query.portfolio": (args, child, now) => {
+      const items = lengthOf(args.items);
+      const days = spanSeconds(args, "D", 366 * 86_400, now) / 86_400;
+      const closes = Math.ceil((days * COST_UNIT.tradingDaysPerYear) / 365);
+      const perItem = Math.ceil(closes / COST_UNIT.closesComputed);
+      const conversion = Math.ceil(days / COST_UNIT.conversionDays);
+      const answer = Math.ceil(closes / COST_UNIT.seriesPoints);
+      return COST_UNIT.metricsField + items * perItem + conversion + answer + child;
+    },
     "EtfHoldings.holdings": list(EXPECTED.holdings),
     "FundHoldings.holdings": list(EXPECTED.holdings),
     "Etf.sectorExposure": list(EXPECTED.exposures),

@@ -11,6 +11,7 @@ import { FxResolver } from "./resolvers/fx.resolver";
 import { IndicesResolver } from "./resolvers/indices.resolver";
 import { ListResolver } from "./resolvers/list.resolver";
 import { LiveResolver } from "./resolvers/live.resolver";
+import { PortfolioResolver } from "./resolvers/portfolio.resolver";
 import { QuoteResolver } from "./resolvers/quote.resolver";
 import { RelayResolver } from "./resolvers/relay.resolver";
 import { SearchResolver } from "./resolvers/search.resolver";
@@ -27,6 +28,7 @@ export const GENERATED_RESOLVERS: NonEmptyArray<Function> = [
   IndicesResolver,
   ListResolver,
   LiveResolver,
+  PortfolioResolver,
   QuoteResolver,
   RelayResolver,
   SearchResolver,

@@ -35,8 +35,8 @@ export type ActionTarget = { kind: "endpoint"; path: string } | { kind: "subscri
 
 /**
  * The Dart client's action names (`WebsocketEventAction`) that are not our paths, and what each is. The rest of its
- * names are paths of ours as they stand (`quote`, `stock/profile`, `stock/peers`, `stock/metric`, `ping` …) or paths
- * this service does not serve (`calender/ipo`, `stock/financials`, `stock/fundamentals`, `portfolio/*`), which
+ * names are paths of ours as they stand (`quote`, `stock/profile`, `stock/peers`, `stock/metric`, `portfolio/price`,
+ * `ping` …) or paths this service does not serve (`calender/ipo`, `stock/financials`, `portfolio/benchmark` …), which
  * answer 404 NOT_FOUND as any unknown path.
  */
 export const DART_ACTIONS: Readonly<Record<string, ActionTarget>> = {
@@ -53,10 +53,7 @@ export const DART_UNSERVED_ACTIONS: readonly string[] = [
   "stock/fundamentals",
   "portfolio/allocation",
   "portfolio/region",
-  "portfolio/stats",
-  "portfolio/price",
   "portfolio/benchmark",
-  "portfolio/chart",
 ];
 
 /** The target of an action other than the door's own (`ping`, `subscribe`, `unsubscribe`): an alias, or a path. */

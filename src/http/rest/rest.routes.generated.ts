@@ -10,6 +10,7 @@ import { FX_ROUTES } from "./routes/fx.routes";
 import { INDICES_ROUTES } from "./routes/indices.routes";
 import { LIST_ROUTES } from "./routes/list.routes";
 import { METRIC_ROUTES } from "./routes/metric.routes";
+import { PORTFOLIO_ROUTES } from "./routes/portfolio.routes";
 import { QUOTE_ROUTES } from "./routes/quote.routes";
 import { RELAY_ROUTES } from "./routes/relay.routes";
 import { SEARCH_ROUTES } from "./routes/search.routes";
@@ -26,6 +27,7 @@ export const GENERATED_ROUTES: readonly RouteEntry[] = [
   ...INDICES_ROUTES,
   ...LIST_ROUTES,
   ...METRIC_ROUTES,
+  ...PORTFOLIO_ROUTES,
   ...QUOTE_ROUTES,
   ...RELAY_ROUTES,
   ...SEARCH_ROUTES,

@@ -3,10 +3,11 @@ import { describeArgument } from "./auth.keys";
 
 /**
  * What an API key may call. One scope per data domain, `bulk` for the bulk
- * endpoint (which also needs the scope of the endpoint it names), and `*` for
- * everything.
+ * endpoint (which also needs the scope of the endpoint it names), `portfolio`
+ * for the portfolio analytics (which also need the scope of each held
+ * security's type), and `*` for everything.
  */
-export const SCOPES = ["crypto", "etf", "fund", "stock", "dividend", "search", "bulk", "*"] as const;
+export const SCOPES = ["crypto", "etf", "fund", "stock", "dividend", "search", "bulk", "portfolio", "*"] as const;
 
 export type Scope = (typeof SCOPES)[number];
 

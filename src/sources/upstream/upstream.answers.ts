@@ -1,11 +1,13 @@
 import type { Answers } from "../../domain/answers";
 import { requireScope } from "../../domain/instrument/instrument.access";
+import { readPortfolio } from "../../domain/portfolio/portfolio.service";
 import { Quote } from "../../domain/quote/quote.types";
 import type { RequestContext } from "../../domain/request.context";
 import { InvalidArgumentError, NotAvailableError } from "../../platform/errors";
 import { candleFetcher, type CandleQuery } from "./fetchers/candle.fetchers";
 import { cryptoPriceFetcher } from "./fetchers/crypto.fetchers";
 import { fxQuoteFetcher } from "./fetchers/fx.fetchers";
+import { portfolioChartFetcher, portfolioPriceFetcher, portfolioStatsFetcher } from "./fetchers/portfolio.fetchers";
 import {
   annualDividendsFetcher,
   dividendCalendarFetcher,
@@ -184,6 +186,18 @@ export function createUpstreamAnswers(client: UpstreamClient): Answers {
     candle: { get: (ctx, args) => candles(ctx, { ref: args, range: args }) },
     crypto: { price: (ctx, symbol) => one(ctx, cryptoPriceFetcher, symbol) },
     fx: { quote: (ctx, from, to) => one(ctx, fxQuoteFetcher, { from, to }) },
+    portfolio: {
+      // Checked here as the row store checks it; the held securities' types are the upstream's to know, so every
+      // type's scope is needed, as for candles.
+      async open(ctx, args) {
+        const p = readPortfolio(ctx, args);
+        requireTypeScope(ctx, false);
+        return p;
+      },
+      price: (ctx, p) => one(ctx, portfolioPriceFetcher, p),
+      chart: (ctx, p) => one(ctx, portfolioChartFetcher, p),
+      stats: (ctx, p) => one(ctx, portfolioStatsFetcher, p),
+    },
     dividend: {
       calendar: (ctx, args) => one(ctx, dividendCalendarFetcher, args),
       annual: (ctx, ref) => one(ctx, annualDividendsFetcher, { ref, currency: ref.currency }),

@@ -18,7 +18,7 @@ import { dividendPayer, primarySymbols, stockWithQuarters, withDailyBars } from 
  * arguments the walk cannot give, fails it.
  */
 
-const SINGLE_SCOPES: Scope[] = ["crypto", "etf", "fund", "stock", "dividend", "search", "bulk"];
+const SINGLE_SCOPES: Scope[] = ["crypto", "etf", "fund", "stock", "dividend", "search", "bulk", "portfolio"];
 
 let t: TestApp;
 beforeAll(async () => {
@@ -32,6 +32,8 @@ interface RootCall {
   security?: SecurityType;
   /** Served only in gateway mode: over the test store, a key it lets in gets NOT_FOUND with reason NOT_AVAILABLE. */
   gatewayOnly?: true;
+  /** A scope the call needs besides its guard's (a portfolio's: its positions' types' scopes). */
+  alsoScope?: Scope;
 }
 
 /** How the walk calls each root field: arguments that answer data, so every field below is really resolved. */
@@ -95,6 +97,8 @@ function rootCalls(): Record<string, RootCall> {
     ipoProspectus: { args: "from: 1667260800, to: 1670371200", gatewayOnly: true },
     economicCalendar: { args: 'event: "economics", from: 1667260800', gatewayOnly: true },
     marketNews: { args: "", gatewayOnly: true },
+    // A crypto position: the key needs `portfolio` and `crypto`, so no single scope reads it.
+    portfolio: { args: `items: [{symbol: ${json(crypto)}, amount: 2}]`, alsoScope: "crypto" },
   };
 }
 
@@ -105,7 +109,9 @@ const NESTED_ARGS: Record<string, string> = {
 };
 
 /** The scopes that pass a guard (undefined: no guard of its own). */
-function passes(guard: OwnGuard, scope: Scope, security: SecurityType | undefined): boolean {
+function passes(step: Step, scope: Scope, security: SecurityType | undefined): boolean {
+  const { guard } = step;
+  if (step.alsoScope !== undefined && step.alsoScope !== scope) return false;
   if (guard === undefined || guard.length === 0) return true;
   if (guard.includes(BY_SECURITY_TYPE)) return security !== undefined && SCOPE_OF_TYPE[security] === scope;
   return guard.includes(scope);
@@ -115,6 +121,7 @@ interface Step {
   field: string;
   args: string;
   guard: OwnGuard;
+  alsoScope?: Scope;
 }
 
 interface Probe {
@@ -180,7 +187,12 @@ function probes(): Probe[] {
   for (const field of Object.values(query.getFields())) {
     const call = calls[field.name];
     if (!call) throw new Error(`the walk has no call for Query.${field.name}`);
-    const step: Step = { field: field.name, args: call.args, guard: guards.get(`${query.name}.${field.name}`) };
+    const step: Step = {
+      field: field.name,
+      args: call.args,
+      guard: guards.get(`${query.name}.${field.name}`),
+      ...(call.alsoScope ? { alsoScope: call.alsoScope } : {}),
+    };
     const named0 = getNamedType(field.type);
     out.push({
       path: [],
@@ -271,7 +283,7 @@ describe("GraphQL scopes: every field with a key of each single scope", () => {
     let refused = 0;
     for (const probe of all) {
       const steps = probe.last ? [...probe.path, probe.last] : probe.path;
-      const failing = steps.findIndex((s) => !passes(s.guard, scope, probe.security));
+      const failing = steps.findIndex((s) => !passes(s, scope, probe.security));
       const text = render(probe.path, probe.selection);
       const res = await gql(t, text, undefined, key.key);
       const errors = (res.body.errors ?? []) as GqlError[];
@@ -292,9 +304,10 @@ describe("GraphQL scopes: every field with a key of each single scope", () => {
       if (!ok) wrong.push(`${text}: expected FORBIDDEN at ${expectedPath.join(".")}, got ${JSON.stringify(errors)}`);
     }
     expect(wrong).toEqual([]);
-    // Every key is refused somewhere; only the bulk scope reads nothing at all.
+    // Every key is refused somewhere; only the bulk scope reads nothing at all, and the portfolio scope nothing alone
+    // (each position needs its type's scope too).
     expect(refused).toBeGreaterThan(0);
-    if (scope === "bulk") expect(allowed).toBe(0);
+    if (scope === "bulk" || scope === "portfolio") expect(allowed).toBe(0);
     else expect(allowed).toBeGreaterThan(0);
   });
 

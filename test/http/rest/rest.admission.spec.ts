@@ -7,9 +7,16 @@ import { ROUTES } from "../../../src/http/rest/rest.routes";
  * other entry, the quote above all, must cost nothing extra on the hot path (the bench's REST targets rest on it).
  */
 describe("REST admission", () => {
-  it("prices exactly the entries that read a range: candles and ETF metrics, never the quote", () => {
+  it("prices exactly the entries that read a range: candles, ETF metrics and portfolios, never the quote", () => {
     const admission = new RestAdmission(getSchema());
     const priced = ROUTES.filter((entry) => admission.readsRange(entry)).map((entry) => entry.path);
-    expect(priced.sort()).toEqual(["candle", "etf/metrics", "stock/candle"]);
+    expect(priced.sort()).toEqual([
+      "candle",
+      "etf/metrics",
+      "portfolio/chart",
+      "portfolio/price",
+      "portfolio/stats",
+      "stock/candle",
+    ]);
   });
 });

@@ -149,6 +149,22 @@ describe("REST reads the aliases where the fields exist", () => {
       expect(forex.data).toEqual((await t.post("/v1/fx/quote", { from: "EUR", to: "USD" })).body);
     });
 
+    it("portfolio/stats, portfolio/price and portfolio/chart answer as their POST, with Dart's body", async () => {
+      // Dart's Portfolio.toJson(): items with int buy dates, plus currency, from, to and resolution.
+      const body = {
+        portfolio_items: [{ symbol: stock, amount: 3.0, buy_date: 1_767_225_600 }],
+        currency: "EUR",
+        from: 1_767_225_600,
+        to: 1_779_580_800,
+        resolution: "D",
+      };
+      for (const action of ["portfolio/stats", "portfolio/price", "portfolio/chart"]) {
+        const res = await client.request({ action, ...body });
+        expect(res).toMatchObject({ action, status: 200 });
+        expect(res.data).toEqual((await t.post(`/v1/${action}`, body)).body);
+      }
+    });
+
     it("an action this service does not serve is 404 NOT_FOUND; stock/metric is served", async () => {
       const res = await client.request({ action: "portfolio/benchmark", symbol: stock });
       expect(res).toMatchObject({ action: "portfolio/benchmark", status: 404, error: { code: "NOT_FOUND" } });

@@ -61,8 +61,18 @@ describe("describeArgument", () => {
 });
 
 describe("scopes", () => {
-  it("are the eight of the contract", () => {
-    expect([...SCOPES].sort()).toEqual(["*", "bulk", "crypto", "dividend", "etf", "fund", "search", "stock"]);
+  it("are the nine of the contract", () => {
+    expect([...SCOPES].sort()).toEqual([
+      "*",
+      "bulk",
+      "crypto",
+      "dividend",
+      "etf",
+      "fund",
+      "portfolio",
+      "search",
+      "stock",
+    ]);
     expect(isScope("etf")).toBe(true);
     expect(isScope("ETF")).toBe(false);
   });

@@ -186,7 +186,7 @@ describe("bootstrap key", () => {
       dailyQuota: BOOTSTRAP_DAILY_QUOTA,
     });
     expect([...principal.scopes]).toEqual(["*"]);
-    for (const scope of ["crypto", "etf", "fund", "stock", "dividend", "search", "bulk", "*"] as const) {
+    for (const scope of ["crypto", "etf", "fund", "stock", "dividend", "search", "bulk", "portfolio", "*"] as const) {
       expect(() => service.requireScope(principal, scope)).not.toThrow();
     }
     expect(BOOTSTRAP_RATE_PER_MINUTE).toBeGreaterThan(DEFAULT_RATE_PER_MINUTE);

@@ -29,7 +29,7 @@ const candlesResponse = gqlObject("Candles", {
  * Resolutions arrive as strings ("D", "15"), from some clients as numbers (15), or as the Python SDK's enum names
  * ("DAILY", "SIXTY": rest.aliases.ts).
  */
-const resolutionField = z
+export const resolutionField = z
   .union([z.string(), z.number()], { error: "expected one of 1, 5, 15, 30, 60, D, W, M" })
   .transform((v) => String(aliasValue(RESOLUTION_NAMES, v)))
   .describe(

@@ -1,0 +1,22 @@
+import type { RequestContext } from "../request.context";
+import { openPortfolio, portfolioChart, portfolioPrice, portfolioStats } from "./portfolio.service";
+import type { Portfolio, PortfolioArgs, PortfolioChart, PortfolioPrice, PortfolioStats } from "./portfolio.types";
+
+/**
+ * Portfolio analytics, as the resolvers ask for them (the answer level: see etf/etf.answers.ts). `open` reads and
+ * checks the request (and, over a row store, resolves its symbols); each figure is computed from what it opened.
+ */
+export interface PortfolioAnswers {
+  open(ctx: RequestContext, args: PortfolioArgs): Promise<Portfolio>;
+  price(ctx: RequestContext, p: Portfolio): Promise<PortfolioPrice>;
+  chart(ctx: RequestContext, p: Portfolio): Promise<PortfolioChart>;
+  stats(ctx: RequestContext, p: Portfolio): Promise<PortfolioStats>;
+}
+
+/** From the store's quotes, daily bars and FX series, through the request's loaders (portfolio.service.ts). */
+export const ROW_STORE_PORTFOLIO_ANSWERS: PortfolioAnswers = Object.freeze({
+  open: openPortfolio,
+  price: portfolioPrice,
+  chart: portfolioChart,
+  stats: portfolioStats,
+});

@@ -1,0 +1,269 @@
+import { InvalidArgumentError, SymbolNotFoundError } from "../../platform/errors";
+import { parseResolution, RANGE_CAP_SECONDS } from "../candle/candle.service";
+import { convertColumns, perUsdColumns, type PerUsdColumns } from "../etf/etf.metrics";
+import { dayOf, fxConverter, loadFxSeries, normalizeCurrency, roundMoney } from "../fx/fx.service";
+import { requireScope, SCOPE_OF_TYPE } from "../instrument/instrument.access";
+import type { BarRow, InstrumentRow } from "../ports/source.types";
+import type { RequestContext } from "../request.context";
+import { aggregateBars } from "../candle/candle.service";
+import { groupStats } from "./portfolio.figures";
+import {
+  correlationMatrix,
+  performanceStats,
+  riskReturnRatio,
+  valueSeries,
+  type PositionBars,
+  type ValueSeries,
+} from "./portfolio.maths";
+import {
+  Portfolio,
+  type PortfolioArgs,
+  type PortfolioChart,
+  type PortfolioItem,
+  type PortfolioPrice,
+  type PortfolioStats,
+} from "./portfolio.types";
+
+const DAY = 86_400;
+/** What the Bavest SDKs default to. */
+export const DEFAULT_PORTFOLIO_CURRENCY = "EUR";
+export const PORTFOLIO_RESOLUTIONS = ["D", "W", "M"] as const;
+type PortfolioResolution = (typeof PORTFOLIO_RESOLUTIONS)[number];
+
+const invalid = (field: string, message: string, issue = "invalid") =>
+  new InvalidArgumentError(`${field}: ${message}`, [{ field, issue }]);
+
+/**
+ * Reads and checks a portfolio request, without the store: the item count (MDG_PORTFOLIO_MAX_ITEMS), each amount and
+ * buy date, the currency, resolution and range. Every problem is INVALID_ARGUMENT naming its field.
+ */
+export function readPortfolio(ctx: RequestContext, args: PortfolioArgs): Portfolio {
+  const max = ctx.config.sizes.portfolioMaxItems;
+  if (args.items.length === 0) throw invalid("portfolio_items", "at least one item is required", "required");
+  if (args.items.length > max) throw invalid("portfolio_items", `at most ${max} items per call`, "too many");
+  const items: PortfolioItem[] = args.items.map((item, i) => {
+    const symbol = item.symbol.trim();
+    if (symbol === "") throw invalid(`portfolio_items.${i}.symbol`, "expected a non-empty string");
+    if (!Number.isFinite(item.amount) || item.amount <= 0) {
+      throw invalid(`portfolio_items.${i}.amount`, "expected a positive number");
+    }
+    const b = item.buyDate;
+    if (b != null && (!Number.isInteger(b) || b < 0)) {
+      throw invalid(`portfolio_items.${i}.buy_date`, "expected Unix seconds (a non-negative integer)");
+    }
+    return { symbol, amount: item.amount, buyDate: b == null ? null : Math.floor(b / DAY) * DAY };
+  });
+  const currency = args.currency == null ? DEFAULT_PORTFOLIO_CURRENCY : normalizeCurrency(args.currency);
+  const r = parseResolution(args.resolution);
+  if (!(PORTFOLIO_RESOLUTIONS as readonly string[]).includes(r)) {
+    throw invalid("resolution", `portfolios are valued from daily bars: one of D, W, M`, "unknown resolution");
+  }
+  const now = Math.floor(ctx.clock.now().getTime() / 1000);
+  for (const field of ["from", "to"] as const) {
+    const v = args[field];
+    if (v != null && (!Number.isInteger(v) || v < 0)) throw invalid(field, "expected Unix seconds");
+  }
+  const to = args.to ?? now;
+  const bought = items.flatMap((i) => (i.buyDate == null ? [] : [i.buyDate]));
+  const from = args.from ?? (bought.length === items.length ? Math.min(...bought) : to - 365 * DAY);
+  if (from > to) throw invalid("from", `${from} is after to: ${to}`, "after to");
+  if (to - from > RANGE_CAP_SECONDS.D) throw invalid("to", "a portfolio spans at most 20 years; narrow from..to");
+  return Object.assign(new Portfolio(), { items, currency, from, to, resolution: r });
+}
+
+/** A position with its listing, as the store resolved it. */
+interface Held {
+  item: PortfolioItem;
+  row: InstrumentRow;
+}
+
+const heldOf = new WeakMap<Portfolio, Held[]>();
+const seriesOf = new WeakMap<Portfolio, Promise<{ series: ValueSeries; positions: PositionBars[] }>>();
+
+/**
+ * The portfolio of a request, its symbols resolved in one batched lookup: an unknown symbol is NOT_FOUND, and the key
+ * needs the scope of each held security's type (a stock needs `stock`, an ETF `etf`), as quote and candle do.
+ */
+export async function openPortfolio(ctx: RequestContext, args: PortfolioArgs): Promise<Portfolio> {
+  const p = readPortfolio(ctx, args);
+  const rows = await ctx.loaders.instrumentBySymbol.loadMany(p.items.map((i) => i.symbol));
+  const held = p.items.map((item, i): Held => {
+    const row = rows[i];
+    if (row instanceof Error) throw row;
+    if (!row) throw new SymbolNotFoundError(item.symbol);
+    requireScope(ctx, SCOPE_OF_TYPE[row.security.type]);
+    return { item: { ...item, symbol: row.listing.symbol }, row };
+  });
+  p.items = held.map((h) => h.item);
+  heldOf.set(p, held);
+  return p;
+}
+
+function heldIn(p: Portfolio): Held[] {
+  const held = heldOf.get(p);
+  if (!held) throw new Error("portfolio: not opened by openPortfolio");
+  return held;
+}
+
+/** The value now: each position's latest quote in the portfolio's currency, at the rate of its day. */
+export async function portfolioPrice(ctx: RequestContext, p: Portfolio): Promise<PortfolioPrice> {
+  const quoted = heldIn(p).filter((h) => h.row.quote != null);
+  const rates = await Promise.all(
+    quoted.map(async (h) => {
+      const day = dayOf(h.row.quote!.t);
+      return (await fxConverter(ctx, h.row.listing.currency, p.currency, day, day))(day);
+    }),
+  );
+  let c = 0;
+  let o = 0;
+  let hi = 0;
+  let lo = 0;
+  let pc = 0;
+  let t = 0;
+  quoted.forEach((h, i) => {
+    const q = h.row.quote!;
+    const f = rates[i]! * h.item.amount;
+    c += q.c * f;
+    o += q.o * f;
+    hi += q.h * f;
+    lo += q.l * f;
+    pc += q.pc * f;
+    t = Math.max(t, q.t);
+  });
+  const m = (x: number) => roundMoney(x, p.currency);
+  return {
+    c: m(c),
+    o: m(o),
+    h: m(hi),
+    l: m(lo),
+    pc: m(pc),
+    d: m(c - pc),
+    dp: pc === 0 ? 0 : Math.round(((c - pc) / pc) * 1e6) / 1e4,
+    t,
+  };
+}
+
+/** Each position's daily bars over the range from its buy day, converted: one batched read per table. */
+async function positionBars(ctx: RequestContext, p: Portfolio): Promise<PositionBars[]> {
+  const held = heldIn(p);
+  const bars = await ctx.loaders.dailyBars.loadMany(
+    held.map((h) => ({ listingId: h.row.listing.id, from: Math.max(p.from, h.item.buyDate ?? p.from), to: p.to })),
+  );
+  const lists = bars.map((b) => {
+    if (b instanceof Error) throw b;
+    return b;
+  });
+  const firstDay = dayOf(p.from);
+  const lastDay = dayOf(p.to);
+  const currencies = [...new Set([p.currency, ...held.map((h) => h.row.listing.currency)])];
+  const needed = held.some((h, i) => lists[i]!.length > 0 && h.row.listing.currency !== p.currency);
+  const perUsd = new Map<string, PerUsdColumns>();
+  if (needed) {
+    const series = await Promise.all(currencies.map((c) => loadFxSeries(ctx, c, firstDay, lastDay)));
+    currencies.forEach((c, i) => perUsd.set(c, perUsdColumns(series[i]!)));
+  }
+  return held.map((h, i) => {
+    const list: readonly BarRow[] = lists[i]!;
+    const t = Float64Array.from(list, (b) => b.t);
+    const col = (pick: (b: BarRow) => number) => Float64Array.from(list, pick);
+    let factor: Float64Array | null = null;
+    if (h.row.listing.currency !== p.currency && list.length > 0) {
+      const names = { from: h.row.listing.currency, to: p.currency };
+      factor = convertColumns(
+        t,
+        new Float64Array(list.length).fill(1),
+        perUsd.get(names.from)!,
+        perUsd.get(names.to)!,
+        names,
+      ).values;
+    }
+    const priced = (pick: (b: BarRow) => number) => {
+      const xs = col(pick);
+      if (factor) for (let j = 0; j < xs.length; j++) xs[j]! *= factor[j]!;
+      return xs;
+    };
+    return {
+      symbol: h.item.symbol,
+      amount: h.item.amount,
+      t,
+      o: priced((b) => b.o),
+      h: priced((b) => b.h),
+      l: priced((b) => b.l),
+      c: priced((b) => b.c),
+      v: col((b) => b.v),
+    };
+  });
+}
+
+/** The daily value series of a portfolio, computed once per request whichever fields ask for it. */
+function dailySeries(ctx: RequestContext, p: Portfolio) {
+  let s = seriesOf.get(p);
+  if (!s) {
+    s = positionBars(ctx, p).then((positions) => ({ positions, series: valueSeries(positions) }));
+    seriesOf.set(p, s);
+  }
+  return s;
+}
+
+function chartOf(series: ValueSeries, currency: string, r: PortfolioResolution): PortfolioChart {
+  if (series.t.length === 0) return { s: "no_data", t: [], o: [], h: [], l: [], c: [], v: [] };
+  const bars: BarRow[] = series.t.map((t, i) => ({
+    t,
+    o: series.o[i]!,
+    h: series.h[i]!,
+    l: series.l[i]!,
+    c: series.c[i]!,
+    v: series.v[i]!,
+  }));
+  const out = r === "D" ? bars : aggregateBars(bars, r);
+  const m = (x: number) => roundMoney(x, currency);
+  return {
+    s: "ok",
+    t: out.map((b) => b.t),
+    o: out.map((b) => m(b.o)),
+    h: out.map((b) => m(b.h)),
+    l: out.map((b) => m(b.l)),
+    c: out.map((b) => m(b.c)),
+    v: out.map((b) => Math.round(b.v * 1e4) / 1e4),
+  };
+}
+
+export async function portfolioChart(ctx: RequestContext, p: Portfolio): Promise<PortfolioChart> {
+  const { series } = await dailySeries(ctx, p);
+  return chartOf(series, p.currency, p.resolution as PortfolioResolution);
+}
+
+/** Rounds a statistic to ten significant decimals, so a figure does not carry float noise into the answer. */
+const r10 = (x: number) => (Number.isFinite(x) ? Math.round(x * 1e10) / 1e10 : 0);
+
+function roundAll<K extends string>(figures: Record<K, number>): Record<K, number> {
+  const out = { ...figures };
+  for (const k in out) out[k] = r10(out[k]);
+  return out;
+}
+
+export async function portfolioStats(ctx: RequestContext, p: Portfolio): Promise<PortfolioStats> {
+  const { series, positions } = await dailySeries(ctx, p);
+  if (series.t.length === 0) return { riskReturnRatio: null, correlation: null, series: null, stats: null };
+  const figures = performanceStats(Float64Array.from(series.t), series.index, ctx.config.riskFreeRatePercent);
+  // A symbol held twice answers once, with the returns of its longest-held position (its prices are the same).
+  const bySymbol = new Map<string, { returns: Float64Array; days: number }>();
+  positions.forEach((pos, k) => {
+    const returns = series.returns[k]!;
+    let days = 0;
+    for (const r of returns) if (r === r) days++;
+    const known = bySymbol.get(pos.symbol);
+    if (!known || days > known.days) bySymbol.set(pos.symbol, { returns, days });
+  });
+  const symbols = [...bySymbol.keys(), "total"];
+  const returns = [...[...bySymbol.values()].map((x) => x.returns), series.totalReturns];
+  const matrix = correlationMatrix(returns);
+  return {
+    riskReturnRatio: Object.fromEntries(symbols.map((symbol, i) => [symbol, r10(riskReturnRatio(returns[i]!))])),
+    correlation: Object.fromEntries(
+      symbols.map((symbol, i) => [symbol, Object.fromEntries(symbols.map((o, j) => [o, r10(matrix[i]![j]!)]))]),
+    ),
+    series: chartOf(series, p.currency, "D"),
+    stats: groupStats(roundAll(figures)),
+  };
+}

@@ -1,0 +1,291 @@
+import { z } from "zod";
+import { flattenStats, SDK_STAT_NAMES, statPath, type SdkStatName } from "../../../domain/portfolio/portfolio.figures";
+import { currencyField, sdkTimeField } from "../rest.body";
+import { example } from "../rest.examples";
+import { PortfolioChartDocument, PortfolioPriceDocument, PortfolioStatsDocument } from "../rest.operations.generated";
+import { route, VERSIONS, type RouteEntry } from "../rest.route";
+import { gqlObject, stringOf, unixSeconds } from "../rest.response";
+import { resolutionField } from "./candle.routes";
+
+/** The operations the routes run; `npm run generate` types them as Portfolio…Document. */
+export const PORTFOLIO_PRICE_OPERATION = /* GraphQL */ `
+  query PortfolioPrice($items: [PortfolioItemInput!]!, $currency: String, $from: Int, $to: Int, $resolution: String) {
+    portfolio(items: $items, currency: $currency, from: $from, to: $to, resolution: $resolution) {
+      price {
+        c
+        o
+        h
+        l
+        pc
+        d
+        dp
+        t
+      }
+    }
+  }
+`;
+
+export const PORTFOLIO_CHART_OPERATION = /* GraphQL */ `
+  query PortfolioChart($items: [PortfolioItemInput!]!, $currency: String, $from: Int, $to: Int, $resolution: String) {
+    portfolio(items: $items, currency: $currency, from: $from, to: $to, resolution: $resolution) {
+      items {
+        symbol
+        amount
+        buyDate
+      }
+      currency
+      from
+      to
+      resolution
+      chart {
+        s
+        t
+        o
+        h
+        l
+        c
+        v
+      }
+    }
+  }
+`;
+
+export const PORTFOLIO_STATS_OPERATION = /* GraphQL */ `
+  query PortfolioStats($items: [PortfolioItemInput!]!, $currency: String, $from: Int, $to: Int, $resolution: String) {
+    portfolio(items: $items, currency: $currency, from: $from, to: $to, resolution: $resolution) {
+      stats {
+        riskReturnRatio
+        correlation
+        series {
+          s
+          t
+          o
+          h
+          l
+          c
+          v
+        }
+        stats {
+          riskFree
+          totalReturn
+          cagr
+          maxDrawdown
+          calmar
+          inception
+          mtd
+          threeMonth
+          sixMonth
+          ytd
+          oneYear
+          threeYear
+          fiveYear
+          tenYear
+          daily {
+            ...PortfolioPeriod
+          }
+          monthly {
+            ...PortfolioPeriod
+          }
+          yearly {
+            ...PortfolioPeriod
+          }
+          avgDrawdown
+          avgDrawdownDays
+          avgUpMonth
+          avgDownMonth
+          winYearPerc
+          twelveMonthWinPerc
+        }
+      }
+    }
+  }
+
+  fragment PortfolioPeriod on PortfolioPeriodFigures {
+    sharpe
+    sortino
+    mean
+    vol
+    skew
+    kurt
+    best
+    worst
+  }
+`;
+
+/**
+ * A buy date in the SDKs' forms (sdkTimeField), and also as a number of milliseconds: the Python SDK's own sample
+ * portfolio posts `buy_date: 1665698400000`, which no date before 5138 is in seconds.
+ */
+const buyDateField = z
+  .union([z.number(), z.string(), z.null()])
+  .transform((v) => (typeof v === "number" && v >= 1e11 ? String(Math.trunc(v)) : v))
+  .pipe(sdkTimeField.nullable())
+  .describe(
+    "When the position was bought: Unix seconds (integer or fractional), milliseconds (a number of 11 or more " +
+      "digits, or a string of 11 to 13 digits) or a day YYYY-MM-DD; null or absent: held all along",
+  );
+
+const itemField = z.object({
+  symbol: z
+    .string({ error: "expected a string" })
+    .trim()
+    .min(1, { error: "expected a non-empty string" })
+    .max(64)
+    .describe("Symbol of the listing held"),
+  amount: z.number({ error: "expected a number" }).describe("Quantity held (shares, units, coins); positive"),
+  buy_date: buyDateField.optional(),
+});
+
+/** `{portfolio_items, currency?, from?, to?, resolution?}` as the operations' variables. */
+const portfolioBody = z
+  .object({
+    portfolio_items: z
+      .array(itemField, { error: "expected a list of {symbol, amount, buy_date}" })
+      .describe("The positions, at most MDG_PORTFOLIO_MAX_ITEMS (100 by default)"),
+    currency: currencyField.optional(),
+    from: sdkTimeField.optional(),
+    to: sdkTimeField.optional(),
+    resolution: resolutionField.optional(),
+  })
+  .transform((b) => ({
+    items: b.portfolio_items.map((i) => ({ symbol: i.symbol, amount: i.amount, buyDate: i.buy_date ?? null })),
+    currency: b.currency ?? null,
+    from: b.from ?? null,
+    to: b.to ?? null,
+    resolution: b.resolution ?? null,
+  }));
+
+/** The Bavest Python SDK's `PortfolioPrice`: the value now, as a quote of the whole portfolio. */
+const priceResponse = gqlObject("PortfolioPrice", {
+  c: z.number(),
+  o: z.number(),
+  l: z.number(),
+  h: z.number(),
+  dp: z.number(),
+  d: z.number(),
+  pc: z.number(),
+  t: unixSeconds,
+});
+
+const bars = {
+  s: stringOf(["ok", "no_data"]),
+  t: z.array(unixSeconds),
+  o: z.array(z.number()),
+  h: z.array(z.number()),
+  l: z.array(z.number()),
+  c: z.array(z.number()),
+  v: z.array(z.number()),
+};
+
+/**
+ * The Python SDK's `PortfolioChart` (the request as read: currency, from, to, resolution, portfolio_items) with the
+ * Dart client's `Candles` of the value beside it.
+ */
+const chartResponse = gqlObject("PortfolioChart", {
+  currency: z.string(),
+  from: unixSeconds,
+  to: unixSeconds,
+  resolution: stringOf(["D", "W", "M"]),
+  portfolio_items: z.array(
+    z.object({
+      symbol: z.string(),
+      amount: z.number(),
+      buy_date: unixSeconds.describe("Start of the day the position counts from (the range's start when not given)"),
+    }),
+  ),
+  ...bars,
+});
+
+const bySymbol = z.record(z.string(), z.number()).describe("By symbol of a position, and `total` for the portfolio");
+
+/** The Python SDK's `PortfolioStats`. */
+const statsResponse = z.object({
+  riskReturnRatio: bySymbol.nullable(),
+  correlation: z.record(z.string(), bySymbol).nullable(),
+  series: gqlObject("PortfolioChart", bars).nullable(),
+  stats: z
+    .object(
+      Object.fromEntries(
+        SDK_STAT_NAMES.map((k) => [k, z.number().describe(`GraphQL's PortfolioStatFigures.${statPath(k)}`)]),
+      ) as Record<SdkStatName, z.ZodNumber>,
+    )
+    .nullable()
+    .describe("The Python SDK's Stats: 44 figures, fractions (0.05 means 5 %), 0 where the range is too short"),
+});
+
+const examples = (s: { stock: string; etf: string }) => ({
+  python: example("What the Python SDK posts: two positions with buy dates, in euros", {
+    portfolio_items: [
+      { symbol: s.stock, amount: 10, buy_date: 1_735_689_600 },
+      { symbol: s.etf, amount: 4, buy_date: 1_738_368_000.5 },
+    ],
+    currency: "EUR",
+  }),
+});
+
+const rangedExamples = (s: { stock: string; etf: string }) => ({
+  python: example("What the Python SDK posts: positions, a range in float seconds, resolution and currency", {
+    portfolio_items: [
+      { symbol: s.stock, amount: 10, buy_date: 1_735_689_600 },
+      { symbol: s.etf, amount: 4, buy_date: 1_738_368_000 },
+    ],
+    from: 1_735_689_600.0,
+    to: 1_767_225_599.0,
+    resolution: "D",
+    currency: "EUR",
+  }),
+});
+
+export const PORTFOLIO_ROUTES: readonly RouteEntry[] = [
+  route({
+    path: "portfolio/price",
+    summary: "A portfolio's value now, summed from its positions' latest quotes in one currency",
+    versions: VERSIONS,
+    scope: "portfolio",
+    body: portfolioBody,
+    operation: PortfolioPriceDocument,
+    shape: (d) => d.portfolio.price,
+    response: priceResponse,
+    maxAgeSeconds: 60,
+    examples,
+    singleSecurity: false,
+  }),
+  route({
+    path: "portfolio/chart",
+    summary: "A portfolio's value over a range as D, W or M bars, each position counted from its buy date",
+    versions: VERSIONS,
+    scope: "portfolio",
+    body: portfolioBody,
+    operation: PortfolioChartDocument,
+    shape: ({ portfolio: p }) => ({
+      currency: p.currency,
+      from: p.from,
+      to: p.to,
+      resolution: p.resolution,
+      portfolio_items: p.items.map((i) => ({ symbol: i.symbol, amount: i.amount, buy_date: i.buyDate ?? p.from })),
+      ...p.chart,
+    }),
+    response: chartResponse,
+    maxAgeSeconds: 300,
+    examples: rangedExamples,
+    singleSecurity: false,
+  }),
+  route({
+    path: "portfolio/stats",
+    summary: "A portfolio's performance statistics, its positions' risk-return ratios and correlations over a range",
+    versions: VERSIONS,
+    scope: "portfolio",
+    body: portfolioBody,
+    operation: PortfolioStatsDocument,
+    shape: ({ portfolio: { stats: s } }) => ({
+      riskReturnRatio: s.riskReturnRatio as Record<string, number> | null,
+      correlation: s.correlation as Record<string, Record<string, number>> | null,
+      series: s.series,
+      stats: s.stats ? flattenStats(s.stats) : null,
+    }),
+    response: statsResponse,
+    maxAgeSeconds: 300,
+    examples: rangedExamples,
+    singleSecurity: false,
+  }),
+];
