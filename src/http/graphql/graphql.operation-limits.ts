@@ -8,8 +8,10 @@ import {
   isEnumType,
   isListType,
   getNullableType,
+  getIntrospectionQuery,
   isObjectType,
   Kind,
+  parse,
   type DocumentNode,
   type FragmentDefinitionNode,
   type GraphQLField,
@@ -420,20 +422,15 @@ export function checkOperation(
       shape.rootFields,
     );
   }
-  let cost = known.cost;
-  if (cost === undefined) {
+  let costs = known.costs;
+  if (costs === undefined) {
     try {
       const now = Math.floor(((context as Context | undefined)?.clock?.now() ?? new Date()).getTime() / 1000);
-      cost =
-        COST_UNIT.operation +
-        metricsConversions(known.single, variables ?? {}, now) +
-        getComplexity({
-          schema,
-          query: known.single,
-          variables: variables ?? {},
-          estimators: [estimator],
-          context: context as Record<string, unknown>,
-        });
+      const split = splitCost(schema, estimator, known.single, variables ?? {}, context);
+      costs = {
+        data: COST_UNIT.operation + metricsConversions(known.single, variables ?? {}, now) + split.data,
+        introspection: split.introspection,
+      };
     } catch (e) {
       // Variables that do not coerce (execution would refuse them too) or more nodes than the library walks.
       const message = e instanceof Error ? e.message : String(e);
@@ -441,17 +438,71 @@ export function checkOperation(
     }
     // Apollo hands the same parsed document to every request with the same text: an operation whose cost
     // cannot change with its variables (or the clock) is costed once.
-    if (!known.costVaries) known.cost = cost;
+    if (!known.costVaries) known.costs = costs;
   }
-  if (!Number.isFinite(cost) || cost > limits.maxCost) {
+  if (!Number.isFinite(costs.data) || costs.data > limits.maxCost) {
     throw limitError(
       "QUERY_TOO_COSTLY",
-      `the operation costs ${cost}; at most ${limits.maxCost} is allowed (docs/operations.md "Limits and hardening")`,
+      `the operation costs ${costs.data}; at most ${limits.maxCost} is allowed (docs/operations.md "Limits and ` +
+        `hardening")`,
       limits.maxCost,
-      cost,
+      costs.data,
     );
   }
-  return { shape, cost };
+  const introspectionLimit = introspectionBound(schema, estimator);
+  if (!Number.isFinite(costs.introspection) || costs.introspection > introspectionLimit) {
+    throw limitError(
+      "QUERY_TOO_COSTLY",
+      `the operation's introspection costs ${costs.introspection}; at most ${introspectionLimit} is allowed, twice ` +
+        `GraphiQL's introspection query of this schema (docs/operations.md "Limits and hardening")`,
+      introspectionLimit,
+      costs.introspection,
+    );
+  }
+  return { shape, cost: costs.data + costs.introspection };
+}
+
+/**
+ * An operation's cost in two parts: what it reads (every field but the schema's own) and its introspection
+ * (`__schema` and `__type`, with all they hold). Introspection grows with the schema, about 35 a type, and is
+ * read from memory; bounded by `MDG_GRAPHQL_MAX_COST` with the rest, GraphiQL's own query would stop passing once
+ * the schema has some 300 types.
+ */
+function splitCost(
+  schema: GraphQLSchema,
+  estimator: ComplexityEstimator,
+  query: DocumentNode,
+  variables: Record<string, unknown>,
+  context: unknown,
+): { data: number; introspection: number } {
+  let introspection = 0;
+  const split: ComplexityEstimator = (a) => {
+    const c = estimator(a);
+    if (typeof c !== "number" || (a.field.name !== "__schema" && a.field.name !== "__type")) return c;
+    introspection += c;
+    return 0;
+  };
+  const data = getComplexity({
+    schema,
+    query,
+    variables,
+    estimators: [split],
+    context: context as Record<string, unknown>,
+  });
+  return { data, introspection };
+}
+
+const INTROSPECTION_BOUNDS = new WeakMap<GraphQLSchema, number>();
+
+/** Twice the introspection cost of GraphiQL's query (descriptions, deprecations and all) over this schema. */
+export function introspectionBound(schema: GraphQLSchema, estimator: ComplexityEstimator): number {
+  let bound = INTROSPECTION_BOUNDS.get(schema);
+  if (bound === undefined) {
+    const query = parse(getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true }));
+    bound = 2 * splitCost(schema, estimator, query, {}, undefined).introspection;
+    INTROSPECTION_BOUNDS.set(schema, bound);
+  }
+  return bound;
 }
 
 interface Analysed {
@@ -460,7 +511,7 @@ interface Analysed {
   single: DocumentNode;
   /** Whether variables or the clock can change the cost (sizes, ranges, @include/@skip). */
   costVaries: boolean;
-  cost?: number;
+  costs?: { data: number; introspection: number };
 }
 
 const ANALYSED = new WeakMap<OperationDefinitionNode, Analysed>();

@@ -1,6 +1,10 @@
 import { getIntrospectionQuery, Kind, Lexer, parse, Source, TokenKind, type OperationDefinitionNode } from "graphql";
 import { getComplexity } from "graphql-query-complexity";
-import { costEstimator, measureOperation } from "../../../src/http/graphql/graphql.operation-limits";
+import {
+  costEstimator,
+  introspectionBound,
+  measureOperation,
+} from "../../../src/http/graphql/graphql.operation-limits";
 import { getSchema } from "../../../src/http/graphql/schema";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { BOOTSTRAP_KEY } from "../../helpers/constants";
@@ -201,7 +205,7 @@ describe("the defaults", () => {
   });
   afterAll(() => d.close());
 
-  it("let GraphiQL's introspection query through, and measure it like any other", async () => {
+  it("let GraphiQL's introspection query through, and bound introspection at twice its cost", async () => {
     const query = getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true });
     const doc = parse(query);
     const op = doc.definitions.find((x): x is OperationDefinitionNode => x.kind === Kind.OPERATION_DEFINITION)!;
@@ -209,13 +213,31 @@ describe("the defaults", () => {
       doc.definitions.flatMap((x) => (x.kind === Kind.FRAGMENT_DEFINITION ? [[x.name.value, x] as const] : [])),
     );
     const shape = measureOperation(op, fragments);
-    const cost = getComplexity({ schema: getSchema(), query: doc, estimators: [costEstimator(getSchema(), 20)] });
+    const estimator = costEstimator(getSchema(), 20);
+    const cost = getComplexity({ schema: getSchema(), query: doc, estimators: [estimator] });
     const config = d.deps.config.graphql;
     expect(shape.depth).toBeLessThanOrEqual(config.maxDepth);
-    expect(cost).toBeLessThanOrEqual(config.maxCost);
+    // Introspection has its own bound, from the schema: this schema's introspection alone outgrew MDG_GRAPHQL_MAX_COST.
+    expect(introspectionBound(getSchema(), estimator)).toBe(2 * cost);
     const res = await gql(d, { query });
     expect(res.status).toBe(200);
     expect(res.body.data.__schema.queryType.name).toBe("Query");
+  });
+
+  it("refuse three copies of GraphiQL's type listing under aliases: introspection past its bound", async () => {
+    const full = getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true });
+    const fragments = full.slice(full.indexOf("fragment FullType"));
+    const query =
+      "query Q { a: __schema { ...S } b: __schema { ...S } c: __schema { ...S } } " +
+      `fragment S on __Schema { types { ...FullType } } ${fragments}`;
+    const { result: res, queries } = await d.countQueries(() => gql(d, { query }));
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].extensions).toMatchObject({
+      code: "GRAPHQL_VALIDATION_FAILED",
+      reason: "QUERY_TOO_COSTLY",
+    });
+    expect(res.body.errors[0].message).toMatch(/^the operation's introspection costs \d+; at most \d+ is allowed/);
+    expect(queries).toBe(0);
   });
 
   it("refuse a nested introspection query whose answer would explode", async () => {
@@ -228,8 +250,9 @@ describe("the defaults", () => {
     expect(res.body.errors[0].extensions.code).toBe("GRAPHQL_VALIDATION_FAILED");
     expect(queries).toBe(0);
     const doc = parse(nested);
-    const cost = getComplexity({ schema: getSchema(), query: doc, estimators: [costEstimator(getSchema(), 20)] });
-    expect(cost).toBeGreaterThan(d.deps.config.graphql.maxCost);
+    const estimator = costEstimator(getSchema(), 20);
+    const cost = getComplexity({ schema: getSchema(), query: doc, estimators: [estimator] });
+    expect(cost).toBeGreaterThan(introspectionBound(getSchema(), estimator));
   });
 
   it("refuse batched array bodies unless MDG_GRAPHQL_BATCHING is on", async () => {
