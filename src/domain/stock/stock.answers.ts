@@ -20,6 +20,15 @@ import type { SecurityRef } from "../instrument/instrument.service";
 import { quoteOf } from "../quote/quote.service";
 import { financialsTtmOf, getStock, stockOf } from "./stock.service";
 import type { FinancialsTtm, Stock } from "./stock.types";
+import { type StatementKind, statementsOf } from "./statement.service";
+import type { BalanceSheet, CashFlowStatement, FinancialsFreq, IncomeStatement } from "./statement.types";
+
+/** A statement kind's answer type. */
+export interface Statements {
+  ic: IncomeStatement;
+  bs: BalanceSheet;
+  cf: CashFlowStatement;
+}
 
 /**
  * The company's profile as the store holds it: identity, classification, the latest quote's price, its change and
@@ -77,6 +86,14 @@ export interface StockAnswers {
   get(ctx: RequestContext, ref: SecurityRef): Promise<Stock>;
   /** In the reporting currency, or converted into `currency`. */
   financialsTtm(ctx: RequestContext, stock: Stock, currency?: string | null): Promise<FinancialsTtm>;
+  /** Newest first, each quarter or fiscal year, in the reporting currency or converted into `currency`. */
+  statements<K extends StatementKind>(
+    ctx: RequestContext,
+    stock: Stock,
+    statement: K,
+    freq: FinancialsFreq,
+    currency?: string | null,
+  ): Promise<Statements[K][]>;
   candles(ctx: RequestContext, stock: Stock, args: CandleRangeArgs): Promise<Candles>;
   /** Known today, oldest first, optionally within ex-dates [from, to]. */
   dividends(ctx: RequestContext, stock: Stock, from?: string | null, to?: string | null): Promise<Dividend[]>;
@@ -314,6 +331,13 @@ export const ROW_STORE_STOCK_ANSWERS: StockAnswers = Object.freeze({
   get: getStock,
   financialsTtm: (ctx: RequestContext, stock: Stock, currency?: string | null) =>
     financialsTtmOf(ctx, stock.row, currency),
+  statements: <K extends StatementKind>(
+    ctx: RequestContext,
+    stock: Stock,
+    statement: K,
+    freq: FinancialsFreq,
+    currency?: string | null,
+  ) => statementsOf(ctx, stock.row, statement, freq, currency) as Promise<Statements[K][]>,
   candles: (ctx: RequestContext, stock: Stock, args: CandleRangeArgs) => candlesOf(ctx, stock.row, args),
   dividends: (ctx: RequestContext, stock: Stock, from?: string | null, to?: string | null) =>
     dividendsOf(ctx, stock.row, from, to),

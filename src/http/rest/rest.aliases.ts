@@ -36,7 +36,7 @@ export type ActionTarget = { kind: "endpoint"; path: string } | { kind: "subscri
 /**
  * The Dart client's action names (`WebsocketEventAction`) that are not our paths, and what each is. The rest of its
  * names are paths of ours as they stand (`quote`, `stock/profile`, `stock/peers`, `ping` …) or paths this service
- * does not serve (`stock/metric`, `calender/ipo`, `stock/financials`, `stock/fundamentals`, `portfolio/*`), which
+ * does not serve (`stock/metric`, `calender/ipo`, `stock/fundamentals`, `portfolio/*`), which
  * answer 404 NOT_FOUND as any unknown path.
  */
 export const DART_ACTIONS: Readonly<Record<string, ActionTarget>> = {
@@ -50,7 +50,6 @@ export const DART_ACTIONS: Readonly<Record<string, ActionTarget>> = {
 export const DART_UNSERVED_ACTIONS: readonly string[] = [
   "stock/metric",
   "calender/ipo",
-  "stock/financials",
   "stock/fundamentals",
   "portfolio/allocation",
   "portfolio/region",

@@ -20,6 +20,7 @@ import { listingId } from "../../../domain/instrument/instrument.ids";
 import { DividendRangeArgs, MoneyCurrencyArgs } from "../../../domain/stock/stock.args";
 import { served } from "../../../domain/instrument/instrument.served";
 import { FinancialsTtm, Stock, StockArgs } from "../../../domain/stock/stock.types";
+import { BalanceSheet, CashFlowStatement, IncomeStatement, StatementArgs } from "../../../domain/stock/statement.types";
 import {
   EARNINGS_DEFAULT_DAYS,
   EARNINGS_MAX_DAYS,
@@ -282,6 +283,42 @@ export class StockResolver {
     @Ctx() ctx: Context,
   ): Promise<FinancialsTtm> {
     return ctx.answers.stock.financialsTtm(ctx, stock, args.currency);
+  }
+
+  @Authorized("stock")
+  @FieldResolver(() => [IncomeStatement], {
+    description: "Income statements, newest first: each fiscal year with four reported quarters, or each quarter",
+  })
+  incomeStatements(
+    @Root() stock: Stock,
+    @Args(() => StatementArgs) args: StatementArgs,
+    @Ctx() ctx: Context,
+  ): Promise<IncomeStatement[]> {
+    return ctx.answers.stock.statements(ctx, stock, "ic", args.freq, args.currency);
+  }
+
+  @Authorized("stock")
+  @FieldResolver(() => [BalanceSheet], {
+    description: "Balance sheets, newest first: at the end of each fiscal year with four reported quarters, or each",
+  })
+  balanceSheets(
+    @Root() stock: Stock,
+    @Args(() => StatementArgs) args: StatementArgs,
+    @Ctx() ctx: Context,
+  ): Promise<BalanceSheet[]> {
+    return ctx.answers.stock.statements(ctx, stock, "bs", args.freq, args.currency);
+  }
+
+  @Authorized("stock")
+  @FieldResolver(() => [CashFlowStatement], {
+    description: "Cash-flow statements, newest first: each fiscal year with four reported quarters, or each quarter",
+  })
+  cashFlowStatements(
+    @Root() stock: Stock,
+    @Args(() => StatementArgs) args: StatementArgs,
+    @Ctx() ctx: Context,
+  ): Promise<CashFlowStatement[]> {
+    return ctx.answers.stock.statements(ctx, stock, "cf", args.freq, args.currency);
   }
 
   @Authorized("stock")

@@ -9,6 +9,8 @@ import {
   type StockSplit,
 } from "../../../domain/stock/stock.answers";
 import { Stock, type FinancialsTtm } from "../../../domain/stock/stock.types";
+import type { StatementKind } from "../../../domain/stock/statement.service";
+import type { FinancialsFreq } from "../../../domain/stock/statement.types";
 import { askedOf, rememberAsked } from "../upstream.asked";
 import { bodyOf, refBody, withCurrency } from "../upstream.calls";
 import type { UpstreamFetcher } from "../upstream.fetcher";
@@ -38,6 +40,22 @@ export const financialsTtmFetcher: UpstreamFetcher<FinancialsTtmQuery, Financial
   kind: "reference",
   request: ({ stock, currency }) => withCurrency(askedOf(stock).body, currency),
   transform: (d) => d,
+};
+
+export interface StatementsQuery {
+  stock: Stock;
+  statement: StatementKind;
+  freq: FinancialsFreq;
+  currency?: string | null;
+}
+
+/** The upstream's stock/financials, as the Dart SDK posts it (the values `annual`, `ic` …). */
+export const statementsFetcher: UpstreamFetcher<StatementsQuery, { financials: unknown[] }, unknown[]> = {
+  path: "/v1/stock/financials",
+  kind: "reference",
+  request: ({ stock, statement, freq, currency }) =>
+    withCurrency({ ...askedOf(stock).body, freq: freq.toLowerCase(), statement }, currency),
+  transform: (d) => d.financials,
 };
 
 export const stockDividendEstimateFetcher: UpstreamFetcher<Stock, DividendEstimate, DividendEstimate> = {
