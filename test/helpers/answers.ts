@@ -100,6 +100,9 @@ export function corpus(db: Database.Database): Ask[] {
     for (const s of funds) add(`/${v}/fund/profile`, { symbol: s });
     for (const s of [...stocks, etfs[0], "NOPE-UNKNOWN"]) {
       add(`/${v}/stock/financials/ttm`, { symbol: s });
+      add(`/${v}/stock/financials`, { symbol: s, freq: "ANNUAL", statement: "INCOME", currency: "EUR" });
+      add(`/${v}/stock/financials`, { symbol: s, freq: "quarterly", statement: "bs" });
+      add(`/${v}/stock/financials`, { symbol: s, freq: "quarterly", statement: "cf" });
       add(`/${v}/stock/dividend-estimate`, { symbol: s });
       add(`/${v}/dividends/annual`, { symbol: s });
     }

@@ -21,6 +21,15 @@ import { quoteOf } from "../quote/quote.service";
 import { financialsTtmOf, getStock, stockOf } from "./stock.service";
 import type { FinancialsTtm, Stock } from "./stock.types";
 import { stockMetricOf, type StockMetricAnswer } from "./stock.metrics";
+import { type StatementKind, statementsOf } from "./statement.service";
+import type { BalanceSheet, CashFlowStatement, FinancialsFreq, IncomeStatement } from "./statement.types";
+
+/** A statement kind's answer type. */
+export interface Statements {
+  ic: IncomeStatement;
+  bs: BalanceSheet;
+  cf: CashFlowStatement;
+}
 
 /**
  * The company's profile as the store holds it: identity, classification, the latest quote's price, its change and
@@ -78,6 +87,14 @@ export interface StockAnswers {
   get(ctx: RequestContext, ref: SecurityRef): Promise<Stock>;
   /** In the reporting currency, or converted into `currency`. */
   financialsTtm(ctx: RequestContext, stock: Stock, currency?: string | null): Promise<FinancialsTtm>;
+  /** Newest first, each quarter or fiscal year, in the reporting currency or converted into `currency`. */
+  statements<K extends StatementKind>(
+    ctx: RequestContext,
+    stock: Stock,
+    statement: K,
+    freq: FinancialsFreq,
+    currency?: string | null,
+  ): Promise<Statements[K][]>;
   candles(ctx: RequestContext, stock: Stock, args: CandleRangeArgs): Promise<Candles>;
   /** Money figures in the reporting currency, or converted into `currency` (stock.metrics.ts). */
   metric(ctx: RequestContext, stock: Stock, currency?: string | null): Promise<StockMetricAnswer>;
@@ -317,6 +334,13 @@ export const ROW_STORE_STOCK_ANSWERS: StockAnswers = Object.freeze({
   get: getStock,
   financialsTtm: (ctx: RequestContext, stock: Stock, currency?: string | null) =>
     financialsTtmOf(ctx, stock.row, currency),
+  statements: <K extends StatementKind>(
+    ctx: RequestContext,
+    stock: Stock,
+    statement: K,
+    freq: FinancialsFreq,
+    currency?: string | null,
+  ) => statementsOf(ctx, stock.row, statement, freq, currency) as Promise<Statements[K][]>,
   candles: (ctx: RequestContext, stock: Stock, args: CandleRangeArgs) => candlesOf(ctx, stock.row, args),
   metric: stockMetricOf,
   dividends: (ctx: RequestContext, stock: Stock, from?: string | null, to?: string | null) =>

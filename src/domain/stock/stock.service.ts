@@ -1,7 +1,7 @@
 import type { RequestContext } from "../request.context";
 import { dayOf, fxConverter, normalizeCurrency, roundMoney } from "../fx/fx.service";
 import { resolveInstrument, type SecurityRef } from "../instrument/instrument.service";
-import type { InstrumentRow, QuarterlyFinancialsRow } from "../ports/source.types";
+import { type InstrumentRow, OPTIONAL_FINANCIAL_FIGURES, type QuarterlyFinancialsRow } from "../ports/source.types";
 import { Stock, type FinancialsTtm, type TtmBalanceSheet, type TtmFlows, type TtmRatios } from "./stock.types";
 
 /** Quarters a TTM figure needs. */
@@ -99,7 +99,7 @@ const QUARTER_MONEY = [...FLOW_FIELDS, ...BALANCE_FIELDS.filter((f) => f !== "sh
  * Quarters in `target`, each at the FX rate of its own period end, on the target's tick (EPS with two more
  * decimals: it is per share). The figures are summed after conversion, so a TTM total is its quarters' sum.
  */
-async function quartersIn(
+export async function quartersIn(
   ctx: RequestContext,
   quarters: readonly QuarterlyFinancialsRow[],
   target: string,
@@ -120,6 +120,8 @@ async function quartersIn(
     const rate = f(q.periodEnd);
     const c = { ...q, currency: target };
     for (const k of QUARTER_MONEY) c[k] = k === "eps" ? round(q[k] * rate, 6) : roundMoney(q[k] * rate, target);
+    // Every optional figure is money; a row stored before them has them undefined, kept as null.
+    for (const k of OPTIONAL_FINANCIAL_FIGURES) c[k] = q[k] == null ? null : roundMoney(q[k] * rate, target);
     out.push(c);
   }
   return out;

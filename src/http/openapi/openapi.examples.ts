@@ -74,6 +74,8 @@ const STRINGS: Record<string, (h: AnswerHints) => string> = {
   symbol: (h) => h.symbol,
   isin: (h) => h.isin ?? "US0000000000",
   currency: () => "USD",
+  reportedCurrency: () => "USD",
+  calendarYear: () => EXAMPLE_DAY.slice(0, 4),
   priceCurrency: () => "USD",
   navCurrency: () => "USD",
   exchange: () => "XNYS",

@@ -35,9 +35,9 @@ export type ActionTarget = { kind: "endpoint"; path: string } | { kind: "subscri
 
 /**
  * The Dart client's action names (`WebsocketEventAction`) that are not our paths, and what each is. The rest of its
- * names are paths of ours as they stand (`quote`, `stock/profile`, `stock/peers`, `stock/metric`, `portfolio/price`,
- * `ping` …) or paths this service does not serve (`calender/ipo`, `stock/financials`, `portfolio/benchmark` …), which
- * answer 404 NOT_FOUND as any unknown path.
+ * names are paths of ours as they stand (`quote`, `stock/profile`, `stock/peers`, `stock/metric`, `stock/financials`,
+ * `portfolio/price`, `ping` …) or paths this service does not serve (`calender/ipo`, `stock/fundamentals`,
+ * `portfolio/benchmark` …), which answer 404 NOT_FOUND as any unknown path.
  */
 export const DART_ACTIONS: Readonly<Record<string, ActionTarget>> = {
   "realtime/candle": { kind: "subscribe", channel: "candle" },
@@ -49,7 +49,6 @@ export const DART_ACTIONS: Readonly<Record<string, ActionTarget>> = {
 /** The Dart client's action names no path of ours answers, as the contract's table lists them. */
 export const DART_UNSERVED_ACTIONS: readonly string[] = [
   "calender/ipo",
-  "stock/financials",
   "stock/fundamentals",
   "portfolio/allocation",
   "portfolio/region",

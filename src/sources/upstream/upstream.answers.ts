@@ -3,6 +3,10 @@ import { requireScope } from "../../domain/instrument/instrument.access";
 import { readPortfolio } from "../../domain/portfolio/portfolio.service";
 import { Quote } from "../../domain/quote/quote.types";
 import type { RequestContext } from "../../domain/request.context";
+import type { StatementKind } from "../../domain/stock/statement.service";
+import type { FinancialsFreq } from "../../domain/stock/statement.types";
+import type { Statements } from "../../domain/stock/stock.answers";
+import type { Stock } from "../../domain/stock/stock.types";
 import { InvalidArgumentError, NotAvailableError } from "../../platform/errors";
 import { candleFetcher, type CandleQuery } from "./fetchers/candle.fetchers";
 import { cryptoPriceFetcher } from "./fetchers/crypto.fetchers";
@@ -37,6 +41,7 @@ import { aggregatedSearchFetcher, searchFetcher } from "./fetchers/search.fetche
 import {
   financialsTtmFetcher,
   stockMetricFetcher,
+  statementsFetcher,
   stockDividendEstimateFetcher,
   stockDividendHistoryFetcher,
   earningsCalendarFetcher,
@@ -167,6 +172,13 @@ export function createUpstreamAnswers(client: UpstreamClient): Answers {
       get: async (_ctx, ref) => toStock(ref),
       financialsTtm: (ctx, stock, currency) => one(ctx, financialsTtmFetcher, { stock, currency }),
       metric: (ctx, stock, currency) => one(ctx, stockMetricFetcher, { stock, currency }),
+      statements: <K extends StatementKind>(
+        ctx: RequestContext,
+        stock: Stock,
+        statement: K,
+        freq: FinancialsFreq,
+        currency?: string | null,
+      ) => one(ctx, statementsFetcher, { stock, statement, freq, currency }) as Promise<Statements[K][]>,
       candles: (ctx, s, args) => candles(ctx, { ref: stockRef(s), range: args }),
       async dividends() {
         throw new NotAvailableError(

@@ -34,8 +34,9 @@ function comparable(status: number, body: Record<string, unknown>) {
 
 const bulk = (v: string, body: unknown, key?: string | null) => t.post(`/${v}/bulk`, body, key);
 
-/** Params that make the dated endpoints answer data of the test store's range. */
+/** Params that make the dated endpoints answer data of the test store's range, and those an endpoint needs. */
 const PARAMS: Record<string, Record<string, unknown>> = {
+  "stock/financials": { statement: "INCOME", freq: "QUARTERLY" },
   candle: { resolution: "D", from: "2026-09-01", to: TEST_ANCHOR },
   "stock/candle": { resolution: "D", from: "2026-09-01", to: TEST_ANCHOR },
   "etf/metrics": { resolution: "W", from: "2026-01-01", to: TEST_ANCHOR },

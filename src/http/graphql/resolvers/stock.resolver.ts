@@ -21,6 +21,7 @@ import { DividendRangeArgs, MoneyCurrencyArgs } from "../../../domain/stock/stoc
 import { served } from "../../../domain/instrument/instrument.served";
 import { FinancialsTtm, Stock, StockArgs } from "../../../domain/stock/stock.types";
 import { StockMetric } from "../../../domain/stock/stock.metrics";
+import { BalanceSheet, CashFlowStatement, IncomeStatement, StatementArgs } from "../../../domain/stock/statement.types";
 import {
   EARNINGS_DEFAULT_DAYS,
   EARNINGS_MAX_DAYS,
@@ -298,6 +299,42 @@ export class StockResolver {
     @Ctx() ctx: Context,
   ): Promise<StockMetric> {
     return ctx.answers.stock.metric(ctx, stock, args.currency);
+  }
+
+  @Authorized("stock")
+  @FieldResolver(() => [IncomeStatement], {
+    description: "Income statements, newest first: each fiscal year with four reported quarters, or each quarter",
+  })
+  incomeStatements(
+    @Root() stock: Stock,
+    @Args(() => StatementArgs) args: StatementArgs,
+    @Ctx() ctx: Context,
+  ): Promise<IncomeStatement[]> {
+    return ctx.answers.stock.statements(ctx, stock, "ic", args.freq, args.currency);
+  }
+
+  @Authorized("stock")
+  @FieldResolver(() => [BalanceSheet], {
+    description: "Balance sheets, newest first: at the end of each fiscal year with four reported quarters, or each",
+  })
+  balanceSheets(
+    @Root() stock: Stock,
+    @Args(() => StatementArgs) args: StatementArgs,
+    @Ctx() ctx: Context,
+  ): Promise<BalanceSheet[]> {
+    return ctx.answers.stock.statements(ctx, stock, "bs", args.freq, args.currency);
+  }
+
+  @Authorized("stock")
+  @FieldResolver(() => [CashFlowStatement], {
+    description: "Cash-flow statements, newest first: each fiscal year with four reported quarters, or each quarter",
+  })
+  cashFlowStatements(
+    @Root() stock: Stock,
+    @Args(() => StatementArgs) args: StatementArgs,
+    @Ctx() ctx: Context,
+  ): Promise<CashFlowStatement[]> {
+    return ctx.answers.stock.statements(ctx, stock, "cf", args.freq, args.currency);
   }
 
   @Authorized("stock")

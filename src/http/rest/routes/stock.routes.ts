@@ -16,6 +16,7 @@ import {
 } from "../../../domain/stock/stock.answers";
 import {
   FinancialsTtmDocument,
+  StockStatementsDocument,
   StockDividendEstimateDocument,
   StockDividendHistoryDocument,
   EarningsCalendarDocument,
@@ -25,6 +26,8 @@ import {
   StockSplitsDocument,
 } from "../rest.operations.generated";
 import { example } from "../rest.examples";
+import { aliasValue, FREQ_NAMES, STATEMENT_NAMES } from "../rest.aliases";
+import { FinancialsFreq } from "../../../domain/stock/statement.types";
 import { route, VERSIONS, type RouteEntry } from "../rest.route";
 import { day, gqlObject, unixSeconds } from "../rest.response";
 import { dividendEstimateResponse } from "./dividend.routes";
@@ -263,6 +266,205 @@ export const EARNINGS_CALENDAR_OPERATION = /* GraphQL */ `
     }
   }
 `;
+
+/**
+ * stock/financials (docs/contract.md section 4): the keys of the Bavest SDKs' statement models (the Python SDK's
+ * FinancialsItem, the Dart SDK's IncomeData, BalanceData and CashFlowData) that the store holds no figure for, null
+ * in every answer rather than invented.
+ */
+const INCOME_NOT_HELD = [
+  "generalAndAdministrativeExpenses",
+  "sellingAndMarketingExpenses",
+  "otherExpenses",
+  "interestIncome",
+  "interestExpense",
+  "totalOtherIncomeExpensesNet",
+  "incomeBeforeTaxRatio",
+  "pretaxIncome",
+  "provisionforIncomeTaxes",
+  "researchDevelopment",
+  "sgaExpense",
+  "weightedAverageShsOut",
+  "dilutedAverageSharesOutstanding",
+] as const;
+const BALANCE_NOT_HELD = [
+  "shortTermInvestments",
+  "cashShortTermInvestments",
+  "otherCurrentAssets",
+  "goodwill",
+  "intangibleAssets",
+  "goodwillAndIntangibleAssets",
+  "longTermInvestments",
+  "taxAssets",
+  "otherNonCurrentAssets",
+  "otherAssets",
+  "shortTermDebt",
+  "taxPayables",
+  "deferredRevenue",
+  "otherCurrentLiabilities",
+  "longTermDebt",
+  "deferredRevenueNonCurrent",
+  "deferredTaxLiabilitiesNonCurrent",
+  "otherNonCurrentLiabilities",
+  "otherLiabilities",
+  "capitalLeaseObligations",
+  "preferredStock",
+  "commonStock",
+  "retainedEarnings",
+  "othertotalStockholdersEquity",
+  "minorityInterest",
+  "totalInvestments",
+  "otherEquity",
+  "propertyPlantEquipment",
+] as const;
+const CASH_FLOW_NOT_HELD = [
+  "otherWorkingCapital",
+  "otherNonCashItems",
+  "acquisitionsNet",
+  "purchasesOfInvestments",
+  "salesMaturitiesOfInvestments",
+  "otherInvestingActivites",
+  "debtRepayment",
+  "commonStockIssued",
+  "otherFinancingActivites",
+  "effectOfForexChangesOnCash",
+  "changesinWorkingCapital",
+  "deferredTaxesInvestmentTaxCredit",
+  "issuanceReductionCapitalStock",
+  "netCashFinancingActivities",
+  "netInvestingCashFlow",
+] as const;
+
+const nullsOf = (keys: readonly string[]) =>
+  Object.fromEntries(keys.map((k) => [k, z.null().describe("Always null: the store holds no such figure")]));
+
+const statementHeader = {
+  date: day,
+  symbol: z.string(),
+  reportedCurrency: z.string(),
+  cik: z.null().describe("Always null: a filer's CIK is not served here"),
+  fillingDate: day,
+  acceptedDate: day,
+  calendarYear: z.string().regex(/^\d{4}$/),
+  period: z.enum(["Q1", "Q2", "Q3", "Q4", "FY"]),
+  link: z.null().describe("Always null: the store holds no link to a filing"),
+  finalLink: z.null().describe("Always null: the store holds no link to a filing"),
+};
+
+const incomeStatementResponse = gqlObject("IncomeStatement", {
+  ...statementHeader,
+  revenue: z.number(),
+  costOfGoodsSold: z.number(),
+  grossIncome: z.number(),
+  grossProfitRatio: z.number().nullable(),
+  totalOperatingExpense: z.number(),
+  costAndExpenses: z.number(),
+  ebit: z.number(),
+  operatingIncomeRatio: z.number().nullable(),
+  depreciationAndAmortization: z.number().nullable(),
+  ebitda: z.number().nullable(),
+  ebitdaratio: z.number().nullable(),
+  netIncome: z.number(),
+  netIncomeRatio: z.number().nullable(),
+  eps: z.number(),
+  dilutedEPS: z.number(),
+  ...nullsOf(INCOME_NOT_HELD),
+});
+
+const balanceSheetResponse = gqlObject("BalanceSheet", {
+  ...statementHeader,
+  cashAndCashEquivalents: z.number(),
+  totalReceivables: z.number().nullable(),
+  inventory: z.number().nullable(),
+  currentAssets: z.number().nullable(),
+  totalNonCurrentAssets: z.number().nullable(),
+  totalAssets: z.number(),
+  accountsPayable: z.number().nullable(),
+  currentLiabilities: z.number().nullable(),
+  totalNonCurrentLiabilities: z.number().nullable(),
+  totalLiabilities: z.number(),
+  totalDebt: z.number(),
+  netDebt: z.number(),
+  totalStockholdersEquity: z.number(),
+  totalEquity: z.number(),
+  totalLiabilitiesAndTotalEquity: z.number(),
+  liabilitiesShareholdersEquity: z.number(),
+  ...nullsOf(BALANCE_NOT_HELD),
+});
+
+const cashFlowStatementResponse = gqlObject("CashFlowStatement", {
+  ...statementHeader,
+  netIncomeStartingLine: z.number(),
+  depreciationAmortization: z.number().nullable(),
+  stockBasedCompensation: z.number().nullable(),
+  accountsReceivables: z.number().nullable(),
+  inventory: z.number().nullable(),
+  accountsPayables: z.number().nullable(),
+  netCashProvidedByOperatingActivities: z.number(),
+  netOperatingCashFlow: z.number(),
+  investmentsInPropertyPlantAndEquipment: z.number(),
+  capex: z.number(),
+  fcf: z.number(),
+  cashDividendsPaid: z.number(),
+  cashAtEndOfPeriod: z.number(),
+  cashAtBeginningOfPeriod: z.number().nullable(),
+  changeinCash: z.number().nullable(),
+  ...nullsOf(CASH_FLOW_NOT_HELD),
+});
+
+/** The Bavest Python SDK's `Financials` model: its one key. */
+const statementsResponse = z.object({
+  financials: z
+    .array(z.union([incomeStatementResponse, balanceSheetResponse, cashFlowStatementResponse]))
+    .describe(
+      "The asked statement, newest first: each fiscal year whose four quarters are reported (flows summed, " +
+        "balances at its end), or each reported quarter",
+    ),
+});
+
+type StatementRows = z.infer<typeof statementsResponse>["financials"];
+
+/**
+ * The SDK's keys around a statement: those the store holds none of as null, the filing's links and CIK too. Typed
+ * by the response schema, which the answers are checked against in the tests (the GraphQL period is a string).
+ */
+function withNotHeld(rows: readonly object[], notHeld: readonly string[]): StatementRows {
+  const nulls = Object.fromEntries(["cik", "link", "finalLink", ...notHeld].map((k) => [k, null]));
+  return rows.map((r) => ({ ...nulls, ...r })) as unknown as StatementRows;
+}
+
+const STATEMENT_TEXT = "expected one of bs, ic, cf (or BALANCE, INCOME, CASHFLOW)";
+const FREQ_TEXT = "expected one of annual, quarterly (or ANNUAL, QUARTERLY)";
+
+/** The values (`bs`, `ic`, `cf`) the Dart SDK sends, or the Python SDK's enum names (rest.aliases.ts). */
+const statementField = z
+  .string({ error: STATEMENT_TEXT })
+  .meta({ enum: ["bs", "ic", "cf", "BALANCE", "INCOME", "CASHFLOW"] })
+  .transform((v, ctx) => {
+    const s = String(aliasValue(STATEMENT_NAMES, v)).trim().toLowerCase();
+    if (s !== "bs" && s !== "ic" && s !== "cf") {
+      ctx.addIssue({ code: "custom", message: STATEMENT_TEXT });
+      return z.NEVER;
+    }
+    return s;
+  })
+  .describe("The statement: bs (balance sheet), ic (income), cf (cash flow), or the Python SDK's enum names");
+
+/** `annual` or `quarterly` as the Dart SDK sends them, or the Python SDK's names; as the GraphQL enum's names. */
+const freqField = z
+  .string({ error: FREQ_TEXT })
+  .meta({ enum: ["annual", "quarterly", "ANNUAL", "QUARTERLY"] })
+  .transform((v, ctx) => {
+    const f = String(aliasValue(FREQ_NAMES, v)).trim().toLowerCase();
+    if (f !== "annual" && f !== "quarterly") {
+      ctx.addIssue({ code: "custom", message: FREQ_TEXT });
+      return z.NEVER;
+    }
+    return f === "annual" ? FinancialsFreq.ANNUAL : FinancialsFreq.QUARTERLY;
+  })
+  .describe(
+    "annual (fiscal years with four reported quarters) or quarterly, or the Python SDK's names; default annual",
+  );
 
 const notHeldText = (what: string) => z.null().describe(`Always null: the store holds no ${what}`);
 
@@ -540,6 +742,52 @@ export const STOCK_ROUTES: readonly RouteEntry[] = [
     }),
     emptyAnswer: '`event: "earnings"`, `earningsConfirmed: []`',
     singleSecurity: false,
+  }),
+  route({
+    path: "stock/financials",
+    summary:
+      "A stock's balance sheets, income or cash-flow statements by fiscal year or quarter, in the Bavest SDKs' shape",
+    versions: VERSIONS,
+    scope: "stock",
+    body: securityRefWith({
+      statement: statementField,
+      freq: freqField.optional(),
+      currency: currencyField.optional(),
+    }).transform((b) => ({
+      ...securityVariables(b),
+      freq: b.freq ?? FinancialsFreq.ANNUAL,
+      currency: b.currency ?? null,
+      ic: b.statement === "ic",
+      bs: b.statement === "bs",
+      cf: b.statement === "cf",
+    })),
+    operation: StockStatementsDocument,
+    shape: (d) => {
+      const s = present(d.stock, "stock financials");
+      const financials = s.incomeStatements
+        ? withNotHeld(s.incomeStatements, INCOME_NOT_HELD)
+        : s.balanceSheets
+          ? withNotHeld(s.balanceSheets, BALANCE_NOT_HELD)
+          : withNotHeld(present(s.cashFlowStatements ?? null, "stock financials"), CASH_FLOW_NOT_HELD);
+      return { financials };
+    },
+    response: statementsResponse,
+    examples: (s) => ({
+      python: example("What client.stock.financials(symbol, Freq.ANNUAL, Statement.BALANCE) posts", {
+        symbol: s.stock,
+        freq: "ANNUAL",
+        statement: "BALANCE",
+        currency: "EUR",
+      }),
+      dart: example("What the Dart client's cashflow(id, mode: Freq.quarterly) posts", {
+        symbol: s.stock,
+        freq: "quarterly",
+        statement: "cf",
+        currency: "EUR",
+      }),
+    }),
+    emptyAnswer: "`financials: []` (no reported quarter; annual: no fiscal year with its four quarters reported)",
+    singleSecurity: true,
   }),
   route({
     path: "stock/financials/ttm",

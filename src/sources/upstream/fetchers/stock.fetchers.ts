@@ -15,6 +15,8 @@ import {
   type StockMetricAnswer,
   type StockMetricFigure,
 } from "../../../domain/stock/stock.metrics";
+import type { StatementKind } from "../../../domain/stock/statement.service";
+import type { FinancialsFreq } from "../../../domain/stock/statement.types";
 import { askedOf, rememberAsked } from "../upstream.asked";
 import { bodyOf, refBody, withCurrency } from "../upstream.calls";
 import type { UpstreamFetcher } from "../upstream.fetcher";
@@ -83,6 +85,22 @@ export const stockMetricFetcher: UpstreamFetcher<FinancialsTtmQuery, RestStockMe
       ...figures,
     });
   },
+};
+
+export interface StatementsQuery {
+  stock: Stock;
+  statement: StatementKind;
+  freq: FinancialsFreq;
+  currency?: string | null;
+}
+
+/** The upstream's stock/financials, as the Dart SDK posts it (the values `annual`, `ic` …). */
+export const statementsFetcher: UpstreamFetcher<StatementsQuery, { financials: unknown[] }, unknown[]> = {
+  path: "/v1/stock/financials",
+  kind: "reference",
+  request: ({ stock, statement, freq, currency }) =>
+    withCurrency({ ...askedOf(stock).body, freq: freq.toLowerCase(), statement }, currency),
+  transform: (d) => d.financials,
 };
 
 export const stockDividendEstimateFetcher: UpstreamFetcher<Stock, DividendEstimate, DividendEstimate> = {
