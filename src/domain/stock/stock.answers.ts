@@ -21,6 +21,7 @@ import { quoteOf } from "../quote/quote.service";
 import { financialsTtmOf, getStock, stockOf } from "./stock.service";
 import type { FinancialsTtm, Stock } from "./stock.types";
 import { stockMetricOf, type StockMetricAnswer } from "./stock.metrics";
+import { screenerOf, type ScreenerHit, type ScreenerRequest } from "../screener/screener.service";
 
 /**
  * The company's profile as the store holds it: identity, classification, the latest quote's price, its change and
@@ -111,6 +112,8 @@ export interface StockAnswers {
    * EARNINGS_MAX_ROWS; a window of at most EARNINGS_MAX_DAYS.
    */
   earningsCalendar(ctx: RequestContext, from?: string | null, to?: string | null): Promise<EarningsDate[]>;
+  /** Stocks meeting every condition, over an index of every stock's metrics (screener/screener.service.ts). */
+  screener(ctx: RequestContext, request: ScreenerRequest): Promise<ScreenerHit[]>;
 }
 
 /** A stock's earnings date as the Bavest SDK's earnings calendar names it, with what the store holds of it. */
@@ -330,4 +333,5 @@ export const ROW_STORE_STOCK_ANSWERS: StockAnswers = Object.freeze({
   peers: peersOf,
   peersWidget: peersWidgetOf,
   earningsCalendar: earningsCalendarOf,
+  screener: screenerOf,
 });

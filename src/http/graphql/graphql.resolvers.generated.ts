@@ -13,6 +13,7 @@ import { ListResolver } from "./resolvers/list.resolver";
 import { LiveResolver } from "./resolvers/live.resolver";
 import { QuoteResolver } from "./resolvers/quote.resolver";
 import { RelayResolver } from "./resolvers/relay.resolver";
+import { ScreenerResolver } from "./resolvers/screener.resolver";
 import { SearchResolver } from "./resolvers/search.resolver";
 import { StockResolver } from "./resolvers/stock.resolver";
 
@@ -29,6 +30,7 @@ export const GENERATED_RESOLVERS: NonEmptyArray<Function> = [
   LiveResolver,
   QuoteResolver,
   RelayResolver,
+  ScreenerResolver,
   SearchResolver,
   StockResolver,
 ];

@@ -12,6 +12,7 @@ import { LIST_ROUTES } from "./routes/list.routes";
 import { METRIC_ROUTES } from "./routes/metric.routes";
 import { QUOTE_ROUTES } from "./routes/quote.routes";
 import { RELAY_ROUTES } from "./routes/relay.routes";
+import { SCREENER_ROUTES } from "./routes/screener.routes";
 import { SEARCH_ROUTES } from "./routes/search.routes";
 import { STOCK_ROUTES } from "./routes/stock.routes";
 import type { RouteEntry } from "./rest.route";
@@ -28,6 +29,7 @@ export const GENERATED_ROUTES: readonly RouteEntry[] = [
   ...METRIC_ROUTES,
   ...QUOTE_ROUTES,
   ...RELAY_ROUTES,
+  ...SCREENER_ROUTES,
   ...SEARCH_ROUTES,
   ...STOCK_ROUTES,
 ];

@@ -35,6 +35,7 @@ import { aggregatedSearchFetcher, searchFetcher } from "./fetchers/search.fetche
 import {
   financialsTtmFetcher,
   stockMetricFetcher,
+  screenerFetcher,
   stockDividendEstimateFetcher,
   stockDividendHistoryFetcher,
   earningsCalendarFetcher,
@@ -180,6 +181,7 @@ export function createUpstreamAnswers(client: UpstreamClient): Answers {
       peers: (ctx, stock, limit) => one(ctx, stockPeersFetcher, { stock, limit }),
       peersWidget: (ctx, stock, currency, limit) => one(ctx, stockPeersWidgetFetcher, { stock, currency, limit }),
       earningsCalendar: (ctx, from, to) => one(ctx, earningsCalendarFetcher, { from, to }),
+      screener: (ctx, request) => one(ctx, screenerFetcher, request),
     },
     candle: { get: (ctx, args) => candles(ctx, { ref: args, range: args }) },
     crypto: { price: (ctx, symbol) => one(ctx, cryptoPriceFetcher, symbol) },

@@ -46,10 +46,10 @@ function examplesOf(path: string): Record<string, unknown>[] {
 }
 
 describe("GET on every read endpoint with a flat body", () => {
-  it("is offered on every path but bulk, and documented with query parameters", () => {
+  it("is offered on every path but bulk and screener (lists of objects), and documented with query parameters", () => {
     const withGet = Object.keys(doc.paths).filter((p) => doc.paths[p]!.get);
     const without = Object.keys(doc.paths).filter((p) => !doc.paths[p]!.get);
-    expect(without.sort()).toEqual(["/v0/bulk", "/v1/bulk"]);
+    expect(without.sort()).toEqual(["/v0/bulk", "/v0/screener", "/v1/bulk", "/v1/screener"]);
     expect(withGet.length).toBeGreaterThan(50);
   });
 
