@@ -30,6 +30,7 @@ export interface Statements {
   bs: BalanceSheet;
   cf: CashFlowStatement;
 }
+import { screenerOf, type ScreenerHit, type ScreenerRequest } from "../screener/screener.service";
 
 /**
  * The company's profile as the store holds it: identity, classification, the latest quote's price, its change and
@@ -128,6 +129,8 @@ export interface StockAnswers {
    * EARNINGS_MAX_ROWS; a window of at most EARNINGS_MAX_DAYS.
    */
   earningsCalendar(ctx: RequestContext, from?: string | null, to?: string | null): Promise<EarningsDate[]>;
+  /** Stocks meeting every condition, over an index of every stock's metrics (screener/screener.service.ts). */
+  screener(ctx: RequestContext, request: ScreenerRequest): Promise<ScreenerHit[]>;
 }
 
 /** A stock's earnings date as the Bavest SDK's earnings calendar names it, with what the store holds of it. */
@@ -354,4 +357,5 @@ export const ROW_STORE_STOCK_ANSWERS: StockAnswers = Object.freeze({
   peers: peersOf,
   peersWidget: peersWidgetOf,
   earningsCalendar: earningsCalendarOf,
+  screener: screenerOf,
 });

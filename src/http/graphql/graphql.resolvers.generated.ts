@@ -14,6 +14,7 @@ import { LiveResolver } from "./resolvers/live.resolver";
 import { PortfolioResolver } from "./resolvers/portfolio.resolver";
 import { QuoteResolver } from "./resolvers/quote.resolver";
 import { RelayResolver } from "./resolvers/relay.resolver";
+import { ScreenerResolver } from "./resolvers/screener.resolver";
 import { SearchResolver } from "./resolvers/search.resolver";
 import { StockResolver } from "./resolvers/stock.resolver";
 
@@ -31,6 +32,7 @@ export const GENERATED_RESOLVERS: NonEmptyArray<Function> = [
   PortfolioResolver,
   QuoteResolver,
   RelayResolver,
+  ScreenerResolver,
   SearchResolver,
   StockResolver,
 ];

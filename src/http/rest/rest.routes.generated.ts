@@ -13,6 +13,7 @@ import { METRIC_ROUTES } from "./routes/metric.routes";
 import { PORTFOLIO_ROUTES } from "./routes/portfolio.routes";
 import { QUOTE_ROUTES } from "./routes/quote.routes";
 import { RELAY_ROUTES } from "./routes/relay.routes";
+import { SCREENER_ROUTES } from "./routes/screener.routes";
 import { SEARCH_ROUTES } from "./routes/search.routes";
 import { STOCK_ROUTES } from "./routes/stock.routes";
 import type { RouteEntry } from "./rest.route";
@@ -30,6 +31,7 @@ export const GENERATED_ROUTES: readonly RouteEntry[] = [
   ...PORTFOLIO_ROUTES,
   ...QUOTE_ROUTES,
   ...RELAY_ROUTES,
+  ...SCREENER_ROUTES,
   ...SEARCH_ROUTES,
   ...STOCK_ROUTES,
 ];

@@ -74,6 +74,7 @@ function rootCalls(): Record<string, RootCall> {
     fxQuote: { args: `from: "EUR", to: "JPY"` },
     dividendCalendar: { args: "limit: 3" },
     earningsCalendar: { args: `from: ${json(addDay(reported, -5))}, to: ${json(reported)}` },
+    screener: { args: `query: [{ metric: "ebitMargin", operator: "gt", value: 0 }], limit: 2` },
     annualDividends: { args: `symbol: ${json(payer)}` },
     dividendEstimate: { args: `symbol: ${json(payer)}` },
     etf: { args: `symbol: ${json(etf)}` },

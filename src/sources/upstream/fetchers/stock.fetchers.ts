@@ -9,6 +9,7 @@ import {
   type StockSplit,
 } from "../../../domain/stock/stock.answers";
 import { Stock, type FinancialsTtm } from "../../../domain/stock/stock.types";
+import { screenerArgs, type ScreenerHit, type ScreenerRequest } from "../../../domain/screener/screener.service";
 import {
   STOCK_METRIC_FIGURES,
   StockMetric,
@@ -242,5 +243,35 @@ export const earningsCalendarFetcher: UpstreamFetcher<EarningsCalendarQuery, Res
       exchange: e.exchange,
       title: e.title,
       publicationDate: e.publicationDate,
+    })),
+};
+
+/** The contract's screener: each stock's symbol, name and ISIN, and the value of each metric named under its name. */
+interface RestScreener {
+  statusCode: number;
+  results: (Record<string, unknown> & { symbol: string; name: string; isin: string | null })[];
+}
+
+const SCREENED_IDENTITY = new Set(["symbol", "name", "isin"]);
+
+export const screenerFetcher: UpstreamFetcher<ScreenerRequest, RestScreener, ScreenerHit[]> = {
+  path: "/v1/screener",
+  kind: "reference",
+  // Checked here as over a store, so a bad query is refused before it costs an upstream call.
+  request: (r) => {
+    const a = screenerArgs(r);
+    return bodyOf({ query: a.conditions, sort: a.sort, offset: a.offset, limit: a.limit });
+  },
+  transform: (d) =>
+    d.results.map((r) => ({
+      symbol: r.symbol,
+      name: r.name,
+      isin: r.isin,
+      values: Object.entries(r)
+        .filter(([k, v]) => !SCREENED_IDENTITY.has(k) && typeof v === "number")
+        .map(([metric, value]) => ({
+          metric: metric as ScreenerHit["values"][number]["metric"],
+          value: value as number,
+        })),
     })),
 };
