@@ -7,7 +7,12 @@ import { InvalidArgumentError, NotAvailableError } from "../../platform/errors";
 import { candleFetcher, type CandleQuery } from "./fetchers/candle.fetchers";
 import { cryptoPriceFetcher } from "./fetchers/crypto.fetchers";
 import { fxQuoteFetcher } from "./fetchers/fx.fetchers";
-import { portfolioChartFetcher, portfolioPriceFetcher, portfolioStatsFetcher } from "./fetchers/portfolio.fetchers";
+import {
+  portfolioChartFetcher,
+  portfolioMetricFetcher,
+  portfolioPriceFetcher,
+  portfolioStatsFetcher,
+} from "./fetchers/portfolio.fetchers";
 import {
   annualDividendsFetcher,
   dividendCalendarFetcher,
@@ -195,6 +200,7 @@ export function createUpstreamAnswers(client: UpstreamClient): Answers {
       price: (ctx, p) => one(ctx, portfolioPriceFetcher, p),
       chart: (ctx, p) => one(ctx, portfolioChartFetcher, p),
       stats: (ctx, p) => one(ctx, portfolioStatsFetcher, p),
+      metric: (ctx, p, benchmark) => one(ctx, portfolioMetricFetcher, { p, benchmark }),
     },
     dividend: {
       calendar: (ctx, args) => one(ctx, dividendCalendarFetcher, args),
