@@ -1,6 +1,13 @@
 import type { RequestContext } from "../request.context";
-import { openPortfolio, portfolioChart, portfolioPrice, portfolioStats } from "./portfolio.service";
-import type { Portfolio, PortfolioArgs, PortfolioChart, PortfolioPrice, PortfolioStats } from "./portfolio.types";
+import { openPortfolio, portfolioChart, portfolioMetric, portfolioPrice, portfolioStats } from "./portfolio.service";
+import type {
+  Portfolio,
+  PortfolioArgs,
+  PortfolioChart,
+  PortfolioMetric,
+  PortfolioPrice,
+  PortfolioStats,
+} from "./portfolio.types";
 
 /**
  * Portfolio analytics, as the resolvers ask for them (the answer level: see etf/etf.answers.ts). `open` reads and
@@ -11,6 +18,8 @@ export interface PortfolioAnswers {
   price(ctx: RequestContext, p: Portfolio): Promise<PortfolioPrice>;
   chart(ctx: RequestContext, p: Portfolio): Promise<PortfolioChart>;
   stats(ctx: RequestContext, p: Portfolio): Promise<PortfolioStats>;
+  /** `benchmark`: a symbol to measure beta, alpha and Treynor against; null: none (those are 0). */
+  metric(ctx: RequestContext, p: Portfolio, benchmark: string | null): Promise<PortfolioMetric>;
 }
 
 /** From the store's quotes, daily bars and FX series, through the request's loaders (portfolio.service.ts). */
@@ -19,4 +28,5 @@ export const ROW_STORE_PORTFOLIO_ANSWERS: PortfolioAnswers = Object.freeze({
   price: portfolioPrice,
   chart: portfolioChart,
   stats: portfolioStats,
+  metric: portfolioMetric,
 });

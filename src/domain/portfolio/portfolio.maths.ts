@@ -331,3 +331,26 @@ export function correlationMatrix(series: readonly Float64Array[]): number[][] {
   }
   return m;
 }
+
+/** Beta of `a` against `b` over the days both have a return: cov(a, b) / var(b); 0 where `b` has no spread. */
+export function beta(a: Float64Array, b: Float64Array): number {
+  let n = 0;
+  let sa = 0;
+  let sb = 0;
+  let sab = 0;
+  let sbb = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x === x && y === y) {
+      n++;
+      sa += x;
+      sb += y;
+      sab += x * y;
+      sbb += y * y;
+    }
+  }
+  if (n < 2) return 0;
+  const vb = sbb - (sb * sb) / n;
+  return vb <= 0 ? 0 : (sab - (sa * sb) / n) / vb;
+}

@@ -3,12 +3,16 @@ import { parseResolution, RANGE_CAP_SECONDS } from "../candle/candle.service";
 import { convertColumns, perUsdColumns, type PerUsdColumns } from "../etf/etf.metrics";
 import { dayOf, fxConverter, loadFxSeries, normalizeCurrency, roundMoney } from "../fx/fx.service";
 import { requireScope, SCOPE_OF_TYPE } from "../instrument/instrument.access";
+import { oneYearBefore } from "../etf/etf.service";
 import type { BarRow, InstrumentRow } from "../ports/source.types";
 import type { RequestContext } from "../request.context";
 import { aggregateBars } from "../candle/candle.service";
 import { groupStats } from "./portfolio.figures";
 import {
+  beta,
   correlationMatrix,
+  mean,
+  stdev,
   performanceStats,
   riskReturnRatio,
   valueSeries,
@@ -20,6 +24,7 @@ import {
   type PortfolioArgs,
   type PortfolioChart,
   type PortfolioItem,
+  type PortfolioMetric,
   type PortfolioPrice,
   type PortfolioStats,
 } from "./portfolio.types";
@@ -266,4 +271,112 @@ export async function portfolioStats(ctx: RequestContext, p: Portfolio): Promise
     series: chartOf(series, p.currency, "D"),
     stats: groupStats(roundAll(figures)),
   };
+}
+
+/** Each value of a position's closes on `days` (the last close on or before each), NaN before its first. */
+function closesOn(pos: PositionBars, days: readonly number[]): Float64Array {
+  const out = new Float64Array(days.length).fill(Number.NaN);
+  let j = -1;
+  for (let i = 0; i < days.length; i++) {
+    while (j + 1 < pos.t.length && pos.t[j + 1]! <= days[i]!) j++;
+    if (j >= 0) out[i] = pos.c[j]!;
+  }
+  return out;
+}
+
+/** Annualised growth from `a` to `b` over `days` calendar days; 0 over no time. */
+const annualised = (a: number, b: number, days: number) => (days > 0 && a > 0 ? (b / a) ** (365.25 / days) - 1 : 0);
+
+/**
+ * The portfolio's metrics over the year to `to` (Finnhub's names, as the SDK's PortfolioMetric): its positions held
+ * all year, whatever their buy dates, so the figures describe the portfolio as it stands. With a benchmark (a
+ * symbol of any type the key may read), beta, Jensen's alpha and the Treynor ratio against it; without, 0.
+ */
+export async function portfolioMetric(
+  ctx: RequestContext,
+  p: Portfolio,
+  benchmark: string | null,
+): Promise<PortfolioMetric> {
+  const held = heldIn(p).map((h) => ({ item: { ...h.item, buyDate: null }, row: h.row }));
+  let bench: Held | null = null;
+  if (benchmark != null && benchmark.trim() !== "") {
+    const row = await ctx.loaders.instrumentBySymbol.load(benchmark.trim());
+    if (!row) throw new SymbolNotFoundError(benchmark.trim());
+    requireScope(ctx, SCOPE_OF_TYPE[row.security.type]);
+    bench = { item: { symbol: row.listing.symbol, amount: 1, buyDate: null }, row };
+  }
+  // A week before the year, so the 52 weeks have a close to start from.
+  const from = oneYearBefore(p.to) - 7 * DAY;
+  const all = [...held, ...(bench ? [bench] : [])];
+  const year = Object.assign(new Portfolio(), { ...p, from, items: all.map((h) => h.item) });
+  heldOf.set(year, all);
+  const [bars, dividends] = await Promise.all([positionBars(ctx, year), dividendsPaid(ctx, p, held)]);
+  const positions = bench ? bars.slice(0, -1) : bars;
+  const series = valueSeries(positions);
+  const n = series.t.length;
+  const rf = ctx.config.riskFreeRatePercent / 100;
+  const zero = { beta: 0, treynorQuotient: 0, alpha: 0, sharpeRatio: 0 };
+  const round = (x: number) => Math.round(x * 1e6) / 1e6;
+  if (n === 0) {
+    return {
+      ...zero,
+      fiveDayPriceReturnDaily: 0,
+      twentySixWeekPriceReturnDaily: 0,
+      fiftyTwoWeekPriceReturnDaily: 0,
+      dividendPerShareAnnual: 0,
+    };
+  }
+  const times = Float64Array.from(series.t);
+  const last = n - 1;
+  const end = series.t[last]!;
+  const at = (t: number) => {
+    let i = -1;
+    while (i + 1 < n && times[i + 1]! <= t) i++;
+    return i;
+  };
+  const since = (i: number) => (i < 0 || i === last ? 0 : (series.index[last]! / series.index[i]! - 1) * 100);
+  const start = at(oneYearBefore(end));
+  const first = Math.max(0, start);
+  const inYear = (xs: Float64Array) => Array.from(xs.subarray(first + 1)).filter((x) => x === x);
+  const rp = inYear(series.totalReturns);
+  const sd = stdev(rp);
+  const days = (end - series.t[first]!) / DAY;
+  const portfolioAnnual = annualised(series.index[first]!, series.index[last]!, days);
+  const out: PortfolioMetric = {
+    ...zero,
+    fiveDayPriceReturnDaily: round(since(last - 5)),
+    twentySixWeekPriceReturnDaily: round(since(at(end - 182 * DAY))),
+    fiftyTwoWeekPriceReturnDaily: round(since(start)),
+    dividendPerShareAnnual: roundMoney(dividends, p.currency),
+    sharpeRatio: sd === 0 ? 0 : round((mean(rp) * 252 - rf) / (sd * Math.sqrt(252))),
+  };
+  if (bench) {
+    const closes = closesOn(bars[bars.length - 1]!, series.t);
+    const br = new Float64Array(n).fill(Number.NaN);
+    for (let i = 1; i < n; i++) br[i] = closes[i]! / closes[i - 1]! - 1;
+    const b = beta(series.totalReturns.subarray(first + 1), br.subarray(first + 1));
+    const benchFirst = closes.findIndex((c, i) => i >= first && c === c);
+    const benchAnnual = benchFirst < 0 ? 0 : annualised(closes[benchFirst]!, closes[last]!, days);
+    out.beta = round(b);
+    out.alpha = round((portfolioAnnual - (rf + b * (benchAnnual - rf))) * 100);
+    out.treynorQuotient = b === 0 ? 0 : round(((portfolioAnnual - rf) / b) * 100);
+  }
+  return out;
+}
+
+/** What the positions were paid in dividends with an ex-date in the year to `to`, in the portfolio's currency. */
+async function dividendsPaid(ctx: RequestContext, p: Portfolio, held: readonly Held[]): Promise<number> {
+  const lists = await ctx.loaders.dividends.loadMany(held.map((h) => h.row.security.id));
+  const toDay = dayOf(p.to);
+  const fromDay = dayOf(oneYearBefore(p.to));
+  const paid = held.flatMap((h, i) => {
+    const list = lists[i];
+    if (list instanceof Error) throw list;
+    return list!.filter((d) => d.exDate > fromDay && d.exDate <= toDay).map((d) => ({ d, amount: h.item.amount }));
+  });
+  const currencies = [...new Set(paid.map((x) => x.d.currency))];
+  const convert = new Map(
+    await Promise.all(currencies.map(async (c) => [c, await fxConverter(ctx, c, p.currency, fromDay, toDay)] as const)),
+  );
+  return paid.reduce((sum, { d, amount }) => sum + amount * d.adjustedAmount * convert.get(d.currency)!(d.exDate), 0);
 }

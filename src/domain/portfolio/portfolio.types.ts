@@ -45,15 +45,12 @@ export class PortfolioArgs {
   resolution?: string | null;
 }
 
-@ObjectType({ description: "One position as the portfolio reads it" })
-export class PortfolioItem {
-  @Field(() => String, { description: "Symbol of the listing held (canonical form for crypto pairs)" })
+/** One position as the portfolio reads it. */
+export interface PortfolioItem {
+  /** Symbol of the listing held (canonical form for crypto pairs). */
   symbol: string;
-
-  @Field(() => Float, { description: "Quantity held" })
   amount: number;
-
-  @Field(() => Int, { nullable: true, description: "Unix seconds of the start of the day the position counts from" })
+  /** Unix seconds of the start of the day the position counts from; null: held all along. */
   buyDate: number | null;
 }
 
@@ -243,11 +240,62 @@ export class PortfolioStats {
   stats: PortfolioStatFigures | null;
 }
 
+@ObjectType({
+  description:
+    "The portfolio's metrics over the year to `to`, its positions held all year whatever their buy dates; returns " +
+    "in percent (12.5 means 12.5 %); beta, alpha and Treynor 0 without a benchmark",
+})
+export class PortfolioMetric {
+  @Field(() => Float, { description: "Jensen's alpha against the benchmark, annualised, percent" })
+  alpha: number;
+
+  @Field(() => Float, { description: "Beta of daily returns against the benchmark's" })
+  beta: number;
+
+  @Field(() => Float, {
+    description: "Dividends paid on the positions (amount × split-adjusted dividend) with an ex-date in the year",
+  })
+  dividendPerShareAnnual: number;
+
+  @Field(() => Float, { description: "Return over the last 52 weeks, percent" })
+  fiftyTwoWeekPriceReturnDaily: number;
+
+  @Field(() => Float, { description: "Return over the last 5 trading days, percent" })
+  fiveDayPriceReturnDaily: number;
+
+  @Field(() => Float, { description: "Sharpe ratio of the year's daily returns, annualised" })
+  sharpeRatio: number;
+
+  @Field(() => Float, { description: "Treynor ratio: (annualised return - risk-free rate) / beta, percent" })
+  treynorQuotient: number;
+
+  @Field(() => Float, { description: "Return over the last 26 weeks, percent" })
+  twentySixWeekPriceReturnDaily: number;
+}
+
 /** What portfolio(...) resolves to: the request, read and checked; its figures are computed when asked. */
 @ObjectType({ description: "A portfolio of positions, valued in one currency over a range" })
 export class Portfolio {
-  @Field(() => [PortfolioItem], { description: "The positions, as read" })
+  /** The positions, as read; GraphQL shows them as parallel lists (a type of their own weighs on introspection). */
   items: PortfolioItem[];
+
+  @Field(() => [String], { description: "Symbol of each position, as read (canonical form for crypto pairs)" })
+  get symbols(): string[] {
+    return this.items.map((i) => i.symbol);
+  }
+
+  @Field(() => [Float], { description: "Quantity of each position" })
+  get amounts(): number[] {
+    return this.items.map((i) => i.amount);
+  }
+
+  @Field(() => [Int], {
+    nullable: "items",
+    description: "Unix seconds of the start of the day each position counts from; null where held all along",
+  })
+  get buyDates(): (number | null)[] {
+    return this.items.map((i) => i.buyDate);
+  }
 
   @Field(() => String, { description: "ISO 4217 code of every money value" })
   currency: string;

@@ -46,6 +46,14 @@ export const DART_ACTIONS: Readonly<Record<string, ActionTarget>> = {
   "stock/peers/widget": { kind: "endpoint", path: "widgets/stock/peers" },
 };
 
+/**
+ * REST paths the Dart client posts that are spelled otherwise here: its `portfolioMetrics` posts to
+ * `portfolio/metrics`, the Python SDK (whose shape wins) to `portfolio/metric`. The target's route file declares
+ * each alias as a copy of its entry under the alias's path, so both are documented and answered alike (a WebSocket
+ * action of that name too).
+ */
+export const DART_PATHS: Readonly<Record<string, string>> = { "portfolio/metrics": "portfolio/metric" };
+
 /** The Dart client's action names no path of ours answers, as the contract's table lists them. */
 export const DART_UNSERVED_ACTIONS: readonly string[] = [
   "calender/ipo",

@@ -11,7 +11,12 @@ import { InvalidArgumentError, NotAvailableError } from "../../platform/errors";
 import { candleFetcher, type CandleQuery } from "./fetchers/candle.fetchers";
 import { cryptoPriceFetcher } from "./fetchers/crypto.fetchers";
 import { fxQuoteFetcher } from "./fetchers/fx.fetchers";
-import { portfolioChartFetcher, portfolioPriceFetcher, portfolioStatsFetcher } from "./fetchers/portfolio.fetchers";
+import {
+  portfolioChartFetcher,
+  portfolioMetricFetcher,
+  portfolioPriceFetcher,
+  portfolioStatsFetcher,
+} from "./fetchers/portfolio.fetchers";
 import {
   annualDividendsFetcher,
   dividendCalendarFetcher,
@@ -211,6 +216,7 @@ export function createUpstreamAnswers(client: UpstreamClient): Answers {
       price: (ctx, p) => one(ctx, portfolioPriceFetcher, p),
       chart: (ctx, p) => one(ctx, portfolioChartFetcher, p),
       stats: (ctx, p) => one(ctx, portfolioStatsFetcher, p),
+      metric: (ctx, p, benchmark) => one(ctx, portfolioMetricFetcher, { p, benchmark }),
     },
     dividend: {
       calendar: (ctx, args) => one(ctx, dividendCalendarFetcher, args),

@@ -3,7 +3,16 @@ import { expectErrorBody } from "../../helpers/expect";
 import { startFaultProxy, type FaultProxy } from "../../helpers/fault-proxy";
 import { GATEWAY_KEY, startGateway, type TestGateway } from "../../helpers/gateway";
 import { gql } from "../../helpers/graphql";
-import { perUsd, primarySymbols, storedBars, unix, withDailyBars, dayText } from "../../helpers/stock-samples";
+import {
+  dayText,
+  dividendPayer,
+  perUsd,
+  primarySymbols,
+  storedBars,
+  storedDividends,
+  unix,
+  withDailyBars,
+} from "../../helpers/stock-samples";
 import { startUpstream, type TestUpstream } from "../../helpers/upstream";
 
 /**
@@ -296,6 +305,66 @@ describe.each(["v0", "v1"])("POST /%s/portfolio/stats", (v) => {
   });
 });
 
+describe.each(["v0", "v1"])("POST /%s/portfolio/metric", (v) => {
+  /** The year before the test clock's day: 2025-11-20 to 2026-11-20. */
+  const to = unix("2026-11-20");
+  const yearBefore = unix("2025-11-20");
+
+  it("answers the SDK's PortfolioMetric: a stock's 52-week return and dividends, from the store", async () => {
+    const payer = dividendPayer(db(), "stock");
+    const res = await t.post(`/${v}/portfolio/metric`, {
+      portfolio_items: [{ symbol: payer.symbol, amount: 4, buy_date: pySeconds("2026-10-01") }],
+      currency: payer.currency,
+      to,
+    });
+    expect(res.status).toBe(200);
+    // PortfolioMetric: beta, 26WeekPriceReturnDaily, 5DayPriceReturnDaily, 52WeekPriceReturnDaily,
+    // dividendPerShareAnnual, treynorQuotient, sharpeRatio, alpha, all float.
+    const declared = [
+      "beta",
+      "26WeekPriceReturnDaily",
+      "5DayPriceReturnDaily",
+      "52WeekPriceReturnDaily",
+      "dividendPerShareAnnual",
+      "treynorQuotient",
+      "sharpeRatio",
+      "alpha",
+    ];
+    expect(Object.keys(res.body).sort()).toEqual([...declared].sort());
+    for (const k of declared) expect(typeof res.body[k]).toBe("number");
+    // Held all year, whatever the buy date: the closes a year apart.
+    const bars = storedBars(db(), "daily_bars", payer.listingId, yearBefore - 30 * 86_400, to);
+    const end = bars[bars.length - 1]!;
+    const yearAgo = unix(dayText(end.t).replace(/^\d{4}/, (y) => String(Number(y) - 1)));
+    const start = bars.filter((b) => b.t <= yearAgo).pop()!;
+    expect(res.body["52WeekPriceReturnDaily"]).toBeCloseTo((end.c / start.c - 1) * 100, 4);
+    const five = bars[bars.length - 6]!;
+    expect(res.body["5DayPriceReturnDaily"]).toBeCloseTo((end.c / five.c - 1) * 100, 4);
+    const paid = storedDividends(db(), payer.securityId).filter(
+      (d) => d.exDate > dayText(yearBefore) && d.exDate <= dayText(to) && d.currency === payer.currency,
+    );
+    expect(res.body.dividendPerShareAnnual).toBeCloseTo(4 * paid.reduce((a, d) => a + d.adjustedAmount, 0), 2);
+    // No benchmark: the figures against one are 0.
+    expect([res.body.beta, res.body.alpha, res.body.treynorQuotient]).toEqual([0, 0, 0]);
+  });
+
+  it("measures beta 1 and alpha 0 against the only security held, and answers Dart's portfolio/metrics", async () => {
+    const { etf } = samples();
+    const body = { portfolio_items: [{ symbol: etf.symbol, amount: 2 }], currency: "EUR", benchmark: etf.symbol };
+    const res = await t.post(`/${v}/portfolio/metric`, body);
+    expect(res.status).toBe(200);
+    expect(res.body.beta).toBeCloseTo(1, 6);
+    expect(res.body.alpha).toBeCloseTo(0, 4);
+    const dart = await t.post(`/${v}/portfolio/metrics`, body);
+    expect(dart.body).toEqual(res.body);
+    expectErrorBody(
+      await t.post(`/${v}/portfolio/metric`, { ...body, benchmark: "NO-SUCH-SYMBOL-X" }),
+      404,
+      "NOT_FOUND",
+    );
+  });
+});
+
 describe("GraphQL portfolio", () => {
   it("answers the figures REST answers", async () => {
     const { stock, etf } = samples();
@@ -365,7 +434,7 @@ describe("gateway mode", () => {
       resolution: "M",
       currency: "CHF",
     };
-    for (const path of ["portfolio/price", "portfolio/chart", "portfolio/stats"]) {
+    for (const path of ["portfolio/price", "portfolio/chart", "portfolio/stats", "portfolio/metric"]) {
       const direct = await upstream.app.post(`/v1/${path}`, body);
       expect(direct.status).toBe(200);
       const res = await gateway.post(`/v1/${path}`, body, GATEWAY_KEY);

@@ -14,6 +14,8 @@ describe("REST admission", () => {
       "candle",
       "etf/metrics",
       "portfolio/chart",
+      "portfolio/metric",
+      "portfolio/metrics",
       "portfolio/price",
       "portfolio/stats",
       "stock/candle",

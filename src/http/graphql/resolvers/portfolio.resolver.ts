@@ -1,9 +1,10 @@
-import { Args, Authorized, Ctx, FieldResolver, Query, Resolver, Root } from "type-graphql";
+import { Arg, Args, Authorized, Ctx, FieldResolver, Query, Resolver, Root } from "type-graphql";
 import type { Context } from "../../http.context";
 import {
   Portfolio,
   PortfolioArgs,
   PortfolioChart,
+  PortfolioMetric,
   PortfolioPrice,
   PortfolioStats,
 } from "../../../domain/portfolio/portfolio.types";
@@ -35,5 +36,20 @@ export class PortfolioResolver {
   @FieldResolver(() => PortfolioStats, { description: "Performance statistics over from..to, from daily values" })
   stats(@Root() p: Portfolio, @Ctx() ctx: Context): Promise<PortfolioStats> {
     return ctx.answers.portfolio.stats(ctx, p);
+  }
+
+  @FieldResolver(() => PortfolioMetric, {
+    description: "Metrics over the year to `to` (returns, Sharpe, dividends), and against a benchmark when named",
+  })
+  metric(
+    @Root() p: Portfolio,
+    @Ctx() ctx: Context,
+    @Arg("benchmark", () => String, {
+      nullable: true,
+      description: "Symbol to measure beta, alpha and Treynor against (its type's scope needed); none: those are 0",
+    })
+    benchmark?: string | null,
+  ): Promise<PortfolioMetric> {
+    return ctx.answers.portfolio.metric(ctx, p, benchmark ?? null);
   }
 }

@@ -1,8 +1,14 @@
 import { z } from "zod";
 import { flattenStats, SDK_STAT_NAMES, statPath, type SdkStatName } from "../../../domain/portfolio/portfolio.figures";
-import { currencyField, sdkTimeField } from "../rest.body";
+import { currencyField, sdkTimeField, symbolField } from "../rest.body";
 import { example } from "../rest.examples";
-import { PortfolioChartDocument, PortfolioPriceDocument, PortfolioStatsDocument } from "../rest.operations.generated";
+import {
+  PortfolioChartDocument,
+  PortfolioMetricDocument,
+  PortfolioPriceDocument,
+  PortfolioStatsDocument,
+} from "../rest.operations.generated";
+import { DART_PATHS } from "../rest.aliases";
 import { route, VERSIONS, type RouteEntry } from "../rest.route";
 import { gqlObject, stringOf, unixSeconds } from "../rest.response";
 import { resolutionField } from "./candle.routes";
@@ -28,11 +34,9 @@ export const PORTFOLIO_PRICE_OPERATION = /* GraphQL */ `
 export const PORTFOLIO_CHART_OPERATION = /* GraphQL */ `
   query PortfolioChart($items: [PortfolioItemInput!]!, $currency: String, $from: Int, $to: Int, $resolution: String) {
     portfolio(items: $items, currency: $currency, from: $from, to: $to, resolution: $resolution) {
-      items {
-        symbol
-        amount
-        buyDate
-      }
+      symbols
+      amounts
+      buyDates
       currency
       from
       to
@@ -112,6 +116,30 @@ export const PORTFOLIO_STATS_OPERATION = /* GraphQL */ `
   }
 `;
 
+export const PORTFOLIO_METRIC_OPERATION = /* GraphQL */ `
+  query PortfolioMetric(
+    $items: [PortfolioItemInput!]!
+    $currency: String
+    $from: Int
+    $to: Int
+    $resolution: String
+    $benchmark: String
+  ) {
+    portfolio(items: $items, currency: $currency, from: $from, to: $to, resolution: $resolution) {
+      metric(benchmark: $benchmark) {
+        beta
+        fiveDayPriceReturnDaily
+        twentySixWeekPriceReturnDaily
+        fiftyTwoWeekPriceReturnDaily
+        dividendPerShareAnnual
+        treynorQuotient
+        sharpeRatio
+        alpha
+      }
+    }
+  }
+`;
+
 /**
  * A buy date in the SDKs' forms (sdkTimeField), and also as a number of milliseconds: the Python SDK's own sample
  * portfolio posts `buy_date: 1665698400000`, which no date before 5138 is in seconds.
@@ -136,24 +164,35 @@ const itemField = z.object({
   buy_date: buyDateField.optional(),
 });
 
+const portfolioFields = z.object({
+  portfolio_items: z
+    .array(itemField, { error: "expected a list of {symbol, amount, buy_date}" })
+    .describe("The positions, at most MDG_PORTFOLIO_MAX_ITEMS (100 by default)"),
+  currency: currencyField.optional(),
+  from: sdkTimeField.optional(),
+  to: sdkTimeField.optional(),
+  resolution: resolutionField.optional(),
+});
+
+const portfolioVariables = (b: z.infer<typeof portfolioFields>) => ({
+  items: b.portfolio_items.map((i) => ({ symbol: i.symbol, amount: i.amount, buyDate: i.buy_date ?? null })),
+  currency: b.currency ?? null,
+  from: b.from ?? null,
+  to: b.to ?? null,
+  resolution: b.resolution ?? null,
+});
+
 /** `{portfolio_items, currency?, from?, to?, resolution?}` as the operations' variables. */
-const portfolioBody = z
-  .object({
-    portfolio_items: z
-      .array(itemField, { error: "expected a list of {symbol, amount, buy_date}" })
-      .describe("The positions, at most MDG_PORTFOLIO_MAX_ITEMS (100 by default)"),
-    currency: currencyField.optional(),
-    from: sdkTimeField.optional(),
-    to: sdkTimeField.optional(),
-    resolution: resolutionField.optional(),
+const portfolioBody = portfolioFields.transform(portfolioVariables);
+
+/** portfolio/metric's body: the portfolio, and the symbol of a benchmark (not sent by the SDKs). */
+const metricBody = portfolioFields
+  .extend({
+    benchmark: symbolField
+      .optional()
+      .describe("Symbol to measure beta, alpha and the Treynor ratio against; without one they are 0"),
   })
-  .transform((b) => ({
-    items: b.portfolio_items.map((i) => ({ symbol: i.symbol, amount: i.amount, buyDate: i.buy_date ?? null })),
-    currency: b.currency ?? null,
-    from: b.from ?? null,
-    to: b.to ?? null,
-    resolution: b.resolution ?? null,
-  }));
+  .transform((b) => ({ ...portfolioVariables(b), benchmark: b.benchmark ?? null }));
 
 /** The Bavest Python SDK's `PortfolioPrice`: the value now, as a quote of the whole portfolio. */
 const priceResponse = gqlObject("PortfolioPrice", {
@@ -165,6 +204,18 @@ const priceResponse = gqlObject("PortfolioPrice", {
   d: z.number(),
   pc: z.number(),
   t: unixSeconds,
+});
+
+/** The Bavest Python SDK's `PortfolioMetric` (Finnhub's names; returns in percent). */
+const metricResponse = gqlObject("PortfolioMetric", {
+  beta: z.number(),
+  "26WeekPriceReturnDaily": z.number().describe("Return over the last 26 weeks, percent"),
+  "5DayPriceReturnDaily": z.number().describe("Return over the last 5 trading days, percent"),
+  "52WeekPriceReturnDaily": z.number().describe("Return over the last 52 weeks, percent"),
+  dividendPerShareAnnual: z.number(),
+  treynorQuotient: z.number(),
+  sharpeRatio: z.number(),
+  alpha: z.number(),
 });
 
 const bars = {
@@ -236,6 +287,36 @@ const rangedExamples = (s: { stock: string; etf: string }) => ({
   }),
 });
 
+const PORTFOLIO_METRIC_ROUTE: RouteEntry = route({
+  path: "portfolio/metric",
+  summary: "A portfolio's metrics over the last year: returns, Sharpe, dividends, and beta against a benchmark",
+  versions: VERSIONS,
+  scope: "portfolio",
+  body: metricBody,
+  operation: PortfolioMetricDocument,
+  shape: ({ portfolio: { metric: m } }) => ({
+    beta: m.beta,
+    "26WeekPriceReturnDaily": m.twentySixWeekPriceReturnDaily,
+    "5DayPriceReturnDaily": m.fiveDayPriceReturnDaily,
+    "52WeekPriceReturnDaily": m.fiftyTwoWeekPriceReturnDaily,
+    dividendPerShareAnnual: m.dividendPerShareAnnual,
+    treynorQuotient: m.treynorQuotient,
+    sharpeRatio: m.sharpeRatio,
+    alpha: m.alpha,
+  }),
+  response: metricResponse,
+  maxAgeSeconds: 300,
+  examples: (s) => ({
+    ...examples(s),
+    benchmark: example("Against a benchmark (not sent by the SDKs)", {
+      portfolio_items: [{ symbol: s.stock, amount: 10, buy_date: 1_735_689_600 }],
+      currency: "USD",
+      benchmark: s.etf,
+    }),
+  }),
+  singleSecurity: false,
+});
+
 export const PORTFOLIO_ROUTES: readonly RouteEntry[] = [
   route({
     path: "portfolio/price",
@@ -262,7 +343,11 @@ export const PORTFOLIO_ROUTES: readonly RouteEntry[] = [
       from: p.from,
       to: p.to,
       resolution: p.resolution,
-      portfolio_items: p.items.map((i) => ({ symbol: i.symbol, amount: i.amount, buy_date: i.buyDate ?? p.from })),
+      portfolio_items: p.symbols.map((symbol, i) => ({
+        symbol,
+        amount: p.amounts[i]!,
+        buy_date: p.buyDates[i] ?? p.from,
+      })),
       ...p.chart,
     }),
     response: chartResponse,
@@ -288,4 +373,13 @@ export const PORTFOLIO_ROUTES: readonly RouteEntry[] = [
     examples: rangedExamples,
     singleSecurity: false,
   }),
+  PORTFOLIO_METRIC_ROUTE,
+  // The Dart client's spelling (rest.aliases.ts), answered alike.
+  ...Object.entries(DART_PATHS)
+    .filter(([, target]) => target === PORTFOLIO_METRIC_ROUTE.path)
+    .map(([path]) => ({
+      ...PORTFOLIO_METRIC_ROUTE,
+      path,
+      summary: `${PORTFOLIO_METRIC_ROUTE.summary} (Dart's spelling)`,
+    })),
 ];

@@ -1,6 +1,7 @@
 import type {
   Portfolio,
   PortfolioChart,
+  PortfolioMetric,
   PortfolioPrice,
   PortfolioStats,
 } from "../../../domain/portfolio/portfolio.types";
@@ -61,5 +62,37 @@ export const portfolioStatsFetcher: UpstreamFetcher<Portfolio, RestStats, Portfo
     correlation: d.correlation,
     series: d.series ? barsOf(d.series) : null,
     stats: d.stats ? groupStats(d.stats) : null,
+  }),
+};
+
+/** The contract's portfolio/metric (Finnhub's names). */
+interface RestMetric {
+  beta: number;
+  "26WeekPriceReturnDaily": number;
+  "5DayPriceReturnDaily": number;
+  "52WeekPriceReturnDaily": number;
+  dividendPerShareAnnual: number;
+  treynorQuotient: number;
+  sharpeRatio: number;
+  alpha: number;
+}
+
+export const portfolioMetricFetcher: UpstreamFetcher<
+  { p: Portfolio; benchmark: string | null },
+  RestMetric,
+  PortfolioMetric
+> = {
+  path: "/v1/portfolio/metric",
+  kind: "bars",
+  request: ({ p, benchmark }) => ({ ...portfolioRequest(p), ...bodyOf({ benchmark }) }),
+  transform: (d) => ({
+    beta: d.beta,
+    fiveDayPriceReturnDaily: d["5DayPriceReturnDaily"],
+    twentySixWeekPriceReturnDaily: d["26WeekPriceReturnDaily"],
+    fiftyTwoWeekPriceReturnDaily: d["52WeekPriceReturnDaily"],
+    dividendPerShareAnnual: d.dividendPerShareAnnual,
+    treynorQuotient: d.treynorQuotient,
+    sharpeRatio: d.sharpeRatio,
+    alpha: d.alpha,
   }),
 };
