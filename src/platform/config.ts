@@ -343,7 +343,7 @@ export const envSchema = z.object({
   MDG_GRAPHQL_MAX_COST: envNumber({ fallback: 10_000, min: 1, max: 100_000_000 }),
   /**
    * Bounds on a parsed document checked before validation (src/http/graphql/graphql.document-bounds.ts). The
-   * service's own operations use 1 same-named field, 21 fields in one selection, 1 fragment spread and 226 fields in
+   * service's own operations use 1 same-named field, 23 fields in one selection, 1 fragment spread and 226 fields in
    * all (GraphiQL's introspection query).
    */
   MDG_GRAPHQL_MAX_SAME_NAME_FIELDS: envNumber({ fallback: 100, min: 1, max: 100_000 }),
