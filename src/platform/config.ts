@@ -344,11 +344,11 @@ export const envSchema = z.object({
   MDG_GRAPHQL_MAX_COST: envNumber({ fallback: 10_000, min: 1, max: 100_000_000 }),
   /**
    * Bounds on a parsed document checked before validation (src/http/graphql/graphql.document-bounds.ts). The
-   * service's own operations use 1 same-named field, 58 fields in one selection (stock/metric's), 1 fragment
-   * spread and 226 fields in all (GraphiQL's introspection query).
+   * service's own operations use 1 same-named field, 23 fields in one selection, 1 fragment spread and 226 fields in
+   * all (GraphiQL's introspection query).
    */
   MDG_GRAPHQL_MAX_SAME_NAME_FIELDS: envNumber({ fallback: 100, min: 1, max: 100_000 }),
-  MDG_GRAPHQL_MAX_SELECTION_FIELDS: envNumber({ fallback: 1_000, min: 1, max: 100_000 }),
+  MDG_GRAPHQL_MAX_SELECTION_FIELDS: envNumber({ fallback: 300, min: 1, max: 100_000 }),
   MDG_GRAPHQL_MAX_FRAGMENT_SPREADS: envNumber({ fallback: 50, min: 1, max: 100_000 }),
   MDG_GRAPHQL_MAX_FIELDS: envNumber({ fallback: 5_000, min: 1, max: 1_000_000 }),
   /** Heavy operations (priced at 1,000 or more) one key may run at once in this process; the next gets 403. */

@@ -96,35 +96,137 @@ const RETURN_DAYS = {
   tenyearPriceReturnDaily: 3_652,
 } as const satisfies Partial<Record<StockMetricFigure, number>>;
 
-@ObjectType({
-  description:
-    "A stock's metrics as the Bavest SDK's stock metric names them: growth, per-share figures, valuation and " +
-    "leverage from the trailing twelve months and the latest quote, and price returns from the daily bars",
-})
+/** The figures by kind: GraphQL's StockMetric holds each kind as an object (a selection of all of them stays small). */
+export const STOCK_METRIC_GROUPS = {
+  growth: [
+    "revenueGrowth",
+    "grossProfitGrowth",
+    "ebitgrowth",
+    "operatingIncomeGrowth",
+    "netIncomeGrowth",
+    "epsgrowth",
+    "dividendsperShareGrowth",
+    "operatingCashFlowGrowth",
+    "freeCashFlowGrowth",
+    "assetGrowth",
+    "bookValueperShareGrowth",
+    "debtGrowth",
+    "oneDayPriceReturnDaily",
+    "fiveDayPriceReturnDaily",
+    "fourWeekPriceReturnDaily",
+    "thirteenWeekPriceReturnDaily",
+    "twentysixWeekPriceReturnDaily",
+    "yearToDatePriceReturnDaily",
+    "oneyearPriceReturnDaily",
+    "threeyearPriceReturnDaily",
+    "fiveyearPriceReturnDaily",
+    "tenyearPriceReturnDaily",
+    "maxPriceReturnDaily",
+  ],
+  perShare: [
+    "revenuePerShare",
+    "netIncomePerShare",
+    "operatingCashFlowPerShare",
+    "freeCashFlowPerShare",
+    "cashPerShare",
+    "bookValuePerShare",
+    "shareholdersEquityPerShare",
+    "capexPerShare",
+    "dividendPerShare",
+  ],
+  valuation: [
+    "marketCap",
+    "enterpriseValue",
+    "peRatio",
+    "priceToSalesRatio",
+    "pocfratio",
+    "pfcfRatio",
+    "pbRatio",
+    "evToSales",
+    "evToOperatingCashFlow",
+    "evToFreeCashFlow",
+    "earningsYield",
+    "freeCashFlowYield",
+    "debtToMarketCap",
+    "grahamNumber",
+    "dividendYield",
+    "dividendYieldPercentage",
+    "debtToEquity",
+    "debtToAssets",
+    "roe",
+    "incomeQuality",
+    "payoutRatio",
+    "capexToOperatingCashFlow",
+    "capexToRevenue",
+  ],
+} as const satisfies Record<string, readonly StockMetricFigure[]>;
+
+export type StockMetricGroup = keyof typeof STOCK_METRIC_GROUPS;
+export type StockMetricFigures = Record<StockMetricFigure, number | null>;
+
+const GROUP_DESCRIPTIONS: Record<StockMetricGroup, string> = {
+  growth:
+    "Growth of the TTM over the four quarters before it and of the balance sheet over a year (fractions), and the " +
+    "listing's price returns (percent, under the attribute names of the SDK's model)",
+  perShare: "TTM flows and balance-sheet items per share outstanding, in the answer's currency",
+  valuation:
+    "Market cap, enterprise value, price multiples and yields of the latest price; leverage, return and cash-flow " +
+    "ratios of the TTM and the latest balance sheet",
+};
+
+const byName = <T extends [string, ...unknown[]]>(fields: T[]) => fields.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+
+/** A GraphQL object type of one kind of figures, each a nullable Float, in name order (as the linter wants). */
+function groupType(group: StockMetricGroup): new () => object {
+  const type = { [group]: class {} }[group]!;
+  ObjectType(`StockMetric${group[0]!.toUpperCase()}${group.slice(1)}`, { description: GROUP_DESCRIPTIONS[group] })(
+    type,
+  );
+  for (const [name] of byName(STOCK_METRIC_GROUPS[group].map((f): [string] => [f])))
+    Field(() => Float, { nullable: true, description: STOCK_METRIC_DESCRIPTIONS[name as StockMetricFigure] })(
+      type.prototype,
+      name,
+    );
+  return type;
+}
+
+/**
+ * A stock's metrics as the Bavest SDK's stock metric names them, grouped by kind. Its fields are declared below in
+ * name order.
+ */
 export class StockMetric {
   symbol: string;
   currency: string;
   date: string | null;
 }
-/** The class with its figures, which the loop below declares to GraphQL. */
-export type StockMetricAnswer = StockMetric & Record<StockMetricFigure, number | null>;
 
-const FIELDS: [string, () => typeof String | typeof Float, boolean, string][] = [
+/** The class with its groups of figures, which the declarations below give GraphQL. */
+export type StockMetricAnswer = StockMetric & {
+  [G in StockMetricGroup]: Record<(typeof STOCK_METRIC_GROUPS)[G][number], number | null>;
+};
+
+ObjectType({
+  description:
+    "A stock's metrics as the Bavest SDK's stock metric names them: growth, per-share figures, valuation and " +
+    "ratios from the trailing twelve months and the latest quote, and price returns from the daily bars",
+})(StockMetric);
+for (const [name, type, nullable, description] of byName<[string, () => unknown, boolean, string]>([
   ["symbol", () => String, false, "Symbol of the listing asked for"],
-  [
-    "currency",
-    () => String,
-    false,
-    "ISO 4217 currency of the money figures: the reporting currency, or the one asked for",
-  ],
+  ["currency", () => String, false, "ISO 4217 currency of the money figures: the reporting currency, or the one asked"],
   ["date", () => String, true, "Period end of the latest reported quarter; null without one"],
-  ...Object.entries(STOCK_METRIC_DESCRIPTIONS).map(
-    ([name, description]): [string, () => typeof Float, boolean, string] => [name, () => Float, true, description],
-  ),
-];
-// Declared in name order, as the schema's linter wants every type's fields.
-for (const [name, type, nullable, description] of FIELDS.sort((a, b) => (a[0] < b[0] ? -1 : 1)))
-  Field(type, { nullable, description })(StockMetric.prototype, name);
+  ...(Object.keys(STOCK_METRIC_GROUPS) as StockMetricGroup[]).map((g): [string, () => unknown, boolean, string] => {
+    const t = groupType(g);
+    return [g, () => t, false, GROUP_DESCRIPTIONS[g]];
+  }),
+]))
+  Field(type as () => typeof Float, { nullable, description })(StockMetric.prototype, name);
+
+/** The figures grouped as StockMetric holds them. */
+export function groupedFigures(f: StockMetricFigures): Omit<StockMetricAnswer, keyof StockMetric> {
+  return Object.fromEntries(
+    Object.entries(STOCK_METRIC_GROUPS).map(([g, names]) => [g, Object.fromEntries(names.map((n) => [n, f[n]]))]),
+  ) as Omit<StockMetricAnswer, keyof StockMetric>;
+}
 
 /** What the figures are computed from; money in one currency. */
 export interface MetricInputs {
@@ -312,9 +414,10 @@ export async function stockMetricOf(
     for (const k of MONEY_FIGURES) figures[k] = money[k];
   }
   const answer = asked ?? reporting;
-  return Object.assign(
-    new StockMetric() as StockMetricAnswer,
-    { symbol: row.listing.symbol, currency: answer.currency, date: answer.asOf },
-    figures,
-  );
+  return Object.assign(new StockMetric(), {
+    symbol: row.listing.symbol,
+    currency: answer.currency,
+    date: answer.asOf,
+    ...groupedFigures(figures),
+  });
 }

@@ -261,12 +261,18 @@ describe.each(["v0", "v1"])("POST /%s/stock/metric", (v) => {
 });
 
 describe("GraphQL Stock.metric", () => {
-  it("answers the figures REST answers, price returns under GraphQL names", async () => {
+  it("answers the figures REST answers, grouped by kind, price returns under the SDK's attribute names", async () => {
     const p = pickStock();
     const res = await gql(
       t,
       `query ($s: String) {
-        stock(symbol: $s) { metric { symbol currency date peRatio oneDayPriceReturnDaily marketCap } }
+        stock(symbol: $s) {
+          metric {
+            symbol currency date
+            growth { revenueGrowth oneDayPriceReturnDaily } perShare { bookValuePerShare }
+            valuation { peRatio marketCap roe }
+          }
+        }
       }`,
       { s: p.symbol },
     );
@@ -275,9 +281,9 @@ describe("GraphQL Stock.metric", () => {
       symbol: rest.body.symbol,
       currency: rest.body.currency,
       date: rest.body.date,
-      peRatio: rest.body.peRatio,
-      oneDayPriceReturnDaily: rest.body["1DayPriceReturnDaily"],
-      marketCap: rest.body.marketCap,
+      growth: { revenueGrowth: rest.body.revenueGrowth, oneDayPriceReturnDaily: rest.body["1DayPriceReturnDaily"] },
+      perShare: { bookValuePerShare: rest.body.bookValuePerShare },
+      valuation: { peRatio: rest.body.peRatio, marketCap: rest.body.marketCap, roe: rest.body.roe },
     });
   });
 });

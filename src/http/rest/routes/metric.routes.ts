@@ -15,61 +15,67 @@ export const STOCK_METRIC_OPERATION = /* GraphQL */ `
         symbol
         currency
         date
-        revenueGrowth
-        grossProfitGrowth
-        ebitgrowth
-        operatingIncomeGrowth
-        netIncomeGrowth
-        epsgrowth
-        dividendsperShareGrowth
-        operatingCashFlowGrowth
-        freeCashFlowGrowth
-        assetGrowth
-        bookValueperShareGrowth
-        debtGrowth
-        revenuePerShare
-        netIncomePerShare
-        operatingCashFlowPerShare
-        freeCashFlowPerShare
-        cashPerShare
-        bookValuePerShare
-        shareholdersEquityPerShare
-        marketCap
-        enterpriseValue
-        peRatio
-        priceToSalesRatio
-        pocfratio
-        pfcfRatio
-        pbRatio
-        evToSales
-        evToOperatingCashFlow
-        evToFreeCashFlow
-        earningsYield
-        freeCashFlowYield
-        debtToEquity
-        debtToAssets
-        incomeQuality
-        dividendYield
-        dividendYieldPercentage
-        payoutRatio
-        capexToOperatingCashFlow
-        capexToRevenue
-        grahamNumber
-        roe
-        capexPerShare
-        dividendPerShare
-        debtToMarketCap
-        oneDayPriceReturnDaily
-        fiveDayPriceReturnDaily
-        fourWeekPriceReturnDaily
-        thirteenWeekPriceReturnDaily
-        twentysixWeekPriceReturnDaily
-        yearToDatePriceReturnDaily
-        oneyearPriceReturnDaily
-        threeyearPriceReturnDaily
-        fiveyearPriceReturnDaily
-        tenyearPriceReturnDaily
-        maxPriceReturnDaily
+        growth {
+          revenueGrowth
+          grossProfitGrowth
+          ebitgrowth
+          operatingIncomeGrowth
+          netIncomeGrowth
+          epsgrowth
+          dividendsperShareGrowth
+          operatingCashFlowGrowth
+          freeCashFlowGrowth
+          assetGrowth
+          bookValueperShareGrowth
+          debtGrowth
+          oneDayPriceReturnDaily
+          fiveDayPriceReturnDaily
+          fourWeekPriceReturnDaily
+          thirteenWeekPriceReturnDaily
+          twentysixWeekPriceReturnDaily
+          yearToDatePriceReturnDaily
+          oneyearPriceReturnDaily
+          threeyearPriceReturnDaily
+          fiveyearPriceReturnDaily
+          tenyearPriceReturnDaily
+          maxPriceReturnDaily
+        }
+        perShare {
+          revenuePerShare
+          netIncomePerShare
+          operatingCashFlowPerShare
+          freeCashFlowPerShare
+          cashPerShare
+          bookValuePerShare
+          shareholdersEquityPerShare
+          capexPerShare
+          dividendPerShare
+        }
+        valuation {
+          marketCap
+          enterpriseValue
+          peRatio
+          priceToSalesRatio
+          pocfratio
+          pfcfRatio
+          pbRatio
+          evToSales
+          evToOperatingCashFlow
+          evToFreeCashFlow
+          earningsYield
+          freeCashFlowYield
+          debtToMarketCap
+          grahamNumber
+          dividendYield
+          dividendYieldPercentage
+          debtToEquity
+          debtToAssets
+          roe
+          incomeQuality
+          payoutRatio
+          capexToOperatingCashFlow
+          capexToRevenue
+        }
       }
     }
   }
@@ -218,18 +224,18 @@ export const METRIC_ROUTES: readonly RouteEntry[] = [
         symbol: m.symbol,
         date: m.date,
         period: "TTM" as const,
-        revenueGrowth: m.revenueGrowth,
-        grossProfitGrowth: m.grossProfitGrowth,
-        ebitgrowth: m.ebitgrowth,
-        operatingIncomeGrowth: m.operatingIncomeGrowth,
-        netIncomeGrowth: m.netIncomeGrowth,
-        epsgrowth: m.epsgrowth,
+        revenueGrowth: m.growth.revenueGrowth,
+        grossProfitGrowth: m.growth.grossProfitGrowth,
+        ebitgrowth: m.growth.ebitgrowth,
+        operatingIncomeGrowth: m.growth.operatingIncomeGrowth,
+        netIncomeGrowth: m.growth.netIncomeGrowth,
+        epsgrowth: m.growth.epsgrowth,
         epsdilutedGrowth: null,
         weightedAverageSharesGrowth: null,
         weightedAverageSharesDilutedGrowth: null,
-        dividendsperShareGrowth: m.dividendsperShareGrowth,
-        operatingCashFlowGrowth: m.operatingCashFlowGrowth,
-        freeCashFlowGrowth: m.freeCashFlowGrowth,
+        dividendsperShareGrowth: m.growth.dividendsperShareGrowth,
+        operatingCashFlowGrowth: m.growth.operatingCashFlowGrowth,
+        freeCashFlowGrowth: m.growth.freeCashFlowGrowth,
         tenYRevenueGrowthPerShare: null,
         fiveYRevenueGrowthPerShare: null,
         threeYRevenueGrowthPerShare: null,
@@ -247,51 +253,51 @@ export const METRIC_ROUTES: readonly RouteEntry[] = [
         threeYDividendperShareGrowthPerShare: null,
         receivablesGrowth: null,
         inventoryGrowth: null,
-        assetGrowth: m.assetGrowth,
-        bookValueperShareGrowth: m.bookValueperShareGrowth,
-        debtGrowth: m.debtGrowth,
+        assetGrowth: m.growth.assetGrowth,
+        bookValueperShareGrowth: m.growth.bookValueperShareGrowth,
+        debtGrowth: m.growth.debtGrowth,
         rdexpenseGrowth: null,
         sgaexpensesGrowth: null,
-        revenuePerShare: m.revenuePerShare,
-        netIncomePerShare: m.netIncomePerShare,
-        operatingCashFlowPerShare: m.operatingCashFlowPerShare,
-        freeCashFlowPerShare: m.freeCashFlowPerShare,
-        cashPerShare: m.cashPerShare,
-        bookValuePerShare: m.bookValuePerShare,
+        revenuePerShare: m.perShare.revenuePerShare,
+        netIncomePerShare: m.perShare.netIncomePerShare,
+        operatingCashFlowPerShare: m.perShare.operatingCashFlowPerShare,
+        freeCashFlowPerShare: m.perShare.freeCashFlowPerShare,
+        cashPerShare: m.perShare.cashPerShare,
+        bookValuePerShare: m.perShare.bookValuePerShare,
         tangibleBookValuePerShare: null,
-        shareholdersEquityPerShare: m.shareholdersEquityPerShare,
+        shareholdersEquityPerShare: m.perShare.shareholdersEquityPerShare,
         interestDebtPerShare: null,
-        marketCap: m.marketCap,
-        enterpriseValue: m.enterpriseValue,
-        peRatio: m.peRatio,
-        priceToSalesRatio: m.priceToSalesRatio,
-        pocfratio: m.pocfratio,
-        pfcfRatio: m.pfcfRatio,
-        pbRatio: m.pbRatio,
+        marketCap: m.valuation.marketCap,
+        enterpriseValue: m.valuation.enterpriseValue,
+        peRatio: m.valuation.peRatio,
+        priceToSalesRatio: m.valuation.priceToSalesRatio,
+        pocfratio: m.valuation.pocfratio,
+        pfcfRatio: m.valuation.pfcfRatio,
+        pbRatio: m.valuation.pbRatio,
         ptbRatio: null,
-        evToSales: m.evToSales,
+        evToSales: m.valuation.evToSales,
         enterpriseValueOverEBITDA: null,
-        evToOperatingCashFlow: m.evToOperatingCashFlow,
-        evToFreeCashFlow: m.evToFreeCashFlow,
-        earningsYield: m.earningsYield,
-        freeCashFlowYield: m.freeCashFlowYield,
-        debtToEquity: m.debtToEquity,
-        debtToAssets: m.debtToAssets,
+        evToOperatingCashFlow: m.valuation.evToOperatingCashFlow,
+        evToFreeCashFlow: m.valuation.evToFreeCashFlow,
+        earningsYield: m.valuation.earningsYield,
+        freeCashFlowYield: m.valuation.freeCashFlowYield,
+        debtToEquity: m.valuation.debtToEquity,
+        debtToAssets: m.valuation.debtToAssets,
         netDebtToEBITDA: null,
         currentRatio: null,
         interestCoverage: null,
-        incomeQuality: m.incomeQuality,
-        dividendYield: m.dividendYield,
-        dividendYieldPercentage: m.dividendYieldPercentage,
-        payoutRatio: m.payoutRatio,
+        incomeQuality: m.valuation.incomeQuality,
+        dividendYield: m.valuation.dividendYield,
+        dividendYieldPercentage: m.valuation.dividendYieldPercentage,
+        payoutRatio: m.valuation.payoutRatio,
         salesGeneralAndAdministrativeToRevenue: null,
         researchAndDevelopementToRevenue: null,
         intangiblesToTotalAssets: null,
-        capexToOperatingCashFlow: m.capexToOperatingCashFlow,
-        capexToRevenue: m.capexToRevenue,
+        capexToOperatingCashFlow: m.valuation.capexToOperatingCashFlow,
+        capexToRevenue: m.valuation.capexToRevenue,
         capexToDepreciation: null,
         stockBasedCompensationToRevenue: null,
-        grahamNumber: m.grahamNumber,
+        grahamNumber: m.valuation.grahamNumber,
         roic: null,
         returnOnTangibleAssets: null,
         grahamNetNet: null,
@@ -308,21 +314,21 @@ export const METRIC_ROUTES: readonly RouteEntry[] = [
         receivablesTurnover: null,
         payablesTurnover: null,
         inventoryTurnover: null,
-        roe: m.roe,
-        capexPerShare: m.capexPerShare,
-        dividendPerShare: m.dividendPerShare,
-        debtToMarketCap: m.debtToMarketCap,
-        "1DayPriceReturnDaily": m.oneDayPriceReturnDaily,
-        "5DayPriceReturnDaily": m.fiveDayPriceReturnDaily,
-        "4WeekPriceReturnDaily": m.fourWeekPriceReturnDaily,
-        "13WeekPriceReturnDaily": m.thirteenWeekPriceReturnDaily,
-        "26WeekPriceReturnDaily": m.twentysixWeekPriceReturnDaily,
-        yearToDatePriceReturnDaily: m.yearToDatePriceReturnDaily,
-        "1yearPriceReturnDaily": m.oneyearPriceReturnDaily,
-        "3yearPriceReturnDaily": m.threeyearPriceReturnDaily,
-        "5yearPriceReturnDaily": m.fiveyearPriceReturnDaily,
-        "10yearPriceReturnDaily": m.tenyearPriceReturnDaily,
-        maxPriceReturnDaily: m.maxPriceReturnDaily,
+        roe: m.valuation.roe,
+        capexPerShare: m.perShare.capexPerShare,
+        dividendPerShare: m.perShare.dividendPerShare,
+        debtToMarketCap: m.valuation.debtToMarketCap,
+        "1DayPriceReturnDaily": m.growth.oneDayPriceReturnDaily,
+        "5DayPriceReturnDaily": m.growth.fiveDayPriceReturnDaily,
+        "4WeekPriceReturnDaily": m.growth.fourWeekPriceReturnDaily,
+        "13WeekPriceReturnDaily": m.growth.thirteenWeekPriceReturnDaily,
+        "26WeekPriceReturnDaily": m.growth.twentysixWeekPriceReturnDaily,
+        yearToDatePriceReturnDaily: m.growth.yearToDatePriceReturnDaily,
+        "1yearPriceReturnDaily": m.growth.oneyearPriceReturnDaily,
+        "3yearPriceReturnDaily": m.growth.threeyearPriceReturnDaily,
+        "5yearPriceReturnDaily": m.growth.fiveyearPriceReturnDaily,
+        "10yearPriceReturnDaily": m.growth.tenyearPriceReturnDaily,
+        maxPriceReturnDaily: m.growth.maxPriceReturnDaily,
         currency: m.currency,
       };
     },

@@ -11,8 +11,10 @@ import {
 import { Stock, type FinancialsTtm } from "../../../domain/stock/stock.types";
 import { screenerArgs, type ScreenerHit, type ScreenerRequest } from "../../../domain/screener/screener.service";
 import {
+  groupedFigures,
   STOCK_METRIC_FIGURES,
   StockMetric,
+  type StockMetricFigures,
   type StockMetricAnswer,
   type StockMetricFigure,
 } from "../../../domain/stock/stock.metrics";
@@ -78,12 +80,12 @@ export const stockMetricFetcher: UpstreamFetcher<FinancialsTtmQuery, RestStockMe
         const v = d[key];
         return [k, typeof v === "number" ? v : null];
       }),
-    );
-    return Object.assign(new StockMetric() as StockMetricAnswer, {
+    ) as StockMetricFigures;
+    return Object.assign(new StockMetric(), {
       symbol: d.symbol,
-      currency: typeof d.currency === "string" ? d.currency : null,
+      currency: typeof d.currency === "string" ? d.currency : "",
       date: d.date,
-      ...figures,
+      ...groupedFigures(figures),
     });
   },
 };
