@@ -13,8 +13,8 @@ import { fixedClock } from "../../src/platform/clock";
 import { loadConfig } from "../../src/platform/config";
 import { openSources } from "../../src/app.sources";
 import { TEST_ANCHOR } from "./constants";
-import type { FaultProxy } from "./fault-proxy";
-import type { TestUpstream } from "./upstream";
+import { startFaultProxy, type FaultProxy } from "./fault-proxy";
+import { startUpstream, type TestUpstream } from "./upstream";
 import { ROW_STORE_ANSWERS } from "../../src/domain/answers";
 
 /** The gateway's own key: not the upstream's, so a test can tell which one an answer or a log line shows. */
@@ -95,4 +95,45 @@ export async function startGateway(
     },
   };
   return gateway;
+}
+
+/** The parts `gatewayPerSuite` starts; each is there once the suite's `beforeAll` has run. */
+export interface GatewaySuite {
+  readonly upstream: TestUpstream;
+  readonly proxy: FaultProxy;
+  readonly gateway: TestGateway;
+}
+
+/**
+ * A second instance of this service as the upstream, a fault proxy before it and a gateway before that, started
+ * before the enclosing `describe`'s tests and closed after them: the gateway-mode block of each endpoint's suite.
+ */
+export function gatewayPerSuite(): GatewaySuite {
+  const parts: Partial<{ -readonly [K in keyof GatewaySuite]: GatewaySuite[K] }> = {};
+  beforeAll(async () => {
+    parts.upstream = await startUpstream();
+    parts.proxy = await startFaultProxy(parts.upstream.url);
+    parts.gateway = await startGateway(parts.upstream, parts.proxy);
+  });
+  afterAll(async () => {
+    await parts.gateway?.close();
+    await parts.proxy?.close();
+    await parts.upstream?.close();
+  });
+  const started = <K extends keyof GatewaySuite>(k: K): GatewaySuite[K] => {
+    const part = parts[k];
+    if (!part) throw new Error(`gatewayPerSuite: ${k} is read before the suite's beforeAll started it`);
+    return part as GatewaySuite[K];
+  };
+  return {
+    get upstream() {
+      return started("upstream");
+    },
+    get proxy() {
+      return started("proxy");
+    },
+    get gateway() {
+      return started("gateway");
+    },
+  };
 }

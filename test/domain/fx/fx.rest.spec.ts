@@ -1,9 +1,7 @@
-import { startFaultProxy, type FaultProxy } from "../../helpers/fault-proxy";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { expectErrorBody } from "../../helpers/expect";
-import { GATEWAY_KEY, startGateway, type TestGateway } from "../../helpers/gateway";
+import { GATEWAY_KEY, gatewayPerSuite } from "../../helpers/gateway";
 import { gql } from "../../helpers/graphql";
-import { startUpstream, type TestUpstream } from "../../helpers/upstream";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -95,27 +93,15 @@ describe("GraphQL fxQuote", () => {
 });
 
 describe("gateway mode", () => {
-  let upstream: TestUpstream;
-  let proxy: FaultProxy;
-  let gateway: TestGateway;
-  beforeAll(async () => {
-    upstream = await startUpstream();
-    proxy = await startFaultProxy(upstream.url);
-    gateway = await startGateway(upstream, proxy);
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await proxy?.close();
-    await upstream?.close();
-  });
+  const gw = gatewayPerSuite();
 
   it("answers what the upstream answers, on both doors", async () => {
-    const direct = await upstream.app.post("/v1/fx/quote", { from: "GBP", to: "JPY" });
+    const direct = await gw.upstream.app.post("/v1/fx/quote", { from: "GBP", to: "JPY" });
     for (const v of ["v0", "v1"]) {
-      const res = await gateway.post(`/${v}/fx/quote`, { from: "GBP", to: "JPY" }, GATEWAY_KEY);
+      const res = await gw.gateway.post(`/${v}/fx/quote`, { from: "GBP", to: "JPY" }, GATEWAY_KEY);
       expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: direct.body });
     }
-    const unknown = await gateway.post("/v1/fx/quote", { from: "USD", to: "XAU" }, GATEWAY_KEY);
+    const unknown = await gw.gateway.post("/v1/fx/quote", { from: "USD", to: "XAU" }, GATEWAY_KEY);
     expectErrorBody(unknown, 404, "NOT_FOUND");
   });
 });

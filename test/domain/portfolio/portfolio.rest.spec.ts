@@ -1,7 +1,6 @@
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { expectErrorBody } from "../../helpers/expect";
-import { startFaultProxy, type FaultProxy } from "../../helpers/fault-proxy";
-import { GATEWAY_KEY, startGateway, type TestGateway } from "../../helpers/gateway";
+import { GATEWAY_KEY, gatewayPerSuite } from "../../helpers/gateway";
 import { gql } from "../../helpers/graphql";
 import {
   dayText,
@@ -13,7 +12,6 @@ import {
   unix,
   withDailyBars,
 } from "../../helpers/stock-samples";
-import { startUpstream, type TestUpstream } from "../../helpers/upstream";
 
 /**
  * The portfolio analytics as the Bavest Python SDK calls them (bavest/finance/client/bavest_client.py, `Portfolio`):
@@ -408,19 +406,7 @@ describe("GraphQL portfolio", () => {
 });
 
 describe("gateway mode", () => {
-  let upstream: TestUpstream;
-  let proxy: FaultProxy;
-  let gateway: TestGateway;
-  beforeAll(async () => {
-    upstream = await startUpstream();
-    proxy = await startFaultProxy(upstream.url);
-    gateway = await startGateway(upstream, proxy);
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await proxy?.close();
-    await upstream?.close();
-  });
+  const gw = gatewayPerSuite();
 
   it("answers what the upstream answers, for every portfolio endpoint", async () => {
     const { stock, etf } = samples();
@@ -435,12 +421,12 @@ describe("gateway mode", () => {
       currency: "CHF",
     };
     for (const path of ["portfolio/price", "portfolio/chart", "portfolio/stats", "portfolio/metric"]) {
-      const direct = await upstream.app.post(`/v1/${path}`, body);
+      const direct = await gw.upstream.app.post(`/v1/${path}`, body);
       expect(direct.status).toBe(200);
-      const res = await gateway.post(`/v1/${path}`, body, GATEWAY_KEY);
+      const res = await gw.gateway.post(`/v1/${path}`, body, GATEWAY_KEY);
       expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 200, body: direct.body });
     }
-    const unknown = await gateway.post(
+    const unknown = await gw.gateway.post(
       "/v1/portfolio/price",
       { portfolio_items: [{ symbol: "NO-SUCH-SYMBOL-X", amount: 1 }] },
       GATEWAY_KEY,

@@ -1,10 +1,8 @@
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { TEST_ANCHOR } from "../../helpers/constants";
 import { expectErrorBody } from "../../helpers/expect";
-import { startFaultProxy, type FaultProxy } from "../../helpers/fault-proxy";
-import { GATEWAY_KEY, startGateway, type TestGateway } from "../../helpers/gateway";
+import { GATEWAY_KEY, gatewayPerSuite } from "../../helpers/gateway";
 import { gql } from "../../helpers/graphql";
-import { startUpstream, type TestUpstream } from "../../helpers/upstream";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -226,19 +224,7 @@ describe("GraphQL Query.screener", () => {
 });
 
 describe("gateway mode", () => {
-  let upstream: TestUpstream;
-  let proxy: FaultProxy;
-  let gateway: TestGateway;
-  beforeAll(async () => {
-    upstream = await startUpstream();
-    proxy = await startFaultProxy(upstream.url);
-    gateway = await startGateway(upstream, proxy);
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await proxy?.close();
-    await upstream?.close();
-  });
+  const gw = gatewayPerSuite();
 
   it("answers what the upstream answers, and refuses a bad query without asking it", async () => {
     const body = {
@@ -247,14 +233,14 @@ describe("gateway mode", () => {
       offset: 2,
       limit: 5,
     };
-    const direct = await upstream.app.post("/v1/screener", body);
+    const direct = await gw.upstream.app.post("/v1/screener", body);
     expect(direct.status).toBe(200);
     expect(direct.body.results).toHaveLength(5);
     for (const v of ["v0", "v1"]) {
-      const res = await gateway.post(`/${v}/screener`, body, GATEWAY_KEY);
+      const res = await gw.gateway.post(`/${v}/screener`, body, GATEWAY_KEY);
       expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: direct.body });
     }
-    const bad = await gateway.post(
+    const bad = await gw.gateway.post(
       "/v1/screener",
       { query: [{ metric: "bogus", operator: "gt", value: 0 }] },
       GATEWAY_KEY,

@@ -1,8 +1,7 @@
-import { startFaultProxy, type FaultProxy } from "../../helpers/fault-proxy";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { TEST_ANCHOR } from "../../helpers/constants";
 import { expectErrorBody } from "../../helpers/expect";
-import { GATEWAY_KEY, startGateway, type TestGateway } from "../../helpers/gateway";
+import { GATEWAY_KEY, gatewayPerSuite } from "../../helpers/gateway";
 import { gql } from "../../helpers/graphql";
 import {
   dividendPayer,
@@ -12,7 +11,6 @@ import {
   type SampleListing,
   type StoredDividend,
 } from "../../helpers/stock-samples";
-import { startUpstream, type TestUpstream } from "../../helpers/upstream";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -188,27 +186,15 @@ describe("GraphQL Stock.dividendHistory", () => {
 });
 
 describe("gateway mode", () => {
-  let upstream: TestUpstream;
-  let proxy: FaultProxy;
-  let gateway: TestGateway;
-  beforeAll(async () => {
-    upstream = await startUpstream();
-    proxy = await startFaultProxy(upstream.url);
-    gateway = await startGateway(upstream, proxy);
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await proxy?.close();
-    await upstream?.close();
-  });
+  const gw = gatewayPerSuite();
 
   it("answers what the upstream answers, on both doors", async () => {
     const payer = dividendPayer(t.source.db, "stock");
     for (const body of [{ symbol: payer.symbol, currency: "EUR" }, { symbol: payer.symbol }]) {
-      const direct = await upstream.app.post("/v1/stock/dividend", body);
+      const direct = await gw.upstream.app.post("/v1/stock/dividend", body);
       expect(direct.body.dividends.length).toBeGreaterThan(0);
       for (const v of ["v0", "v1"]) {
-        const res = await gateway.post(`/${v}/stock/dividend`, body, GATEWAY_KEY);
+        const res = await gw.gateway.post(`/${v}/stock/dividend`, body, GATEWAY_KEY);
         expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: direct.body });
       }
     }

@@ -1,10 +1,8 @@
-import { startFaultProxy, type FaultProxy } from "../../helpers/fault-proxy";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { BOOTSTRAP_KEY, TEST_ANCHOR } from "../../helpers/constants";
 import { expectErrorBody } from "../../helpers/expect";
-import { GATEWAY_KEY, startGateway, type TestGateway } from "../../helpers/gateway";
+import { GATEWAY_KEY, gatewayPerSuite } from "../../helpers/gateway";
 import { gql } from "../../helpers/graphql";
-import { startUpstream, type TestUpstream } from "../../helpers/upstream";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -237,31 +235,19 @@ describe("GraphQL Query.earningsCalendar", () => {
 });
 
 describe("gateway mode", () => {
-  let upstream: TestUpstream;
-  let proxy: FaultProxy;
-  let gateway: TestGateway;
-  beforeAll(async () => {
-    upstream = await startUpstream();
-    proxy = await startFaultProxy(upstream.url);
-    gateway = await startGateway(upstream, proxy);
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await proxy?.close();
-    await upstream?.close();
-  });
+  const gw = gatewayPerSuite();
 
   it("answers what the upstream answers, for float seconds and milliseconds", async () => {
     const day = aReportDay();
     const [from, to] = [addDays(day, -3), day];
-    const direct = await upstream.app.post("/v1/calender/earnings", { from, to });
+    const direct = await gw.upstream.app.post("/v1/calender/earnings", { from, to });
     expect(direct.body.earningsConfirmed.length).toBeGreaterThan(0);
     for (const v of ["v0", "v1"]) {
       for (const body of [
         { event: "earnings", from: pythonSeconds(from, 3), to: pythonSeconds(to, 3) },
         { from: dartMillis(from, 3), to: dartMillis(to, 3) },
       ]) {
-        const res = await gateway.post(`/${v}/calender/earnings`, body, GATEWAY_KEY);
+        const res = await gw.gateway.post(`/${v}/calender/earnings`, body, GATEWAY_KEY);
         expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: direct.body });
       }
     }

@@ -1,10 +1,8 @@
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { TEST_ANCHOR } from "../../helpers/constants";
 import { expectErrorBody } from "../../helpers/expect";
-import { startFaultProxy, type FaultProxy } from "../../helpers/fault-proxy";
-import { GATEWAY_KEY, startGateway, type TestGateway } from "../../helpers/gateway";
+import { GATEWAY_KEY, gatewayPerSuite } from "../../helpers/gateway";
 import { gql } from "../../helpers/graphql";
-import { startUpstream, type TestUpstream } from "../../helpers/upstream";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -412,19 +410,7 @@ describe("GraphQL Stock.incomeStatements, balanceSheets, cashFlowStatements", ()
 });
 
 describe("gateway mode", () => {
-  let upstream: TestUpstream;
-  let proxy: FaultProxy;
-  let gateway: TestGateway;
-  beforeAll(async () => {
-    upstream = await startUpstream();
-    proxy = await startFaultProxy(upstream.url);
-    gateway = await startGateway(upstream, proxy);
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await proxy?.close();
-    await upstream?.close();
-  });
+  const gw = gatewayPerSuite();
 
   it("answers what the upstream answers, for each statement and both forms of freq", async () => {
     const s = stockWithQuarters();
@@ -433,10 +419,10 @@ describe("gateway mode", () => {
       { isin: s.isin, freq: "quarterly", statement: "cf" },
       { symbol: s.symbol, statement: "ic" },
     ]) {
-      const direct = await upstream.app.post("/v1/stock/financials", body);
+      const direct = await gw.upstream.app.post("/v1/stock/financials", body);
       expect(direct.status).toBe(200);
       expect((direct.body.financials as Item[]).length).toBeGreaterThan(0);
-      const res = await gateway.post("/v1/stock/financials", body, GATEWAY_KEY);
+      const res = await gw.gateway.post("/v1/stock/financials", body, GATEWAY_KEY);
       expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: direct.body });
     }
   });

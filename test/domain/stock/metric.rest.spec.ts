@@ -1,10 +1,8 @@
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { TEST_ANCHOR } from "../../helpers/constants";
 import { expectErrorBody } from "../../helpers/expect";
-import { startFaultProxy, type FaultProxy } from "../../helpers/fault-proxy";
-import { GATEWAY_KEY, startGateway, type TestGateway } from "../../helpers/gateway";
+import { GATEWAY_KEY, gatewayPerSuite } from "../../helpers/gateway";
 import { gql } from "../../helpers/graphql";
-import { startUpstream, type TestUpstream } from "../../helpers/upstream";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -289,31 +287,19 @@ describe("GraphQL Stock.metric", () => {
 });
 
 describe("gateway mode", () => {
-  let upstream: TestUpstream;
-  let proxy: FaultProxy;
-  let gateway: TestGateway;
-  beforeAll(async () => {
-    upstream = await startUpstream();
-    proxy = await startFaultProxy(upstream.url);
-    gateway = await startGateway(upstream, proxy);
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await proxy?.close();
-    await upstream?.close();
-  });
+  const gw = gatewayPerSuite();
 
   it("answers what the upstream answers, by symbol and by ISIN, in the currency asked", async () => {
     const p = pickStock();
     for (const currency of [undefined, "EUR"]) {
-      const direct = await upstream.app.post("/v1/stock/metric", { symbol: p.symbol, currency });
+      const direct = await gw.upstream.app.post("/v1/stock/metric", { symbol: p.symbol, currency });
       expect(direct.status).toBe(200);
       for (const v of ["v0", "v1"]) {
         for (const body of [
           { symbol: p.symbol, currency },
           { isin: p.isin, currency },
         ]) {
-          const res = await gateway.post(`/${v}/stock/metric`, body, GATEWAY_KEY);
+          const res = await gw.gateway.post(`/${v}/stock/metric`, body, GATEWAY_KEY);
           expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: direct.body });
         }
       }

@@ -1,11 +1,9 @@
-import { startFaultProxy, type FaultProxy } from "../../helpers/fault-proxy";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { BOOTSTRAP_KEY } from "../../helpers/constants";
 import { expectErrorBody } from "../../helpers/expect";
-import { GATEWAY_KEY, startGateway, type TestGateway } from "../../helpers/gateway";
+import { GATEWAY_KEY, gatewayPerSuite } from "../../helpers/gateway";
 import { gql } from "../../helpers/graphql";
 import { LiveClient, serveLive } from "../../helpers/live";
-import { startUpstream, type TestUpstream } from "../../helpers/upstream";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -199,27 +197,15 @@ describe("GraphQL Stock.peersWidget", () => {
 });
 
 describe("gateway mode", () => {
-  let upstream: TestUpstream;
-  let proxy: FaultProxy;
-  let gateway: TestGateway;
-  beforeAll(async () => {
-    upstream = await startUpstream();
-    proxy = await startFaultProxy(upstream.url);
-    gateway = await startGateway(upstream, proxy);
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await proxy?.close();
-    await upstream?.close();
-  });
+  const gw = gatewayPerSuite();
 
   it("answers what the upstream answers, for the Python and the Dart forms", async () => {
     const s = aStock();
     for (const body of [{ symbol: s.symbol, currency: "EUR" }, { isin: s.isin }]) {
-      const direct = await upstream.app.post("/v1/widgets/stock/peers", body);
+      const direct = await gw.upstream.app.post("/v1/widgets/stock/peers", body);
       expect(direct.body.stock_peers.length).toBeGreaterThan(0);
       for (const v of ["v0", "v1"]) {
-        const res = await gateway.post(`/${v}/widgets/stock/peers`, body, GATEWAY_KEY);
+        const res = await gw.gateway.post(`/${v}/widgets/stock/peers`, body, GATEWAY_KEY);
         expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: direct.body });
       }
     }

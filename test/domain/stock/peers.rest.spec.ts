@@ -1,9 +1,7 @@
-import { startFaultProxy, type FaultProxy } from "../../helpers/fault-proxy";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { expectErrorBody } from "../../helpers/expect";
-import { GATEWAY_KEY, startGateway, type TestGateway } from "../../helpers/gateway";
+import { GATEWAY_KEY, gatewayPerSuite } from "../../helpers/gateway";
 import { gql } from "../../helpers/graphql";
-import { startUpstream, type TestUpstream } from "../../helpers/upstream";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -211,31 +209,19 @@ describe("GraphQL Stock.peers", () => {
 });
 
 describe("gateway mode", () => {
-  let upstream: TestUpstream;
-  let proxy: FaultProxy;
-  let gateway: TestGateway;
-  beforeAll(async () => {
-    upstream = await startUpstream();
-    proxy = await startFaultProxy(upstream.url);
-    gateway = await startGateway(upstream, proxy);
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await proxy?.close();
-    await upstream?.close();
-  });
+  const gw = gatewayPerSuite();
 
   it("answers what the upstream answers, by symbol and by ISIN, with and without limit", async () => {
     const s = firstStock();
-    const direct = await upstream.app.post("/v1/stock/peers", { symbol: s.symbol });
+    const direct = await gw.upstream.app.post("/v1/stock/peers", { symbol: s.symbol });
     expect(direct.body.peers).toHaveLength(10);
     for (const v of ["v0", "v1"]) {
       for (const body of [{ symbol: s.symbol }, { isin: s.isin }]) {
-        const res = await gateway.post(`/${v}/stock/peers`, body, GATEWAY_KEY);
+        const res = await gw.gateway.post(`/${v}/stock/peers`, body, GATEWAY_KEY);
         expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: direct.body });
       }
     }
-    const three = await gateway.post("/v1/stock/peers", { symbol: s.symbol, limit: 3 }, GATEWAY_KEY);
+    const three = await gw.gateway.post("/v1/stock/peers", { symbol: s.symbol, limit: 3 }, GATEWAY_KEY);
     expect(three.body).toEqual({ peers: direct.body.peers.slice(0, 3) });
   });
 });

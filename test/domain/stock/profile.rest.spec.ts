@@ -1,11 +1,9 @@
-import { startFaultProxy, type FaultProxy } from "../../helpers/fault-proxy";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { TEST_ANCHOR } from "../../helpers/constants";
 import { expectErrorBody } from "../../helpers/expect";
-import { GATEWAY_KEY, startGateway, type TestGateway } from "../../helpers/gateway";
+import { GATEWAY_KEY, gatewayPerSuite } from "../../helpers/gateway";
 import { gql } from "../../helpers/graphql";
 import { dividendPayer, nonPayer, type SampleListing } from "../../helpers/stock-samples";
-import { startUpstream, type TestUpstream } from "../../helpers/upstream";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -290,29 +288,17 @@ describe("GraphQL Stock.profile", () => {
 });
 
 describe("gateway mode", () => {
-  let upstream: TestUpstream;
-  let proxy: FaultProxy;
-  let gateway: TestGateway;
-  beforeAll(async () => {
-    upstream = await startUpstream();
-    proxy = await startFaultProxy(upstream.url);
-    gateway = await startGateway(upstream, proxy);
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await proxy?.close();
-    await upstream?.close();
-  });
+  const gw = gatewayPerSuite();
 
   it("answers what the upstream answers, on both doors", async () => {
     const payer = dividendPayer(t.source.db, "stock");
-    const direct = await upstream.app.post("/v1/stock/profile", { symbol: payer.symbol });
+    const direct = await gw.upstream.app.post("/v1/stock/profile", { symbol: payer.symbol });
     expect(direct.status).toBe(200);
     for (const v of ["v0", "v1"]) {
-      const res = await gateway.post(`/${v}/stock/profile`, { symbol: payer.symbol }, GATEWAY_KEY);
+      const res = await gw.gateway.post(`/${v}/stock/profile`, { symbol: payer.symbol }, GATEWAY_KEY);
       expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: direct.body });
     }
-    const unknown = await gateway.post("/v1/stock/profile", { symbol: "NOPE-NOT-A-SYMBOL" }, GATEWAY_KEY);
+    const unknown = await gw.gateway.post("/v1/stock/profile", { symbol: "NOPE-NOT-A-SYMBOL" }, GATEWAY_KEY);
     expectErrorBody(unknown, 404, "NOT_FOUND");
   });
 });
