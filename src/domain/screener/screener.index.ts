@@ -119,23 +119,32 @@ export class ScreenerIndex {
   private readonly order = new Map<ScreenerMetric, Int32Array>();
   private readonly sortedValues = new Map<ScreenerMetric, Float64Array>();
 
-  constructor(
-    readonly stocks: readonly ScreenedStock[],
+  private constructor(readonly stocks: readonly ScreenedStock[]) {}
+
+  /**
+   * The index of these stocks' metrics, one column per turn of the event loop: sorting all 17 columns of the
+   * generated sample's 91,000 stocks at once held other requests for 0.7 s.
+   */
+  static async build(
+    stocks: readonly ScreenedStock[],
     metrics: readonly Record<ScreenerMetric, number | null>[],
-  ) {
+  ): Promise<ScreenerIndex> {
+    const index = new ScreenerIndex(stocks);
     for (const m of SCREENER_METRICS) {
       const col = Float64Array.from(metrics, (r) => r[m] ?? NaN);
       const ids: number[] = [];
       for (let i = 0; i < col.length; i++) if (!Number.isNaN(col[i]!)) ids.push(i);
       ids.sort((a, b) => col[a]! - col[b]! || (stocks[a]!.symbol < stocks[b]!.symbol ? -1 : 1));
       const order = Int32Array.from(ids);
-      this.values.set(m, col);
-      this.order.set(m, order);
-      this.sortedValues.set(
+      index.values.set(m, col);
+      index.order.set(m, order);
+      index.sortedValues.set(
         m,
         Float64Array.from(order, (i) => col[i]!),
       );
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
+    return index;
   }
 
   value(stock: number, metric: ScreenerMetric): number | null {
