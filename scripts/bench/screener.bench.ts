@@ -140,8 +140,19 @@ export async function screenerBench(o: ScreenerBenchOptions): Promise<{ lines: s
       source.db.prepare(`SELECT count(*) AS n FROM securities WHERE type = 'stock'`).get() as { n: number }
     ).n;
     o.log(`screener bench: ${stocks} stocks in ${o.store}`);
-    const build = await post(agent, port, "/v1/screener", QUERIES[0]!.body);
-    o.log(`index built by the first call in ${build.ms.toFixed(0)} ms`);
+    // The first call builds the index; past FIRST_BUILD_WAIT_MS it is answered BUSY, and asked again as a client
+    // told to retry would: the build's time is from the first call to the first answer.
+    const started = performance.now();
+    let busy = 0;
+    for (;;) {
+      const answer = await post(agent, port, "/v1/screener", QUERIES[0]!.body).catch((e: unknown) => e as Error);
+      if (!(answer instanceof Error)) break;
+      if (!answer.message.includes('"code":"BUSY"')) throw answer;
+      busy++;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const build = { ms: performance.now() - started };
+    o.log(`index built by the first call in ${build.ms.toFixed(0)} ms (${busy} BUSY answers before it)`);
     // Warm-up, unmeasured: every query and the quote, as many rounds as a tenth of the measured ones.
     for (let i = 0; i < Math.max(5, o.rounds / 10); i++) {
       for (const q of QUERIES) await post(agent, port, "/v1/screener", q.body);
