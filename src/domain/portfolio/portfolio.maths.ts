@@ -296,6 +296,16 @@ export function riskReturnRatio(returns: Float64Array): number {
  * pass of sums, without copying: a portfolio of 100 positions over ten years correlates 5,000 pairs of 2,500 days.
  */
 export function correlation(a: Float64Array, b: Float64Array): number {
+  const { n, sx, sy, sxx, syy, sxy } = pairedSums(a, b);
+  if (n < 2) return 0;
+  const xx = sxx - (sx * sx) / n;
+  const yy = syy - (sy * sy) / n;
+  const xy = sxy - (sx * sy) / n;
+  return xx <= 0 || yy <= 0 ? 0 : Math.max(-1, Math.min(1, xy / Math.sqrt(xx * yy)));
+}
+
+/** The sums of both series and their products over the days both have a value (NaN marks a day without). */
+function pairedSums(a: Float64Array, b: Float64Array) {
   let n = 0;
   let sx = 0;
   let sy = 0;
@@ -316,11 +326,7 @@ export function correlation(a: Float64Array, b: Float64Array): number {
       sxy += x * y;
     }
   }
-  if (n < 2) return 0;
-  const xx = sxx - (sx * sx) / n;
-  const yy = syy - (sy * sy) / n;
-  const xy = sxy - (sx * sy) / n;
-  return xx <= 0 || yy <= 0 ? 0 : Math.max(-1, Math.min(1, xy / Math.sqrt(xx * yy)));
+  return { n, sx, sy, sxx, syy, sxy };
 }
 
 /** The correlation matrix of series, symmetric with 1 on the diagonal, each pair computed once. */
@@ -334,23 +340,8 @@ export function correlationMatrix(series: readonly Float64Array[]): number[][] {
 
 /** Beta of `a` against `b` over the days both have a return: cov(a, b) / var(b); 0 where `b` has no spread. */
 export function beta(a: Float64Array, b: Float64Array): number {
-  let n = 0;
-  let sa = 0;
-  let sb = 0;
-  let sab = 0;
-  let sbb = 0;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    if (x === x && y === y) {
-      n++;
-      sa += x;
-      sb += y;
-      sab += x * y;
-      sbb += y * y;
-    }
-  }
+  const { n, sx, sy, syy, sxy } = pairedSums(a, b);
   if (n < 2) return 0;
-  const vb = sbb - (sb * sb) / n;
-  return vb <= 0 ? 0 : (sab - (sa * sb) / n) / vb;
+  const vb = syy - (sy * sy) / n;
+  return vb <= 0 ? 0 : (sxy - (sx * sy) / n) / vb;
 }

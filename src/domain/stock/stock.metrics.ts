@@ -362,15 +362,7 @@ export function computeMetrics(i: MetricInputs): Record<StockMetricFigure, numbe
 
 /** The figures in money (the rest are ratios, the same in any currency). */
 const MONEY_FIGURES = [
-  "revenuePerShare",
-  "netIncomePerShare",
-  "operatingCashFlowPerShare",
-  "freeCashFlowPerShare",
-  "cashPerShare",
-  "bookValuePerShare",
-  "shareholdersEquityPerShare",
-  "capexPerShare",
-  "dividendPerShare",
+  ...STOCK_METRIC_GROUPS.perShare,
   "marketCap",
   "enterpriseValue",
   "grahamNumber",
