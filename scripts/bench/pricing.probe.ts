@@ -8,7 +8,7 @@ import { ApiKeyService } from "../../src/platform/auth/auth.service";
 import { fixedClock } from "../../src/platform/clock";
 import { loadConfig } from "../../src/platform/config";
 import { SearchIndex } from "../../src/domain/search/search.index";
-import { openSqliteSource } from "../../src/sources/sqlite/sqlite.source";
+import { openSqliteSource, type SqliteSource } from "../../src/sources/sqlite/sqlite.source";
 import { closeWorkerPool } from "../../src/platform/workers/worker.pool";
 import { ROW_STORE_ANSWERS } from "../../src/domain/answers";
 
@@ -167,13 +167,18 @@ function post(port: number, path: string, body: unknown): Promise<Answer> {
   });
 }
 
-async function serve(
+/**
+ * The service over `store` in this process, as the root builds it (fixed clock at the sample's anchor, bootstrap
+ * key `key`, logs off), listening on `port` of 127.0.0.1 (0: any free one). The in-process benches share it.
+ */
+export async function serve(
   store: string,
   env: Record<string, string>,
   port: number,
-): Promise<{ server: Server; close(): Promise<void> }> {
+  key = KEY,
+): Promise<{ server: Server; source: SqliteSource; close(): Promise<void> }> {
   const config = loadConfig({
-    MDG_BOOTSTRAP_API_KEY: KEY,
+    MDG_BOOTSTRAP_API_KEY: key,
     MDG_SQLITE_PATH: store,
     LOG_LEVEL: "silent",
     NODE_ENV: "production",
@@ -183,7 +188,7 @@ async function serve(
   const source = openSqliteSource(store, { mustExist: true });
   const clock = fixedClock(`${ANCHOR}T15:00:00Z`);
   const searchIndex = await SearchIndex.build(source);
-  const apiKeys = new ApiKeyService(source.keys, clock, { bootstrapKey: KEY });
+  const apiKeys = new ApiKeyService(source.keys, clock, { bootstrapKey: key });
   const { app, apollo } = await createApp(
     { config, source, clock, searchIndex, answers: ROW_STORE_ANSWERS },
     apiKeys,
@@ -193,6 +198,7 @@ async function serve(
   await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
   return {
     server,
+    source,
     async close() {
       await new Promise((r) => server.close(r));
       await apollo.stop();

@@ -1,14 +1,7 @@
 import "reflect-metadata";
-import { Agent, createServer, request as httpRequest } from "node:http";
+import { Agent, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
-import pino from "pino";
-import { createApp } from "../../src/app";
-import { ROW_STORE_ANSWERS } from "../../src/domain/answers";
-import { SearchIndex } from "../../src/domain/search/search.index";
-import { ApiKeyService } from "../../src/platform/auth/auth.service";
-import { fixedClock } from "../../src/platform/clock";
-import { loadConfig } from "../../src/platform/config";
-import { openSqliteSource } from "../../src/sources/sqlite/sqlite.source";
+import { serve } from "./pricing.probe";
 
 /**
  * `BENCH_ONLY=screener npm run bench`: p50 and p99 of representative screener queries against the sample store, in
@@ -18,7 +11,6 @@ import { openSqliteSource } from "../../src/sources/sqlite/sqlite.source";
  */
 
 const KEY = "screener-bench-bootstrap-key-0123456789";
-const ANCHOR = "2026-11-20";
 export const SCREENER_P99_TARGET_MS = 50;
 
 /** What a caller screens by: one condition, two, a sort over a wide match, a deep page, a narrow range. */
@@ -110,25 +102,9 @@ export interface ScreenerBenchOptions {
 
 /** The lines to print, and whether every screener query's p99 met the target. */
 export async function screenerBench(o: ScreenerBenchOptions): Promise<{ lines: string[]; met: boolean }> {
-  const config = loadConfig({
-    MDG_BOOTSTRAP_API_KEY: KEY,
-    MDG_SQLITE_PATH: o.store,
-    LOG_LEVEL: "silent",
-    NODE_ENV: "production",
-    MDG_REQUEST_TIMEOUT_MS: "600000",
-  });
-  const source = openSqliteSource(o.store, { mustExist: true });
-  const clock = fixedClock(`${ANCHOR}T15:00:00Z`);
-  const searchIndex = await SearchIndex.build(source);
-  const apiKeys = new ApiKeyService(source.keys, clock, { bootstrapKey: KEY });
-  const { app, apollo } = await createApp(
-    { config, source, clock, searchIndex, answers: ROW_STORE_ANSWERS },
-    apiKeys,
-    pino({ level: "silent" }),
-  );
-  const server = createServer(app);
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as AddressInfo).port;
+  const served = await serve(o.store, { MDG_REQUEST_TIMEOUT_MS: "600000" }, 0, KEY);
+  const { source } = served;
+  const port = (served.server.address() as AddressInfo).port;
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
     const symbol = (
@@ -180,8 +156,6 @@ export async function screenerBench(o: ScreenerBenchOptions): Promise<{ lines: s
     return { lines, met };
   } finally {
     agent.destroy();
-    await new Promise((r) => server.close(r));
-    await apollo.stop();
-    await source.close();
+    await served.close();
   }
 }
