@@ -256,8 +256,8 @@ const ERROR_TEXT: Record<ErrorStatus, string> = {
     "data the configured source does not serve at all (`NOT_AVAILABLE`).",
   "500":
     "A fault of the service (`INTERNAL`), never caused by the request; the body holds no internal detail. " +
-    "Or the service's capacity for heavy operations stayed spent while this one waited in line " +
-    "(`BUSY`, with `Retry-After`).",
+    "Or the service's capacity for heavy operations stayed spent while this one waited in line, or the screener's " +
+    "index was still being built after 5 s (`BUSY`, with `Retry-After`).",
 };
 
 /** Answers after the key was accepted carry the key's rate-limit state. */
