@@ -1,11 +1,23 @@
 import type { RequestContext } from "../request.context";
-import { openPortfolio, portfolioChart, portfolioMetric, portfolioPrice, portfolioStats } from "./portfolio.service";
+import {
+  openPortfolio,
+  portfolioAllocation,
+  portfolioChart,
+  portfolioMetric,
+  portfolioPrice,
+  portfolioRegions,
+  portfolioSectors,
+  portfolioStats,
+} from "./portfolio.service";
 import type {
   Portfolio,
+  PortfolioAllocationItem,
   PortfolioArgs,
   PortfolioChart,
   PortfolioMetric,
   PortfolioPrice,
+  PortfolioRegionItem,
+  PortfolioSectorItem,
   PortfolioStats,
 } from "./portfolio.types";
 
@@ -20,6 +32,9 @@ export interface PortfolioAnswers {
   stats(ctx: RequestContext, p: Portfolio): Promise<PortfolioStats>;
   /** `benchmark`: a symbol to measure beta, alpha and Treynor against; null: none (those are 0). */
   metric(ctx: RequestContext, p: Portfolio, benchmark: string | null): Promise<PortfolioMetric>;
+  allocation(ctx: RequestContext, p: Portfolio): Promise<PortfolioAllocationItem[]>;
+  sectors(ctx: RequestContext, p: Portfolio): Promise<PortfolioSectorItem[]>;
+  regions(ctx: RequestContext, p: Portfolio): Promise<PortfolioRegionItem[]>;
 }
 
 /** From the store's quotes, daily bars and FX series, through the request's loaders (portfolio.service.ts). */
@@ -29,4 +44,7 @@ export const ROW_STORE_PORTFOLIO_ANSWERS: PortfolioAnswers = Object.freeze({
   chart: portfolioChart,
   stats: portfolioStats,
   metric: portfolioMetric,
+  allocation: portfolioAllocation,
+  sectors: portfolioSectors,
+  regions: portfolioRegions,
 });

@@ -8,6 +8,7 @@ import type { BarRow, InstrumentRow } from "../ports/source.types";
 import type { RequestContext } from "../request.context";
 import { aggregateBars } from "../candle/candle.service";
 import { groupStats } from "./portfolio.figures";
+import { lookThrough, percentages, type Exposure, type ExposureNode } from "./portfolio.exposure";
 import {
   beta,
   correlationMatrix,
@@ -21,11 +22,14 @@ import {
 } from "./portfolio.maths";
 import {
   Portfolio,
+  type PortfolioAllocationItem,
   type PortfolioArgs,
   type PortfolioChart,
   type PortfolioItem,
   type PortfolioMetric,
   type PortfolioPrice,
+  type PortfolioRegionItem,
+  type PortfolioSectorItem,
   type PortfolioStats,
 } from "./portfolio.types";
 
@@ -110,8 +114,8 @@ function heldIn(p: Portfolio): Held[] {
   return held;
 }
 
-/** The value now: each position's latest quote in the portfolio's currency, at the rate of its day. */
-export async function portfolioPrice(ctx: RequestContext, p: Portfolio): Promise<PortfolioPrice> {
+/** Each quoted position with the rate of its quote's day into the portfolio's currency. */
+async function quotedPositions(ctx: RequestContext, p: Portfolio): Promise<{ quoted: Held[]; rates: number[] }> {
   const quoted = heldIn(p).filter((h) => h.row.quote != null);
   const rates = await Promise.all(
     quoted.map(async (h) => {
@@ -119,6 +123,12 @@ export async function portfolioPrice(ctx: RequestContext, p: Portfolio): Promise
       return (await fxConverter(ctx, h.row.listing.currency, p.currency, day, day))(day);
     }),
   );
+  return { quoted, rates };
+}
+
+/** The value now: each position's latest quote in the portfolio's currency, at the rate of its day. */
+export async function portfolioPrice(ctx: RequestContext, p: Portfolio): Promise<PortfolioPrice> {
+  const { quoted, rates } = await quotedPositions(ctx, p);
   let c = 0;
   let o = 0;
   let hi = 0;
@@ -146,6 +156,55 @@ export async function portfolioPrice(ctx: RequestContext, p: Portfolio): Promise
     dp: pc === 0 ? 0 : Math.round(((c - pc) / pc) * 1e6) / 1e4,
     t,
   };
+}
+
+/**
+ * Each position's share of the value now (at its latest close, in the portfolio's currency), as nodes of the
+ * look-through; a position without a quote has no value and no share.
+ */
+async function valueShares(ctx: RequestContext, p: Portfolio): Promise<{ symbol: string; node: ExposureNode }[]> {
+  const { quoted, rates } = await quotedPositions(ctx, p);
+  const values = quoted.map((h, i) => h.row.quote!.c * rates[i]! * h.item.amount);
+  const total = values.reduce((s, v) => s + v, 0);
+  if (!(total > 0)) return [];
+  return quoted.map((h, i) => ({
+    symbol: h.item.symbol,
+    node: { security: h.row.security, weight: values[i]! / total, path: [] },
+  }));
+}
+
+/** Each symbol's share of the value now, in percent (a symbol held twice is summed). */
+export async function portfolioAllocation(ctx: RequestContext, p: Portfolio): Promise<PortfolioAllocationItem[]> {
+  const shares = new Map<string, number>();
+  for (const { symbol, node } of await valueShares(ctx, p)) shares.set(symbol, (shares.get(symbol) ?? 0) + node.weight);
+  return percentages(shares).map(({ name, percentage }) => ({ symbol: name, percentage }));
+}
+
+const exposureOf = new WeakMap<Portfolio, Promise<Exposure>>();
+
+/** The portfolio's exposure looked through its funds, computed once per request for sectors and regions alike. */
+function exposure(ctx: RequestContext, p: Portfolio): Promise<Exposure> {
+  let e = exposureOf.get(p);
+  if (!e) {
+    e = valueShares(ctx, p).then((shares) =>
+      lookThrough(
+        ctx,
+        shares.map((s) => s.node),
+      ),
+    );
+    exposureOf.set(p, e);
+  }
+  return e;
+}
+
+export async function portfolioSectors(ctx: RequestContext, p: Portfolio): Promise<PortfolioSectorItem[]> {
+  const { sectors } = await exposure(ctx, p);
+  return percentages(sectors).map(({ name, percentage }) => ({ sector: name, percentage }));
+}
+
+export async function portfolioRegions(ctx: RequestContext, p: Portfolio): Promise<PortfolioRegionItem[]> {
+  const { regions } = await exposure(ctx, p);
+  return percentages(regions).map(({ name, percentage }) => ({ region: name, percentage }));
 }
 
 /** Each position's daily bars over the range from its buy day, converted: one batched read per table. */

@@ -81,6 +81,41 @@ export class PortfolioPrice {
   t: number;
 }
 
+@ObjectType({ description: "One symbol's share of the portfolio's value now" })
+export class PortfolioAllocationItem {
+  @Field(() => String, { description: "Symbol of the position (positions of one symbol are summed)" })
+  symbol: string;
+
+  @Field(() => Float, { description: "Percent of the value at the latest quotes (12.5 means 12.5 %)" })
+  percentage: number;
+}
+
+@ObjectType({ description: "One sector's share of the portfolio, looked through its ETFs and funds" })
+export class PortfolioSectorItem {
+  @Field(() => String, {
+    description:
+      "Sector as the store names it; Other: no sector (bonds, cash, futures, crypto, currency pairs); Unknown: " +
+      "the part the store cannot place (holdings of a fund summing under 100 %, a stock without a sector)",
+  })
+  sector: string;
+
+  @Field(() => Float, { description: "Percent of the value at the latest quotes (12.5 means 12.5 %)" })
+  percentage: number;
+}
+
+@ObjectType({ description: "One region's share of the portfolio, looked through its ETFs and funds" })
+export class PortfolioRegionItem {
+  @Field(() => String, {
+    description:
+      "Continent of the issuers' countries (Africa, Asia, Europe, North America, Oceania, South America); Other and " +
+      "Unknown as for sectors",
+  })
+  region: string;
+
+  @Field(() => Float, { description: "Percent of the value at the latest quotes (12.5 means 12.5 %)" })
+  percentage: number;
+}
+
 @ObjectType({
   description:
     "The portfolio's value day by day as OHLCV bars; bar i is t[i], o[i], h[i], l[i], c[i], v[i]. Each value sums " +

@@ -268,6 +268,11 @@ function fieldCosts(searchDefault: number): Record<string, CostOf> {
       const answer = Math.ceil(closes / COST_UNIT.seriesPoints);
       return COST_UNIT.metricsField + items * perItem + conversion + answer + child;
     },
+    // A share per symbol held. Sectors and regions are a handful of shares, but reach them by reading the holdings
+    // of the funds held, priced as one fund's holdings (`EtfHoldings.holdings`); the root prices the items.
+    "Portfolio.allocation": list(EXPECTED.exposures),
+    "Portfolio.sectors": list(EXPECTED.holdings),
+    "Portfolio.regions": list(EXPECTED.holdings),
     "EtfHoldings.holdings": list(EXPECTED.holdings),
     "FundHoldings.holdings": list(EXPECTED.holdings),
     "Etf.sectorExposure": list(EXPECTED.exposures),

@@ -12,9 +12,12 @@ import { candleFetcher, type CandleQuery } from "./fetchers/candle.fetchers";
 import { cryptoPriceFetcher } from "./fetchers/crypto.fetchers";
 import { fxQuoteFetcher } from "./fetchers/fx.fetchers";
 import {
+  portfolioAllocationFetcher,
   portfolioChartFetcher,
   portfolioMetricFetcher,
   portfolioPriceFetcher,
+  portfolioRegionsFetcher,
+  portfolioSectorsFetcher,
   portfolioStatsFetcher,
 } from "./fetchers/portfolio.fetchers";
 import {
@@ -217,6 +220,9 @@ export function createUpstreamAnswers(client: UpstreamClient): Answers {
       chart: (ctx, p) => one(ctx, portfolioChartFetcher, p),
       stats: (ctx, p) => one(ctx, portfolioStatsFetcher, p),
       metric: (ctx, p, benchmark) => one(ctx, portfolioMetricFetcher, { p, benchmark }),
+      allocation: (ctx, p) => one(ctx, portfolioAllocationFetcher, p),
+      sectors: (ctx, p) => one(ctx, portfolioSectorsFetcher, p),
+      regions: (ctx, p) => one(ctx, portfolioRegionsFetcher, p),
     },
     dividend: {
       calendar: (ctx, args) => one(ctx, dividendCalendarFetcher, args),

@@ -13,10 +13,13 @@ describe("REST admission", () => {
     expect(priced.sort()).toEqual([
       "candle",
       "etf/metrics",
+      "portfolio/allocation",
       "portfolio/chart",
       "portfolio/metric",
       "portfolio/metrics",
       "portfolio/price",
+      "portfolio/region",
+      "portfolio/sector",
       "portfolio/stats",
       "stock/candle",
     ]);

@@ -49,10 +49,9 @@ describe("GET on every read endpoint with a flat body", () => {
   it("is offered on every path but bulk, screener and portfolio (lists of objects), documented with queries", () => {
     const withGet = Object.keys(doc.paths).filter((p) => doc.paths[p]!.get);
     const without = Object.keys(doc.paths).filter((p) => !doc.paths[p]!.get);
-    const portfolio = ["chart", "metric", "metrics", "price", "stats"].flatMap((p) => [
-      `/v0/portfolio/${p}`,
-      `/v1/portfolio/${p}`,
-    ]);
+    const portfolio = ["allocation", "chart", "metric", "metrics", "price", "region", "sector", "stats"].flatMap(
+      (p) => [`/v0/portfolio/${p}`, `/v1/portfolio/${p}`],
+    );
     expect(without.sort()).toEqual(["/v0/bulk", "/v1/bulk", "/v0/screener", "/v1/screener", ...portfolio].sort());
     expect(withGet.length).toBeGreaterThan(50);
   });

@@ -2,10 +2,13 @@ import { Arg, Args, Authorized, Ctx, FieldResolver, Query, Resolver, Root } from
 import type { Context } from "../../http.context";
 import {
   Portfolio,
+  PortfolioAllocationItem,
   PortfolioArgs,
   PortfolioChart,
   PortfolioMetric,
   PortfolioPrice,
+  PortfolioRegionItem,
+  PortfolioSectorItem,
   PortfolioStats,
 } from "../../../domain/portfolio/portfolio.types";
 
@@ -51,5 +54,26 @@ export class PortfolioResolver {
     benchmark?: string | null,
   ): Promise<PortfolioMetric> {
     return ctx.answers.portfolio.metric(ctx, p, benchmark ?? null);
+  }
+
+  @FieldResolver(() => [PortfolioAllocationItem], {
+    description: "Each symbol's share of the value now, largest first",
+  })
+  allocation(@Root() p: Portfolio, @Ctx() ctx: Context): Promise<PortfolioAllocationItem[]> {
+    return ctx.answers.portfolio.allocation(ctx, p);
+  }
+
+  @FieldResolver(() => [PortfolioSectorItem], {
+    description: "Shares of the value now by sector, through ETFs and funds to their holdings, largest first",
+  })
+  sectors(@Root() p: Portfolio, @Ctx() ctx: Context): Promise<PortfolioSectorItem[]> {
+    return ctx.answers.portfolio.sectors(ctx, p);
+  }
+
+  @FieldResolver(() => [PortfolioRegionItem], {
+    description: "Shares of the value now by region, through ETFs and funds to their holdings, largest first",
+  })
+  regions(@Root() p: Portfolio, @Ctx() ctx: Context): Promise<PortfolioRegionItem[]> {
+    return ctx.answers.portfolio.regions(ctx, p);
   }
 }

@@ -3,9 +3,12 @@ import { flattenStats, SDK_STAT_NAMES, statPath, type SdkStatName } from "../../
 import { currencyField, sdkTimeField, symbolField } from "../rest.body";
 import { example } from "../rest.examples";
 import {
+  PortfolioAllocationDocument,
   PortfolioChartDocument,
   PortfolioMetricDocument,
   PortfolioPriceDocument,
+  PortfolioRegionDocument,
+  PortfolioSectorDocument,
   PortfolioStatsDocument,
 } from "../rest.operations.generated";
 import { DART_PATHS } from "../rest.aliases";
@@ -135,6 +138,45 @@ export const PORTFOLIO_METRIC_OPERATION = /* GraphQL */ `
         treynorQuotient
         sharpeRatio
         alpha
+      }
+    }
+  }
+`;
+
+export const PORTFOLIO_ALLOCATION_OPERATION = /* GraphQL */ `
+  query PortfolioAllocation(
+    $items: [PortfolioItemInput!]!
+    $currency: String
+    $from: Int
+    $to: Int
+    $resolution: String
+  ) {
+    portfolio(items: $items, currency: $currency, from: $from, to: $to, resolution: $resolution) {
+      allocation {
+        symbol
+        percentage
+      }
+    }
+  }
+`;
+
+export const PORTFOLIO_SECTOR_OPERATION = /* GraphQL */ `
+  query PortfolioSector($items: [PortfolioItemInput!]!, $currency: String, $from: Int, $to: Int, $resolution: String) {
+    portfolio(items: $items, currency: $currency, from: $from, to: $to, resolution: $resolution) {
+      sectors {
+        sector
+        percentage
+      }
+    }
+  }
+`;
+
+export const PORTFOLIO_REGION_OPERATION = /* GraphQL */ `
+  query PortfolioRegion($items: [PortfolioItemInput!]!, $currency: String, $from: Int, $to: Int, $resolution: String) {
+    portfolio(items: $items, currency: $currency, from: $from, to: $to, resolution: $resolution) {
+      regions {
+        region
+        percentage
       }
     }
   }
@@ -287,6 +329,27 @@ const rangedExamples = (s: { stock: string; etf: string }) => ({
   }),
 });
 
+/** A list of shares in percent under one name, as the Python SDK's allocation, sector and region models hold them. */
+const weightsOf = (key: string, described: string) =>
+  z
+    .array(
+      z.object({
+        [key]: z.string().describe(described),
+        percentage: z.number().describe("Percent (12.5 means 12.5 %)"),
+      }),
+    )
+    .describe("Largest first; percentages of the value at the latest quotes, summing to 100 up to rounding");
+
+/** What the Python SDK's sector() and region() post: the positions alone. */
+const lookThroughExamples = (s: { stock: string; etf: string }) => ({
+  python: example("What the Python SDK posts: a stock and an ETF, looked through to its holdings", {
+    portfolio_items: [
+      { symbol: s.stock, amount: 10, buy_date: 1_735_689_600 },
+      { symbol: s.etf, amount: 4, buy_date: 1_738_368_000.5 },
+    ],
+  }),
+});
+
 const PORTFOLIO_METRIC_ROUTE: RouteEntry = route({
   path: "portfolio/metric",
   summary: "A portfolio's metrics over the last year: returns, Sharpe, dividends, and beta against a benchmark",
@@ -374,6 +437,49 @@ export const PORTFOLIO_ROUTES: readonly RouteEntry[] = [
     singleSecurity: false,
   }),
   PORTFOLIO_METRIC_ROUTE,
+  route({
+    path: "portfolio/allocation",
+    summary: "Each symbol's share of a portfolio's value at the latest quotes",
+    versions: VERSIONS,
+    scope: "portfolio",
+    body: portfolioBody,
+    operation: PortfolioAllocationDocument,
+    shape: (d) => ({ portfolio_allocations: d.portfolio.allocation }),
+    response: z.object({ portfolio_allocations: weightsOf("symbol", "Symbol of the positions") }),
+    maxAgeSeconds: 60,
+    examples,
+    singleSecurity: false,
+  }),
+  route({
+    path: "portfolio/sector",
+    summary: "A portfolio's sectors, through its ETFs and funds to their holdings, with what cannot be placed",
+    versions: VERSIONS,
+    scope: "portfolio",
+    body: portfolioBody,
+    operation: PortfolioSectorDocument,
+    shape: (d) => ({ portfolioSectors: d.portfolio.sectors }),
+    response: z.object({
+      portfolioSectors: weightsOf("sector", "Sector; Other: none (bonds, cash, crypto); Unknown: not placed"),
+    }),
+    maxAgeSeconds: 60,
+    examples: lookThroughExamples,
+    singleSecurity: false,
+  }),
+  route({
+    path: "portfolio/region",
+    summary: "A portfolio's regions (continents), through its ETFs and funds to their holdings",
+    versions: VERSIONS,
+    scope: "portfolio",
+    body: portfolioBody,
+    operation: PortfolioRegionDocument,
+    shape: (d) => ({ portfolio_regions: d.portfolio.regions }),
+    response: z.object({
+      portfolio_regions: weightsOf("region", "Continent; Other: none (cash, crypto); Unknown: not placed"),
+    }),
+    maxAgeSeconds: 60,
+    examples: lookThroughExamples,
+    singleSecurity: false,
+  }),
   // The Dart client's spelling (rest.aliases.ts), answered alike.
   ...Object.entries(DART_PATHS)
     .filter(([, target]) => target === PORTFOLIO_METRIC_ROUTE.path)

@@ -1,8 +1,11 @@
 import type {
   Portfolio,
+  PortfolioAllocationItem,
   PortfolioChart,
   PortfolioMetric,
   PortfolioPrice,
+  PortfolioRegionItem,
+  PortfolioSectorItem,
   PortfolioStats,
 } from "../../../domain/portfolio/portfolio.types";
 import { groupStats, type SdkStats } from "../../../domain/portfolio/portfolio.figures";
@@ -95,4 +98,38 @@ export const portfolioMetricFetcher: UpstreamFetcher<
     sharpeRatio: d.sharpeRatio,
     alpha: d.alpha,
   }),
+};
+
+/** The Python SDK's PortfolioAllocation, PortfolioSector and PortfolioRegion (one list each, under its own key). */
+export const portfolioAllocationFetcher: UpstreamFetcher<
+  Portfolio,
+  { portfolio_allocations: PortfolioAllocationItem[] },
+  PortfolioAllocationItem[]
+> = {
+  path: "/v1/portfolio/allocation",
+  kind: "quote",
+  request: portfolioRequest,
+  transform: (d) => d.portfolio_allocations.map((a) => ({ symbol: a.symbol, percentage: a.percentage })),
+};
+
+export const portfolioSectorsFetcher: UpstreamFetcher<
+  Portfolio,
+  { portfolioSectors: PortfolioSectorItem[] },
+  PortfolioSectorItem[]
+> = {
+  path: "/v1/portfolio/sector",
+  kind: "quote",
+  request: portfolioRequest,
+  transform: (d) => d.portfolioSectors.map((a) => ({ sector: a.sector, percentage: a.percentage })),
+};
+
+export const portfolioRegionsFetcher: UpstreamFetcher<
+  Portfolio,
+  { portfolio_regions: PortfolioRegionItem[] },
+  PortfolioRegionItem[]
+> = {
+  path: "/v1/portfolio/region",
+  kind: "quote",
+  request: portfolioRequest,
+  transform: (d) => d.portfolio_regions.map((a) => ({ region: a.region, percentage: a.percentage })),
 };
