@@ -13,6 +13,7 @@ import { openSources } from "../../src/app.sources";
 import { CryptoPriceDocument, EtfProfileDocument, QuoteDocument } from "../../src/http/rest/rest.operations.generated";
 import { bombCpu, bombLines, type BombResult } from "./bombs";
 import { HEAVY_TARGETS, heavyNeighbour, type HeavyNeighbourResult } from "./heavy-neighbour";
+import { portfolioBench } from "./portfolio.bench";
 import { screenerBench } from "./screener.bench";
 import { priceShapes, pricingTable } from "./pricing.probe";
 import { peerSection, type PeerSection } from "./peers/peers.bench";
@@ -887,6 +888,15 @@ async function main(): Promise<number> {
     const { lines, met } = await screenerBench({ store, rounds: Number(process.env.BENCH_ROUNDS ?? 500), log });
     console.log(lines.join("\n"));
     return met ? 0 : 1;
+  }
+  if (process.env.BENCH_ONLY === "portfolio") {
+    // `BENCH_ONLY=portfolio npm run bench`: 50 positions over ten years against one ETF's ten-year metrics and a quote
+    // in the same run, in process on the full sample store (scripts/bench/portfolio.bench.ts); printed.
+    const store = storePath();
+    await ensureStore(store);
+    const { lines } = await portfolioBench({ store, rounds: Number(process.env.BENCH_ROUNDS ?? 30), log });
+    console.log(lines.join("\n"));
+    return 0;
   }
   if (process.env.BENCH_ONLY === "pricing") {
     // `BENCH_ONLY=pricing npm run bench`: the cost the limits give each operation shape against its CPU, in process

@@ -60,12 +60,19 @@ const QUERIES: { name: string; body: unknown }[] = [
   },
 ];
 
-const quantile = (xs: readonly number[], q: number) => {
+export const quantile = (xs: readonly number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
 };
 
-function post(agent: Agent, port: number, path: string, body: unknown): Promise<{ status: number; ms: number }> {
+/** One POST on `agent`, timed from the call to the answer's last byte; any status but 200 rejects with the body. */
+export function post(
+  agent: Agent,
+  port: number,
+  path: string,
+  body: unknown,
+  key = KEY,
+): Promise<{ status: number; ms: number }> {
   const data = JSON.stringify(body);
   const started = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
@@ -76,7 +83,7 @@ function post(agent: Agent, port: number, path: string, body: unknown): Promise<
         path,
         method: "POST",
         agent,
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data), "x-api-key": KEY },
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(data), "x-api-key": key },
       },
       (res) => {
         const chunks: Buffer[] = [];
