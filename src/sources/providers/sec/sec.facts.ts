@@ -1,4 +1,5 @@
 import { FINANCIAL_FIGURES, OPTIONAL_FINANCIAL_FIGURES } from "../../../domain/ports/source.types";
+import { runInWorker, workerFile } from "../../../platform/workers/worker.pool";
 import { ProviderFormatError, type ProviderFetcher } from "../provider.types";
 import { type ConceptRead, conceptsRead, type FigureRead, type FinancialFigure, SEC_FIGURES } from "./sec.concepts";
 
@@ -24,39 +25,61 @@ export interface SecCompanyFacts {
 /** The 10-digit, zero-padded CIK of EDGAR's file names. */
 export const cik10 = (cik: number) => String(cik).padStart(10, "0");
 
-export const companyFactsFetcher: ProviderFetcher<number, SecCompanyFacts> = {
+/**
+ * A company's facts from the body of `/api/xbrl/companyfacts/CIK##########.json`; throws ProviderFormatError for a
+ * body that is not such a document. Only the us-gaap concepts the figures read are checked and kept: a large
+ * filer's file holds some 500 concepts and tens of thousands of facts, of which the figures read about 20 (checking
+ * them all cost Apple's 3.5 MiB file some 300 ms of the run and as much again in garbage collection).
+ */
+export function parseCompanyFacts(body: Uint8Array): SecCompanyFacts {
+  let doc: { cik?: unknown; entityName?: unknown; facts?: unknown };
+  try {
+    doc = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8")) as typeof doc;
+  } catch {
+    throw new ProviderFormatError("not JSON");
+  }
+  if (!doc || typeof doc !== "object" || !doc.facts || typeof doc.facts !== "object") {
+    throw new ProviderFormatError('expected {"cik":…,"entityName":…,"facts":{"us-gaap":{…}}}');
+  }
+  const facts: SecCompanyFacts["facts"] = { "us-gaap": {} };
+  const gaap = (doc.facts as Record<string, unknown>)["us-gaap"];
+  if (gaap !== undefined && (gaap === null || typeof gaap !== "object")) {
+    throw new ProviderFormatError('expected {"facts":{"us-gaap":{…}}}');
+  }
+  for (const concept of READ) {
+    const body = (gaap as Record<string, { units?: unknown } | undefined> | undefined)?.[concept];
+    if (body === undefined) continue;
+    const units = body?.units;
+    if (!units || typeof units !== "object") throw new ProviderFormatError(`us-gaap:${concept} has no units`);
+    const byUnit: Record<string, SecFact[]> = {};
+    for (const [unit, list] of Object.entries(units as Record<string, unknown>)) {
+      if (!Array.isArray(list)) throw new ProviderFormatError(`us-gaap:${concept} ${unit} is not a list`);
+      byUnit[unit] = (list as Record<string, unknown>[]).map((f, i) => readFact(f, `us-gaap:${concept}[${i}]`));
+    }
+    facts["us-gaap"]![concept] = byUnit;
+  }
+  return { cik: Number(doc.cik), entityName: typeof doc.entityName === "string" ? doc.entityName : "", facts };
+}
+
+/** What the worker answers for one company's facts: its quarters, or why the body could not be read. */
+export type CompanyQuartersAnswer = { ok: true; quarters: SecQuarter[] } | { ok: false; format: string };
+
+/**
+ * A company's quarters from its `companyfacts`. Parsing a large filer's file and deriving its quarters takes 60 to
+ * 130 ms of CPU (Apple's 3.5 MiB, BENCHMARKS.md "Providers against the importer"), and a scheduled run reads five
+ * companies a second: in a worker thread (src/platform/workers/worker.pool.ts, at a lower priority), the event loop
+ * that answers requests meanwhile is not held.
+ */
+export const companyQuartersFetcher: ProviderFetcher<number, SecQuarter[]> = {
   request: (cik) => ({ path: `/api/xbrl/companyfacts/CIK${cik10(cik)}.json`, host: "data" }),
-  transform(res) {
-    let doc: { cik?: unknown; entityName?: unknown; facts?: unknown };
-    try {
-      doc = JSON.parse(res.body.toString("utf8")) as typeof doc;
-    } catch {
-      throw new ProviderFormatError("not JSON");
-    }
-    if (!doc || typeof doc !== "object" || !doc.facts || typeof doc.facts !== "object") {
-      throw new ProviderFormatError('expected {"cik":…,"entityName":…,"facts":{"us-gaap":{…}}}');
-    }
-    // Only the us-gaap concepts the figures read are checked and kept: a large filer's file holds some 500 concepts
-    // and tens of thousands of facts, of which the figures read about 20 (checking them all cost Apple's 3.5 MiB
-    // file some 300 ms of the run and as much again in garbage collection).
-    const facts: SecCompanyFacts["facts"] = { "us-gaap": {} };
-    const gaap = (doc.facts as Record<string, unknown>)["us-gaap"];
-    if (gaap !== undefined && (gaap === null || typeof gaap !== "object")) {
-      throw new ProviderFormatError('expected {"facts":{"us-gaap":{…}}}');
-    }
-    for (const concept of READ) {
-      const body = (gaap as Record<string, { units?: unknown } | undefined> | undefined)?.[concept];
-      if (body === undefined) continue;
-      const units = body?.units;
-      if (!units || typeof units !== "object") throw new ProviderFormatError(`us-gaap:${concept} has no units`);
-      const byUnit: Record<string, SecFact[]> = {};
-      for (const [unit, list] of Object.entries(units as Record<string, unknown>)) {
-        if (!Array.isArray(list)) throw new ProviderFormatError(`us-gaap:${concept} ${unit} is not a list`);
-        byUnit[unit] = (list as Record<string, unknown>[]).map((f, i) => readFact(f, `us-gaap:${concept}[${i}]`));
-      }
-      facts["us-gaap"]![concept] = byUnit;
-    }
-    return { cik: Number(doc.cik), entityName: typeof doc.entityName === "string" ? doc.entityName : "", facts };
+  async transform(res, cik) {
+    const answer = await runInWorker<CompanyQuartersAnswer>(
+      workerFile(__dirname, "sec.facts.worker"),
+      { body: res.body },
+      `sec-companyfacts-${cik}-${process.hrtime.bigint()}`,
+    );
+    if (!answer.ok) throw new ProviderFormatError(answer.format);
+    return answer.quarters;
   },
 };
 

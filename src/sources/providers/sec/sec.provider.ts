@@ -9,7 +9,7 @@ import {
   type IngestStoreView,
   type Provider,
 } from "../provider.types";
-import { companyFactsFetcher, quartersOf, type SecQuarter } from "./sec.facts";
+import { companyQuartersFetcher, type SecQuarter } from "./sec.facts";
 import { sicDivision, submissionsFetcher } from "./sec.submissions";
 import { SEC_EXCHANGES, tickerLoads, tickersFetcher } from "./sec.tickers";
 
@@ -109,8 +109,7 @@ async function companies(
       notes.push(`${company.symbol}: no filing after ${report.form} ${report.accession} (${report.filed})`);
       continue;
     }
-    const facts = await fetchWith(http, companyFactsFetcher, company.cik);
-    const quarters = quartersOf(facts);
+    const quarters = await fetchWith(http, companyQuartersFetcher, company.cik);
     const whole = quarters.filter((q) => q.missing.length === 0);
     const partial = quarters.length - whole.length;
     let wanted = whole;
