@@ -36,7 +36,7 @@ export type ActionTarget = { kind: "endpoint"; path: string } | { kind: "subscri
 /**
  * The Dart client's action names (`WebsocketEventAction`) that are not our paths, and what each is. The rest of its
  * names are paths of ours as they stand (`quote`, `stock/profile`, `stock/peers`, `stock/metric`, `stock/financials`,
- * `portfolio/price`, `ping` …) or paths this service does not serve (`calender/ipo`, `stock/fundamentals`,
+ * `stock/fundamentals`, `portfolio/price`, `ping` …) or paths this service does not serve (`calender/ipo`,
  * `portfolio/benchmark` …), which answer 404 NOT_FOUND as any unknown path.
  */
 export const DART_ACTIONS: Readonly<Record<string, ActionTarget>> = {
@@ -57,7 +57,6 @@ export const DART_PATHS: Readonly<Record<string, string>> = { "portfolio/metrics
 /** The Dart client's action names no path of ours answers, as the contract's table lists them. */
 export const DART_UNSERVED_ACTIONS: readonly string[] = [
   "calender/ipo",
-  "stock/fundamentals",
   "portfolio/allocation",
   "portfolio/region",
   "portfolio/benchmark",
