@@ -21,6 +21,7 @@ import { quoteOf } from "../quote/quote.service";
 import { financialsTtmOf, getStock, stockOf } from "./stock.service";
 import type { FinancialsTtm, Stock } from "./stock.types";
 import { stockMetricOf, type StockMetricAnswer } from "./stock.metrics";
+import { stockFundamentalsOf, type StockFundamentals } from "./stock.fundamentals";
 import { type StatementKind, statementsOf } from "./statement.service";
 import type { BalanceSheet, CashFlowStatement, FinancialsFreq, IncomeStatement } from "./statement.types";
 
@@ -99,6 +100,8 @@ export interface StockAnswers {
   candles(ctx: RequestContext, stock: Stock, args: CandleRangeArgs): Promise<Candles>;
   /** Money figures in the reporting currency, or converted into `currency` (stock.metrics.ts). */
   metric(ctx: RequestContext, stock: Stock, currency?: string | null): Promise<StockMetricAnswer>;
+  /** By fiscal year, newest first; ev in the reporting currency or in `currency` (stock.fundamentals.ts). */
+  fundamentals(ctx: RequestContext, stock: Stock, currency?: string | null): Promise<StockFundamentals>;
   /** Known today, oldest first, optionally within ex-dates [from, to]. */
   dividends(ctx: RequestContext, stock: Stock, from?: string | null, to?: string | null): Promise<Dividend[]>;
   /** In the dividends' currency, or converted into `currency`. */
@@ -346,6 +349,7 @@ export const ROW_STORE_STOCK_ANSWERS: StockAnswers = Object.freeze({
   ) => statementsOf(ctx, stock.row, statement, freq, currency) as Promise<Statements[K][]>,
   candles: (ctx: RequestContext, stock: Stock, args: CandleRangeArgs) => candlesOf(ctx, stock.row, args),
   metric: stockMetricOf,
+  fundamentals: stockFundamentalsOf,
   dividends: (ctx: RequestContext, stock: Stock, from?: string | null, to?: string | null) =>
     dividendsOf(ctx, stock.row, from, to),
   annualDividends: (ctx: RequestContext, stock: Stock, currency?: string | null) =>

@@ -286,6 +286,7 @@ function fieldCosts(searchDefault: number): Record<string, CostOf> {
     "AnnualDividends.years": list(EXPECTED.years),
     "DividendEstimate.dividends": list(EXPECTED.estimates),
     "FinancialsTtm.quarters": list(EXPECTED.quarters),
+    "StockFundamentals.years": list(EXPECTED.years),
     "IndexConstituents.constituents": list(EXPECTED.constituents),
     // Page wrappers: their limit is counted on the root field above.
     "AssetListPage.results": (_a, child) => 1 + child,

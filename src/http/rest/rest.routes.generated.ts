@@ -6,6 +6,7 @@ import { CRYPTO_ROUTES } from "./routes/crypto.routes";
 import { DIVIDEND_ROUTES } from "./routes/dividend.routes";
 import { ETF_ROUTES } from "./routes/etf.routes";
 import { FUND_ROUTES } from "./routes/fund.routes";
+import { FUNDAMENTALS_ROUTES } from "./routes/fundamentals.routes";
 import { FX_ROUTES } from "./routes/fx.routes";
 import { INDICES_ROUTES } from "./routes/indices.routes";
 import { LIST_ROUTES } from "./routes/list.routes";
@@ -24,6 +25,7 @@ export const GENERATED_ROUTES: readonly RouteEntry[] = [
   ...DIVIDEND_ROUTES,
   ...ETF_ROUTES,
   ...FUND_ROUTES,
+  ...FUNDAMENTALS_ROUTES,
   ...FX_ROUTES,
   ...INDICES_ROUTES,
   ...LIST_ROUTES,

@@ -49,6 +49,7 @@ import { aggregatedSearchFetcher, searchFetcher } from "./fetchers/search.fetche
 import {
   financialsTtmFetcher,
   stockMetricFetcher,
+  stockFundamentalsFetcher,
   statementsFetcher,
   screenerFetcher,
   stockDividendEstimateFetcher,
@@ -181,6 +182,7 @@ export function createUpstreamAnswers(client: UpstreamClient): Answers {
       get: async (_ctx, ref) => toStock(ref),
       financialsTtm: (ctx, stock, currency) => one(ctx, financialsTtmFetcher, { stock, currency }),
       metric: (ctx, stock, currency) => one(ctx, stockMetricFetcher, { stock, currency }),
+      fundamentals: (ctx, stock, currency) => one(ctx, stockFundamentalsFetcher, { stock, currency }),
       statements: <K extends StatementKind>(
         ctx: RequestContext,
         stock: Stock,

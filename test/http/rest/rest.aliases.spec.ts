@@ -165,12 +165,14 @@ describe("REST reads the aliases where the fields exist", () => {
       }
     });
 
-    it("an action this service does not serve is 404 NOT_FOUND; stock/metric is served", async () => {
+    it("an action not served is 404 NOT_FOUND; stock/metric and stock/fundamentals are served", async () => {
       const res = await client.request({ action: "portfolio/benchmark", symbol: stock });
       expect(res).toMatchObject({ action: "portfolio/benchmark", status: 404, error: { code: "NOT_FOUND" } });
-      const metric = await client.request({ action: "stock/metric", symbol: stock });
-      expect(metric).toMatchObject({ action: "stock/metric", status: 200 });
-      expect(metric.data).toEqual((await t.post("/v1/stock/metric", { symbol: stock })).body);
+      for (const action of ["stock/metric", "stock/fundamentals"]) {
+        const served = await client.request({ action, symbol: stock });
+        expect(served).toMatchObject({ action, status: 200 });
+        expect(served.data).toEqual((await t.post(`/v1/${action}`, { symbol: stock })).body);
+      }
       const viaRest = await t.post("/v1/portfolio/benchmark", { symbol: stock });
       const ws = await client.request({ action: "portfolio/benchmark", symbol: stock });
       expect(withoutRequestId(ws.error)).toEqual(withoutRequestId(viaRest.body));

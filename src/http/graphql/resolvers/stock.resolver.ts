@@ -21,6 +21,7 @@ import { DividendRangeArgs, MoneyCurrencyArgs } from "../../../domain/stock/stoc
 import { served } from "../../../domain/instrument/instrument.served";
 import { FinancialsTtm, Stock, StockArgs } from "../../../domain/stock/stock.types";
 import { StockMetric } from "../../../domain/stock/stock.metrics";
+import { StockFundamentals } from "../../../domain/stock/stock.fundamentals";
 import { BalanceSheet, CashFlowStatement, IncomeStatement, StatementArgs } from "../../../domain/stock/statement.types";
 import {
   EARNINGS_DEFAULT_DAYS,
@@ -299,6 +300,21 @@ export class StockResolver {
     @Ctx() ctx: Context,
   ): Promise<StockMetric> {
     return ctx.answers.stock.metric(ctx, stock, args.currency);
+  }
+
+  @Authorized("stock")
+  @FieldResolver(() => StockFundamentals, {
+    nullable: true,
+    description:
+      "Fundamentals by fiscal year (stock/fundamentals): returns, margins, balance-sheet structure, and multiples " +
+      "at each year's closing price; a figure whose inputs the store lacks is null",
+  })
+  fundamentals(
+    @Root() stock: Stock,
+    @Args(() => MoneyCurrencyArgs) args: MoneyCurrencyArgs,
+    @Ctx() ctx: Context,
+  ): Promise<StockFundamentals> {
+    return ctx.answers.stock.fundamentals(ctx, stock, args.currency);
   }
 
   @Authorized("stock")

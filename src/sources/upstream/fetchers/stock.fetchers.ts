@@ -18,6 +18,13 @@ import {
   type StockMetricAnswer,
   type StockMetricFigure,
 } from "../../../domain/stock/stock.metrics";
+import {
+  FundamentalsYear,
+  StockFundamentals,
+  type FundamentalsMultiples,
+  type FundamentalsRevenue,
+  type FundamentalsStability,
+} from "../../../domain/stock/stock.fundamentals";
 import type { StatementKind } from "../../../domain/stock/statement.service";
 import type { FinancialsFreq } from "../../../domain/stock/statement.types";
 import { askedOf, rememberAsked } from "../upstream.asked";
@@ -88,6 +95,51 @@ export const stockMetricFetcher: UpstreamFetcher<FinancialsTtmQuery, RestStockMe
       ...groupedFigures(figures),
     });
   },
+};
+
+/** The contract's stock/fundamentals answer: the Bavest SDKs' Fundamentals, ev's ratios under `ev/…` keys. */
+interface RestFundamentals {
+  metrics: {
+    multiples: Omit<FundamentalsMultiples, "evRevenue" | "evEbit" | "evFcf" | "evEbitda"> & {
+      "ev/revenue": number | null;
+      "ev/ebit": number | null;
+      "ev/fcf": number | null;
+      "ev/ebitda": number | null;
+    };
+    stability: FundamentalsStability;
+    revenue: FundamentalsRevenue;
+    period: string;
+  }[];
+  currency: string;
+}
+
+export const stockFundamentalsFetcher: UpstreamFetcher<FinancialsTtmQuery, RestFundamentals, StockFundamentals> = {
+  path: "/v1/stock/fundamentals",
+  kind: "reference",
+  request: ({ stock, currency }) => withCurrency(askedOf(stock).body, currency),
+  transform: (d) =>
+    Object.assign(new StockFundamentals(), {
+      currency: d.currency,
+      years: d.metrics.map(({ multiples: m, stability, revenue, period }) =>
+        Object.assign(new FundamentalsYear(), {
+          period,
+          multiples: {
+            ev: m.ev,
+            evRevenue: m["ev/revenue"],
+            evEbit: m["ev/ebit"],
+            evFcf: m["ev/fcf"],
+            evEbitda: m["ev/ebitda"],
+            priceEarningsRatio: m.priceEarningsRatio,
+            priceBookRatio: m.priceBookRatio,
+            priceCashflowRatio: m.priceCashflowRatio,
+            priceSalesRatio: m.priceSalesRatio,
+            peg: m.peg,
+          },
+          stability,
+          revenue,
+        }),
+      ),
+    }),
 };
 
 export interface StatementsQuery {
