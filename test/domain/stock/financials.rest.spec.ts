@@ -1,6 +1,6 @@
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { TEST_ANCHOR } from "../../helpers/constants";
-import { expectErrorBody } from "../../helpers/expect";
+import { expectErrorBody, expectGetAndBulkAsPost } from "../../helpers/expect";
 import { GATEWAY_KEY, gatewayPerSuite } from "../../helpers/gateway";
 import { gql } from "../../helpers/graphql";
 
@@ -356,20 +356,11 @@ describe.each(["v0", "v1"])("POST /%s/stock/financials", (v) => {
 
   it("answers GET as POST and through bulk; needs the stock scope", async () => {
     const s = stockWithQuarters();
-    const post = await t.post(`/${v}/stock/financials`, { symbol: s.symbol, freq: "QUARTERLY", statement: "INCOME" });
-    const get = await t.http
-      .get(`/${v}/stock/financials?symbol=${encodeURIComponent(s.symbol)}&freq=QUARTERLY&statement=INCOME`)
-      .set("x-api-key", "test-bootstrap-key-0123456789");
-    expect(get.status).toBe(200);
-    expect(get.body).toEqual(post.body);
-    const bulk = await t.post(`/${v}/bulk`, {
-      endpoint: "stock/financials",
-      symbols: [{ symbol: s.symbol }, { symbol: "NOPE-NOT-A-SYMBOL" }],
-      params: { freq: "QUARTERLY", statement: "INCOME" },
+    await expectGetAndBulkAsPost(t, `/${v}/stock/financials`, {
+      symbol: s.symbol,
+      freq: "QUARTERLY",
+      statement: "INCOME",
     });
-    const results = bulk.body.results as { statusCode: number; data?: unknown }[];
-    expect(results.map((r) => r.statusCode)).toEqual([200, 404]);
-    expect(results[0]!.data).toEqual(post.body);
     const dividendOnly = await t.apiKeys.create({ name: `financials-dividend-${v}`, scopes: ["dividend"] });
     expectErrorBody(
       await t.post(`/${v}/stock/financials`, { symbol: s.symbol, statement: "ic" }, dividendOnly.key),

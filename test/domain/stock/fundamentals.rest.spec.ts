@@ -1,7 +1,7 @@
 import { fixedClock } from "../../../src/platform/clock";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { TEST_ANCHOR } from "../../helpers/constants";
-import { expectErrorBody } from "../../helpers/expect";
+import { expectErrorBody, expectGetAndBulkAsPost } from "../../helpers/expect";
 import { GATEWAY_KEY, gatewayPerSuite } from "../../helpers/gateway";
 import { gql } from "../../helpers/graphql";
 
@@ -335,21 +335,7 @@ describe.each(["v0", "v1"])("POST /%s/stock/fundamentals", (v) => {
   });
 
   it("answers GET as POST, and through bulk", async () => {
-    const p = pickStock();
-    const post = await t.post(`/${v}/stock/fundamentals`, { symbol: p.symbol });
-    const get = await t.http
-      .get(`/${v}/stock/fundamentals?symbol=${encodeURIComponent(p.symbol)}`)
-      .set("x-api-key", "test-bootstrap-key-0123456789");
-    expect(get.status).toBe(200);
-    expect(get.body).toEqual(post.body);
-    const bulk = await t.post(`/${v}/bulk`, {
-      endpoint: "stock/fundamentals",
-      symbols: [{ symbol: p.symbol }, { symbol: "NOPE-NOT-A-SYMBOL" }],
-    });
-    expect(bulk.status).toBe(200);
-    const results = bulk.body.results as { statusCode: number; data?: unknown }[];
-    expect(results.map((r) => r.statusCode)).toEqual([200, 404]);
-    expect(results[0]!.data).toEqual(post.body);
+    await expectGetAndBulkAsPost(t, `/${v}/stock/fundamentals`, { symbol: pickStock().symbol });
   });
 });
 

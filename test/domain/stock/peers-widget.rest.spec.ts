@@ -1,6 +1,6 @@
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { BOOTSTRAP_KEY } from "../../helpers/constants";
-import { expectErrorBody } from "../../helpers/expect";
+import { expectErrorBody, expectGetAndBulkAsPost } from "../../helpers/expect";
 import { GATEWAY_KEY, gatewayPerSuite } from "../../helpers/gateway";
 import { gql } from "../../helpers/graphql";
 import { LiveClient, serveLive } from "../../helpers/live";
@@ -145,21 +145,7 @@ describe.each(["v0", "v1"])("POST /%s/widgets/stock/peers", (v) => {
   });
 
   it("answers GET as POST, and through bulk", async () => {
-    const s = aStock();
-    const post = await t.post(`/${v}/widgets/stock/peers`, { symbol: s.symbol, currency: "EUR" });
-    const get = await t.http
-      .get(`/${v}/widgets/stock/peers?symbol=${encodeURIComponent(s.symbol)}&currency=EUR`)
-      .set("x-api-key", BOOTSTRAP_KEY);
-    expect(get.status).toBe(200);
-    expect(get.body).toEqual(post.body);
-    const bulk = await t.post(`/${v}/bulk`, {
-      endpoint: "widgets/stock/peers",
-      symbols: [{ symbol: s.symbol }, { symbol: "NOPE-NOT-A-SYMBOL" }],
-      params: { currency: "EUR" },
-    });
-    const results = bulk.body.results as { statusCode: number; data?: unknown }[];
-    expect(results.map((r) => r.statusCode)).toEqual([200, 404]);
-    expect(results[0]!.data).toEqual(post.body);
+    await expectGetAndBulkAsPost(t, `/${v}/widgets/stock/peers`, { symbol: aStock().symbol, currency: "EUR" });
   });
 });
 
