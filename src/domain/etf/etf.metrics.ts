@@ -26,6 +26,7 @@
  * - Every percentage is a percent number (12.5 means 12.5 %).
  */
 import { NotFoundError } from "../../platform/errors";
+import { floatColumn } from "../../platform/columns";
 import type { FxRow } from "../ports/source.types";
 
 export const METRIC_RESOLUTIONS = ["D", "W", "M"] as const;
@@ -262,11 +263,11 @@ export function computeMetrics(
 }
 
 function timesOf(points: readonly PricePoint[]): Float64Array {
-  return Float64Array.from(points, (p) => p.t);
+  return floatColumn(points, (p) => p.t);
 }
 
 function valuesOf(points: readonly PricePoint[]): Float64Array {
-  return Float64Array.from(points, (p) => p.value);
+  return floatColumn(points, (p) => p.value);
 }
 
 function mean(xs: Float64Array): number {
@@ -330,7 +331,7 @@ export function perUsdColumns(series: PerUsdSeries): PerUsdColumns {
   if (series === "usd") return "usd";
   return {
     days: Int32Array.from(series, (r) => dayNumberOfDate(r.day)),
-    perUsd: Float64Array.from(series, (r) => r.perUsd),
+    perUsd: floatColumn(series, (r) => r.perUsd),
   };
 }
 
@@ -396,7 +397,7 @@ export function convertCloses(
   to: PerUsdSeries,
   names: { from: string; to: string } = { from: "source", to: "target" },
 ): Conversion {
-  const t = Float64Array.from(closes, (b) => b.t);
+  const t = floatColumn(closes, (b) => b.t);
   const a = perUsdColumns(from);
   // The same series both ways converts nothing (and needs no rate).
   const z = from === to ? a : perUsdColumns(to);

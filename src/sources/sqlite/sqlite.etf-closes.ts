@@ -1,4 +1,5 @@
 import Database from "better-sqlite3";
+import { floatColumn } from "../../platform/columns";
 import { dayNumberOfDate } from "../../domain/etf/etf.metrics";
 import type { BarRow } from "../../domain/ports/source.types";
 import { SampleSeriesBars } from "./sqlite.synthetic";
@@ -68,7 +69,7 @@ export class EtfClosesReader {
       this.sampleSeries.fill(ranges, computed);
       computed.forEach((bars, i) => {
         if (closes[i]!.t.length > 0 || bars.length === 0) return;
-        closes[i] = { t: Float64Array.from(bars, (b) => b.t), c: Float64Array.from(bars, (b) => b.c) };
+        closes[i] = { t: floatColumn(bars, (b) => b.t), c: floatColumn(bars, (b) => b.c) };
       });
     }
     return closes;
