@@ -1831,9 +1831,10 @@ function heavyLines(
       `${op.name}: ${fmt(op.transientMb)} MB transient (target ≤ ${t.heavyTransientMb})`,
     );
     const bad = loop.bad ? `; ${verdict(false, `${op.name}: ${loop.bad} answers not 2xx`)} ${loop.bad} not 2xx` : "";
+    const busy = loop.busy ? `; ${loop.busy} refused BUSY` : "";
     return (
       `| ${op.name} | ${fmt(op.cpuMs)} (${fmt(times)}×: ${cpu}) | ${fmt(op.transientMb, 1)} (${mem}) ` +
-      `| ${loop.calls} | ${loop.p50} | ${loop.p99}${bad} |`
+      `| ${loop.calls} | ${loop.p50} | ${loop.p99}${busy}${bad} |`
     );
   });
   const p99 = verdict(
@@ -1861,7 +1862,9 @@ function heavyLines(
     "Light `POST /v1/quote` at 50 connections next to one connection looping each operation below (4 in all: the " +
       "two heavy operations, and the validation bomb of 1,240 copies of one field with the key, a new text each " +
       "time, refused 400, and without a key, refused 401), " +
-      `${DURATION} s, all with the bootstrap key (the per-key bound, 2, lets both run). ` +
+      `${DURATION} s, all with the bootstrap key (the per-key bound, 2, lets both run). The process runs as many ` +
+      "heavy operations at once as it has worker threads (one on two cores): the other waits at most " +
+      "MDG_HEAVY_QUEUE_MS (1 s) and is refused BUSY with Retry-After, as designed, counted apart from failures. " +
       "Each operation is the costliest of its kind the default cost limit accepts (one ETF more is refused). " +
       "CPU: the whole service process (worker threads included) for one call on the idle service, median of 5; " +
       "transient: its RSS above the level before, same calls. " +

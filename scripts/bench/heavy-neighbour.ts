@@ -41,7 +41,12 @@ export interface HeavyNeighbourResult {
   light: { rps: number; p50: number; p99: number; requests: number; bad: number };
   /** The same light load alone, just before: what "their usual p99" is on this machine now. */
   alone: { rps: number; p50: number; p99: number };
-  heavy: { calls: number; bad: number; p50: number; p99: number }[];
+  /**
+   * `busy`: answers refused BUSY (the process's heavy capacity taken past MDG_HEAVY_QUEUE_MS, as designed: the
+   * loops outnumber it); `bad`: any other answer that was not 2xx, and errors; `refusals`: every non-2xx by status
+   * and code.
+   */
+  heavy: { calls: number; bad: number; busy: number; refusals: string[]; p50: number; p99: number }[];
   operations: HeavyOperation[];
   /** The validation bomb's loops: answers that were not the expected refusal (400 with the key, 401 without). */
   bombs: { name: string; calls: number; bad: number; p50: number; p99: number }[];
@@ -174,15 +179,34 @@ export async function heavyNeighbour(opts: {
   const a = await lightLoad();
   const light = lightLoad();
   const looped = neighbours === "bombs" ? [] : operations;
-  const heavy = looped.map((op) =>
-    autocannon({
+  const heavy = looped.map((op) => {
+    const refusals: string[] = [];
+    return autocannon({
       url: base,
       connections: 1,
       duration: opts.seconds,
       timeout: 30,
-      requests: [{ method: "POST", path: op.path, headers, body: op.body }],
-    }),
-  );
+      requests: [
+        {
+          method: "POST",
+          path: op.path,
+          headers,
+          body: op.body,
+          onResponse: (status: number, body: string) => {
+            if (status >= 200 && status < 300) return;
+            let code = "";
+            try {
+              const b = JSON.parse(body) as { code?: string; errors?: { extensions?: { code?: string } }[] };
+              code = b.code ?? b.errors?.[0]?.extensions?.code ?? "";
+            } catch {
+              // Not JSON: the status alone says it.
+            }
+            refusals.push(`${status} ${code}`.trim());
+          },
+        },
+      ],
+    }).then((r) => ({ r, refusals }));
+  });
   const bombLoops = [
     { name: "validation bomb with the key (a new text each time)", key: true, expected: 400 },
     { name: "validation bomb without a key", key: false, expected: 401 },
@@ -229,12 +253,17 @@ export async function heavyNeighbour(opts: {
       requests: l.requests.total,
       bad: l.non2xx + l.errors,
     },
-    heavy: h.map((r) => ({
-      calls: r.requests.total,
-      bad: r.non2xx + r.errors,
-      p50: r.latency.p50,
-      p99: r.latency.p99,
-    })),
+    heavy: h.map(({ r, refusals }) => {
+      const busy = refusals.filter((x) => x.endsWith(" BUSY")).length;
+      return {
+        calls: r.requests.total,
+        bad: r.non2xx - busy + r.errors,
+        busy,
+        refusals,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+      };
+    }),
     operations: looped,
     bombs,
     peakRssMb: Math.max(peak, status(opts.pid).peakMb),
