@@ -112,6 +112,32 @@ const usdRate = (alias: string) =>
   `(CASE ${alias}.currency WHEN 'USD' THEN 1.0 ELSE (SELECT f.per_usd FROM fx_daily f
      WHERE f.currency = ${alias}.currency ORDER BY f.day DESC LIMIT 1) END)`;
 
+/** Bars one statement of `getDailyBars` reads at most, by its keys' spans (a key is never split). */
+const DAILY_BARS_PER_TURN = 25_000;
+/** Trading days in a calendar day, to estimate a span's daily bars; a span is counted up to 50 years. */
+const TRADING_DAYS_PER_DAY = 252 / 365;
+const LONGEST_SPAN_SECONDS = 50 * 365 * 86_400;
+
+/** `keys` in runs of consecutive keys whose spans add up to at most `bars` daily bars (at least one key each). */
+function barChunks(keys: readonly BarRangeKey[], bars: number): BarRangeKey[][] {
+  const out: BarRangeKey[][] = [];
+  let run: BarRangeKey[] = [];
+  let n = 0;
+  for (const k of keys) {
+    const span = Math.min(Math.max(0, k.to - k.from), LONGEST_SPAN_SECONDS);
+    const estimate = (span / 86_400) * TRADING_DAYS_PER_DAY;
+    if (run.length > 0 && n + estimate > bars) {
+      out.push(run);
+      run = [];
+      n = 0;
+    }
+    run.push(k);
+    n += estimate;
+  }
+  if (run.length > 0 || out.length === 0) out.push(run);
+  return out;
+}
+
 /** Groups rows carrying a `k` column (the key's position in the batch) into one list per key. */
 function groupByKey<T>(rows: Raw[], n: number, map: (r: Raw) => T): T[][] {
   const out: T[][] = Array.from({ length: n }, () => []);
@@ -314,10 +340,20 @@ export class SqliteSource implements RowStore {
     return groupByKey(rows, keys.length, toBar);
   }
 
+  /**
+   * SQLite reads block the event loop: a long read (a 50-position portfolio over ten years is some 126,000 bars, 300
+   * ms and more) is split into statements of about DAILY_BARS_PER_TURN bars, each on a turn of its own, so requests
+   * are answered between them. A read that an import's commit falls between may see its later keys' new bars.
+   */
   async getDailyBars(keys: readonly BarRangeKey[]): Promise<BarRow[][]> {
-    const out = this.bars("daily_bars", keys);
-    // The generated sample computes the paths it does not store (only there: sqlite.synthetic.ts).
-    this.sampleSeries.fill(keys, out);
+    const out: BarRow[][] = [];
+    for (const part of barChunks(keys, DAILY_BARS_PER_TURN)) {
+      if (out.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      const rows = this.bars("daily_bars", part);
+      // The generated sample computes the paths it does not store (only there: sqlite.synthetic.ts).
+      this.sampleSeries.fill(part, rows);
+      out.push(...rows);
+    }
     return out;
   }
 
