@@ -67,10 +67,15 @@ describe("sample store lock and leftovers", () => {
     );
   }, 60_000);
 
-  it("removes a dead process's scratch file also when the store already exists", async () => {
+  it("removes a dead process's scratch files also when the store already exists", async () => {
     writeFileSync(store, "");
     const dead = deadPid();
-    writeFileSync(`${store}.building-${dead}`, "x".repeat(4096));
+    // Every file SQLite and the helper thread name after a scratch store. Which of them a kill leaves depends on the
+    // instant it lands (the side store lives from the price history's start to its adoption, a journal for a
+    // transaction), so the kills below are not relied on to show each one.
+    for (const suffix of ["", "-journal", "-wal", "-shm", ".side", ".side-journal", ".side-wal", ".side-shm"]) {
+      writeFileSync(`${store}.building-${dead}${suffix}`, "x".repeat(4096));
+    }
 
     await expect(ensureSampleStore(store, { ...OPTS, log })).resolves.toEqual({ built: false });
     expect(readdirSync(dir)).toEqual(["market.db"]);
@@ -230,16 +235,4 @@ describe("a build killed at each stage (kill -9)", () => {
     },
     180_000,
   );
-
-  it("has seen the helper thread's side store and its journal among the files a kill leaves", async () => {
-    const all = new Set([...(await results).values()].flatMap((r) => r.left.map((n) => n.replace(/-\d+/, "-PID"))));
-    expect([...all].sort()).toEqual(
-      expect.arrayContaining([
-        "market.db.building-PID",
-        "market.db.building-PID-journal",
-        "market.db.building-PID.side",
-        "market.db.building-PID.side-journal",
-      ]),
-    );
-  }, 180_000);
 });
