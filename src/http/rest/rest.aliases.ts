@@ -36,8 +36,8 @@ export type ActionTarget = { kind: "endpoint"; path: string } | { kind: "subscri
 /**
  * The Dart client's action names (`WebsocketEventAction`) that are not our paths, and what each is. The rest of its
  * names are paths of ours as they stand (`quote`, `stock/profile`, `stock/peers`, `stock/metric`, `stock/financials`,
- * `portfolio/price`, `portfolio/allocation`, `ping` …) or paths this service does not serve (`calender/ipo`,
- * `stock/fundamentals`, `portfolio/benchmark`), which answer 404 NOT_FOUND as any unknown path.
+ * `portfolio/price`, `portfolio/allocation`, `calender/ipo`, `ping` …) or paths this service does not serve
+ * (`stock/fundamentals`, `portfolio/benchmark`), which answer 404 NOT_FOUND as any unknown path.
  */
 export const DART_ACTIONS: Readonly<Record<string, ActionTarget>> = {
   "realtime/candle": { kind: "subscribe", channel: "candle" },
@@ -55,7 +55,7 @@ export const DART_ACTIONS: Readonly<Record<string, ActionTarget>> = {
 export const DART_PATHS: Readonly<Record<string, string>> = { "portfolio/metrics": "portfolio/metric" };
 
 /** The Dart client's action names no path of ours answers, as the contract's table lists them. */
-export const DART_UNSERVED_ACTIONS: readonly string[] = ["calender/ipo", "stock/fundamentals", "portfolio/benchmark"];
+export const DART_UNSERVED_ACTIONS: readonly string[] = ["stock/fundamentals", "portfolio/benchmark"];
 
 /** The target of an action other than the door's own (`ping`, `subscribe`, `unsubscribe`): an alias, or a path. */
 export function actionTarget(action: string): ActionTarget {
