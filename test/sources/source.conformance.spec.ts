@@ -390,6 +390,41 @@ describe.each(RUNNABLE.map((a) => [a.name, a] as const))("%s adapter", (_name, a
       }
     });
 
+    it("IPOs within the days asked, by (day, security), at most limit, with the stored offering", async () => {
+      if (!has("dividends")) return;
+      const calendar = source("dividends");
+      // The test store's IPOs: the ones its bars reach back to (priced) and a few upcoming (expected).
+      const all = await calendar.getIpoCalendar({ fromDay: "0000-01-01", toDay: "9999-12-31", limit: 100_000 });
+      expect(all.length).toBeGreaterThan(3);
+      const keys = all.map((r) => `${r.day}:${String(r.securityId).padStart(12, "0")}`);
+      expect(keys).toEqual([...keys].sort());
+      expect(new Set(all.map((r) => r.status))).toEqual(new Set(["priced", "expected"]));
+      for (const r of all) {
+        expect(r.day).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+        expect(r.sharesOffered).toBeGreaterThan(0);
+        expect(r.offerPrice).toBeGreaterThan(0);
+        expect(typeof r.exchange).toBe("string");
+        expect(r.currency).toMatch(/^[A-Z]{3}$/);
+      }
+      const mid = all[Math.floor(all.length / 2)]!.day;
+      const last = all.at(-1)!.day;
+      const window = await calendar.getIpoCalendar({ fromDay: mid, toDay: last, limit: 100_000 });
+      expect(window).toEqual(all.filter((r) => r.day >= mid && r.day <= last));
+      const few = await calendar.getIpoCalendar({ fromDay: mid, toDay: last, limit: 2 });
+      expect(few).toEqual(window.slice(0, 2));
+      const backwards = await calendar.getIpoCalendar({ fromDay: last, toDay: mid, limit: 5 });
+      expect(backwards).toEqual(mid === last ? window.slice(0, 5) : []);
+      // Every adapter answers alike: the same rows as the SQLite test store.
+      const reference = openSqliteSource(TEST_STORE_PATH, { readonly: true });
+      try {
+        expect(all).toEqual(
+          await reference.getIpoCalendar({ fromDay: "0000-01-01", toDay: "9999-12-31", limit: 100_000 }),
+        );
+      } finally {
+        await reference.close();
+      }
+    });
+
     it("index constituents heaviest first, empty for an unknown index", async () => {
       if (!has("indices")) return;
       const indices = source("indices");

@@ -49,6 +49,7 @@ import {
   financialsPlan,
   fundProfilesPlan,
   holdingsPlan,
+  iposPlan,
 } from "./import.reference";
 
 export { ImportSetupError } from "./import.plan";
@@ -68,6 +69,7 @@ export const KINDS = [
   "exposures",
   "financials",
   "dividends",
+  "ipos",
 ] as const;
 export type ImportKind = (typeof KINDS)[number];
 
@@ -160,6 +162,8 @@ export async function planFile(
       return exposuresPlan(columns, sink) as FilePlan<unknown>;
     case "financials":
       return financialsPlan(columns, sink) as FilePlan<unknown>;
+    case "ipos":
+      return iposPlan(columns, sink) as FilePlan<unknown>;
     case "dividends":
       return dividendsPlan(columns, sink) as FilePlan<unknown>;
   }

@@ -1,6 +1,6 @@
 /**
  * The kinds that describe a security rather than price it: ETF and fund profiles, holdings, exposures, quarterly
- * financials and dividends. Each row names its security by a listing's symbol (and optionally its exchange).
+ * financials, dividends and IPOs. Each row names its security by a listing's symbol (and optionally its exchange).
  */
 import type {
   DividendImportRow,
@@ -10,9 +10,10 @@ import type {
   FundProfileImportRow,
   HoldingImportRow,
   ImportListing,
+  IpoImportRow,
   ImportSink,
 } from "../../domain/ports/source.import";
-import type { SecurityType } from "../../domain/ports/source.types";
+import type { IpoStatus, SecurityType } from "../../domain/ports/source.types";
 import { type FilePlan, listingLookup, needColumns, noConflicts } from "./import.plan";
 import {
   country,
@@ -323,5 +324,49 @@ export function dividendsPlan(columns: readonly string[], sink: ImportSink): Fil
       ];
     },
     write: (rows) => sink.upsertDividends(rows).then(noConflicts),
+  };
+}
+
+/** `exchange` names the listing the offering is on (the listing lookup reads it) and is stored as the exchange. */
+export const IPO_COLUMNS = ["symbol", "exchange", "day", "status", "currency"] as const;
+
+const IPO_STATUSES: readonly IpoStatus[] = ["expected", "priced", "withdrawn"];
+
+export function iposPlan(columns: readonly string[], sink: ImportSink): FilePlan<IpoImportRow> {
+  needColumns("ipos", columns, IPO_COLUMNS);
+  const lookup = holderLookup(sink);
+  return {
+    format: "ipos (store columns)",
+    async parse(v) {
+      const { listing, type } = await lookup(v);
+      if (type !== "stock") {
+        throw new RowError("symbol", v.symbol, `${listing.symbol} is a ${type ?? "missing"} security, not a stock`);
+      }
+      const status = text(v, "status").toLowerCase() as IpoStatus;
+      if (!IPO_STATUSES.includes(status)) {
+        throw new RowError("status", v.status, `expected ${IPO_STATUSES.join(", ")}`);
+      }
+      // An offer price in pence or cents is kept in pounds or rand, as prices are.
+      const unit = currency(v, "currency");
+      const shares = optionalNonNegative(v, "shares_offered");
+      const price = optionalNonNegative(v, "offer_price");
+      // A priced offering says what was sold at what price; the others may not know yet (or any more).
+      if (status === "priced") {
+        if (shares === null) throw new RowError("shares_offered", "", "required for a priced offering");
+        if (price === null) throw new RowError("offer_price", "", "required for a priced offering");
+      }
+      return [
+        {
+          securityId: listing.securityId,
+          day: day(v, "day"),
+          exchange: listing.exchange,
+          sharesOffered: shares,
+          offerPrice: price === null ? null : price / unit.per,
+          currency: unit.currency,
+          status,
+        },
+      ];
+    },
+    write: (rows) => sink.upsertIpos(rows).then(noConflicts),
   };
 }

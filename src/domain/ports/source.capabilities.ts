@@ -11,6 +11,8 @@ import type {
   EtfProfileRow,
   ExposureRow,
   FundProfileRow,
+  IpoCalendarParams,
+  IpoRow,
   FxRangeKey,
   FxRow,
   HoldingRow,
@@ -115,7 +117,7 @@ export interface FundamentalsCapability {
   getEarningsCalendar(params: EarningsCalendarParams): Promise<EarningsDateRow[]>;
 }
 
-/** Dividends and splits (corporate actions), and the calendar across securities. */
+/** Dividends, splits and IPOs (corporate actions), and the calendars across securities. */
 export interface DividendsCapability {
   /** Dividends oldest first, announced ones included. */
   getDividends(securityIds: readonly number[]): Promise<DividendRow[][]>;
@@ -125,6 +127,11 @@ export interface DividendsCapability {
    * when `cursor` is not one this source made for the calendar.
    */
   getDividendCalendar(params: DividendCalendarParams): Promise<Page<DividendRow> | null>;
+  /**
+   * Initial public offerings within the days asked, by (day, security), at most `limit`; read through the index by
+   * day, so a window reads its rows only.
+   */
+  getIpoCalendar(params: IpoCalendarParams): Promise<IpoRow[]>;
 }
 
 /** Index constituents with their weights. */
@@ -189,7 +196,7 @@ export const CAPABILITY_METHODS: { readonly [K in CapabilityName]: readonly (key
     "getFundAllocation",
   ],
   fundamentals: ["getQuarterlyFinancials", "getEarningsCalendar"],
-  dividends: ["getDividends", "getSplits", "getDividendCalendar"],
+  dividends: ["getDividends", "getSplits", "getDividendCalendar", "getIpoCalendar"],
   indices: ["getIndexConstituents"],
   lists: ["listSecurities"],
   searchCorpus: ["searchDocuments"],
@@ -205,7 +212,7 @@ const WHAT: Record<CapabilityName, string> = {
   etfReference: "ETF reference data (profiles, holdings, exposures)",
   fundReference: "fund reference data (profiles, holdings, exposures)",
   fundamentals: "fundamentals (financial statements)",
-  dividends: "dividends and splits",
+  dividends: "dividends, splits and IPOs",
   indices: "index constituents",
   lists: "security lists",
   searchCorpus: "the search corpus",

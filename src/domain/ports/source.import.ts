@@ -3,6 +3,7 @@ import type {
   DividendRow,
   EtfProfileRow,
   FundProfileRow,
+  IpoRow,
   QuarterlyFinancialsRow,
   QuoteRow,
   SecurityType,
@@ -141,6 +142,9 @@ export interface FinancialsImportRow extends QuarterlyFinancialsRow {
  */
 export type DividendImportRow = Omit<DividendRow, "adjustedAmount">;
 
+/** An initial public offering of a security, keyed by the security and its (expected) listing day. */
+export type IpoImportRow = IpoRow;
+
 export interface ImportListing {
   listingId: number;
   securityId: number;
@@ -195,5 +199,7 @@ export interface ImportSink {
   upsertFinancials(rows: readonly FinancialsImportRow[]): Promise<ImportCounts>;
   /** Stores dividends with their amount adjusted for the splits the store knows after each ex-date. */
   upsertDividends(rows: readonly DividendImportRow[]): Promise<ImportCounts>;
+  /** Stores offerings; a second row of a security's day replaces its figures and status. */
+  upsertIpos(rows: readonly IpoImportRow[]): Promise<ImportCounts>;
   close(): Promise<void>;
 }

@@ -300,6 +300,29 @@ export interface EarningsDateRow {
   fiscalQuarter: number | null;
 }
 
+/** Initial public offerings within [fromDay, toDay]: the first `limit` by (day, security). */
+export interface IpoCalendarParams {
+  fromDay: string;
+  toDay: string;
+  limit: number;
+}
+
+export type IpoStatus = "expected" | "priced" | "withdrawn";
+
+/**
+ * An initial public offering as stored: the security offered, the day it lists (or was to list), the exchange,
+ * and the shares and price offered (in `currency`), null where the offering has none yet (or no longer).
+ */
+export interface IpoRow {
+  securityId: number;
+  day: string;
+  exchange: string;
+  sharesOffered: number | null;
+  offerPrice: number | null;
+  currency: string;
+  status: IpoStatus;
+}
+
 export interface ListSecuritiesParams {
   /** The list's name, part of its cursors: a cursor of one list is refused by another. */
   list: string;

@@ -14,6 +14,7 @@ import {
 } from "../dividend/dividend.service";
 import { InvalidArgumentError } from "../../platform/errors";
 import { requireCapability } from "../ports/source.capabilities";
+import type { IpoStatus } from "../ports/source.types";
 import { normalizeCurrency, unixOfDay } from "../fx/fx.service";
 import type { AnnualDividends, Dividend, DividendEstimate } from "../dividend/dividend.types";
 import type { SecurityRef } from "../instrument/instrument.service";
@@ -132,6 +133,11 @@ export interface StockAnswers {
    * EARNINGS_MAX_ROWS; a window of at most EARNINGS_MAX_DAYS.
    */
   earningsCalendar(ctx: RequestContext, from?: string | null, to?: string | null): Promise<EarningsDate[]>;
+  /**
+   * Initial public offerings within days [from, to] (default: today, and 30 days on), earliest first (by day, then
+   * symbol), at most IPO_MAX_ROWS; a window of at most IPO_MAX_DAYS, as the earnings calendar's.
+   */
+  ipoCalendar(ctx: RequestContext, from?: string | null, to?: string | null): Promise<IpoCalendarItem[]>;
   /** Stocks meeting every condition, over an index of every stock's metrics (screener/screener.service.ts). */
   screener(ctx: RequestContext, request: ScreenerRequest): Promise<ScreenerHit[]>;
 }
@@ -148,6 +154,31 @@ export interface EarningsDate {
   /** The day the quarter was reported; null for a date still ahead. */
   publicationDate: string | null;
 }
+
+/**
+ * An initial public offering as the Bavest Python SDK's `IpoCalendarItem` names it, from the store's `ipos` table.
+ * The figures are null where the store holds none (an offering not yet priced, or withdrawn).
+ */
+export interface IpoCalendarItem {
+  /** `YYYY-MM-DD`: the listing day, expected or actual. */
+  date: string;
+  /** Of the stock's primary listing. */
+  symbol: string;
+  name: string;
+  /** Where the shares are offered. */
+  exchange: string;
+  numberOfShares: number | null;
+  /** The offer price in `currency` (the expected price while the offering is expected). */
+  price: number | null;
+  currency: string;
+  /** numberOfShares × price. */
+  totalSharesValue: number | null;
+  status: IpoStatus;
+}
+
+export const IPO_DEFAULT_DAYS = 30;
+export const IPO_MAX_DAYS = 92;
+export const IPO_MAX_ROWS = 5_000;
 
 export const EARNINGS_DEFAULT_DAYS = 30;
 export const EARNINGS_MAX_DAYS = 92;
@@ -291,21 +322,29 @@ async function peersWidgetOf(
   }));
 }
 
-async function earningsCalendarOf(
+/** A calendar's window of days: from (default today) to `to` (default `defaultDays` on), at most `maxDays`. */
+function calendarWindow(
   ctx: RequestContext,
-  from?: string | null,
-  to?: string | null,
-): Promise<EarningsDate[]> {
+  from: string | null | undefined,
+  to: string | null | undefined,
+  defaultDays: number,
+  maxDays: number,
+): { lo: string; hi: string } {
   const lo = from != null ? dayOrThrow("from", from) : todayOf(ctx);
-  const hi = to != null ? dayOrThrow("to", to) : addDays(lo, EARNINGS_DEFAULT_DAYS);
+  const hi = to != null ? dayOrThrow("to", to) : addDays(lo, defaultDays);
   if (lo > hi) throw new InvalidArgumentError(`from: ${lo} is after to: ${hi}`, [{ field: "from", issue: "after to" }]);
-  if (addDays(lo, EARNINGS_MAX_DAYS - 1) < hi)
-    throw new InvalidArgumentError(`to: a window of at most ${EARNINGS_MAX_DAYS} days`, [
+  if (addDays(lo, maxDays - 1) < hi)
+    throw new InvalidArgumentError(`to: a window of at most ${maxDays} days`, [
       { field: "to", issue: "window too long" },
     ]);
-  const source = requireCapability(ctx.source, "fundamentals");
-  const rows = await source.getEarningsCalendar({ fromDay: lo, toDay: hi, limit: EARNINGS_MAX_ROWS });
-  const ids = [...new Set(rows.map((r) => r.securityId))];
+  return { lo, hi };
+}
+
+/** Name, symbol and exchange of each security's primary listing; a security without one is left out. */
+async function primaryListingsOf(
+  ctx: RequestContext,
+  ids: readonly number[],
+): Promise<Map<number, { name: string; symbol: string; exchange: string }>> {
   const [securities, listings] = await Promise.all([
     ctx.loaders.security.loadMany(ids),
     ctx.loaders.listings.loadMany(ids),
@@ -319,6 +358,18 @@ async function earningsCalendarOf(
     const primary = l?.[0];
     if (s && primary) byId.set(id, { name: s.name, symbol: primary.symbol, exchange: primary.exchange });
   });
+  return byId;
+}
+
+async function earningsCalendarOf(
+  ctx: RequestContext,
+  from?: string | null,
+  to?: string | null,
+): Promise<EarningsDate[]> {
+  const { lo, hi } = calendarWindow(ctx, from, to, EARNINGS_DEFAULT_DAYS, EARNINGS_MAX_DAYS);
+  const source = requireCapability(ctx.source, "fundamentals");
+  const rows = await source.getEarningsCalendar({ fromDay: lo, toDay: hi, limit: EARNINGS_MAX_ROWS });
+  const byId = await primaryListingsOf(ctx, [...new Set(rows.map((r) => r.securityId))]);
   return rows.flatMap((r) => {
     const s = byId.get(r.securityId);
     if (!s) return [];
@@ -333,6 +384,40 @@ async function earningsCalendarOf(
       },
     ];
   });
+}
+
+async function ipoCalendarOf(
+  ctx: RequestContext,
+  from?: string | null,
+  to?: string | null,
+): Promise<IpoCalendarItem[]> {
+  const { lo, hi } = calendarWindow(ctx, from, to, IPO_DEFAULT_DAYS, IPO_MAX_DAYS);
+  const source = requireCapability(ctx.source, "dividends");
+  const rows = await source.getIpoCalendar({ fromDay: lo, toDay: hi, limit: IPO_MAX_ROWS });
+  const byId = await primaryListingsOf(ctx, [...new Set(rows.map((r) => r.securityId))]);
+  const items = rows.flatMap((r): IpoCalendarItem[] => {
+    const s = byId.get(r.securityId);
+    if (!s) return [];
+    // In cents: the product of a price in cents and whole shares, without the float's trailing digits.
+    const value =
+      r.sharesOffered != null && r.offerPrice != null ? Math.round(r.sharesOffered * r.offerPrice * 100) / 100 : null;
+    return [
+      {
+        date: r.day,
+        symbol: s.symbol,
+        name: s.name,
+        exchange: r.exchange,
+        numberOfShares: r.sharesOffered,
+        price: r.offerPrice,
+        currency: r.currency,
+        totalSharesValue: value,
+        status: r.status,
+      },
+    ];
+  });
+  // The store orders by (day, security); the SDK's calendar reads by day, then symbol.
+  const key = (e: IpoCalendarItem) => `${e.date} ${e.symbol}`;
+  return items.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
 /** The answers computed by the domain services from a row store's rows. */
@@ -361,5 +446,6 @@ export const ROW_STORE_STOCK_ANSWERS: StockAnswers = Object.freeze({
   peers: peersOf,
   peersWidget: peersWidgetOf,
   earningsCalendar: earningsCalendarOf,
+  ipoCalendar: ipoCalendarOf,
   screener: screenerOf,
 });

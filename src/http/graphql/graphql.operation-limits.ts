@@ -136,6 +136,7 @@ const EXPECTED = {
   metricsPoints: 252,
   defaultPage: 100,
   earnings: 1_000,
+  ipos: 200,
 };
 
 /**
@@ -243,6 +244,8 @@ function fieldCosts(searchDefault: number): Record<string, CostOf> {
     "Stock.peersWidget": page(PEERS_DEFAULT),
     // Up to EARNINGS_MAX_ROWS dates; a window of the sample's size holds about a fifth of that.
     "Query.earningsCalendar": list(EXPECTED.earnings),
+    // Up to IPO_MAX_ROWS offerings; a window holds a few dozen (the full sample's two years hold ~3,000).
+    "Query.ipoCalendar": list(EXPECTED.ipos),
     // The closes a worker reads and computes over (a conversion is priced once per operation: metricsConversions),
     // plus the answer: the
     // series' points where it is asked (the range and resolution say how many), the other figures a few objects.

@@ -36,9 +36,9 @@ export type ActionTarget = { kind: "endpoint"; path: string } | { kind: "subscri
 /**
  * The Dart client's action names (`WebsocketEventAction`) that are not our paths, and what each is. The rest of its
  * names are paths of ours as they stand (`quote`, `stock/profile`, `stock/peers`, `stock/metric`, `stock/financials`,
- * `stock/fundamentals`, `portfolio/price`, `portfolio/allocation`, `ping` …) or paths this service does not serve
- * (`calender/ipo`, and `portfolio/benchmark`, which the Dart client declares but leaves unimplemented), which answer
- * 404 NOT_FOUND as any unknown path.
+ * `stock/fundamentals`, `calender/ipo`, `portfolio/price`, `portfolio/allocation`, `ping` …) or the one path this
+ * service does not serve, `portfolio/benchmark` (the Dart client declares it but leaves it unimplemented), which
+ * answers 404 NOT_FOUND as any unknown path.
  */
 export const DART_ACTIONS: Readonly<Record<string, ActionTarget>> = {
   "realtime/candle": { kind: "subscribe", channel: "candle" },
@@ -56,7 +56,7 @@ export const DART_ACTIONS: Readonly<Record<string, ActionTarget>> = {
 export const DART_PATHS: Readonly<Record<string, string>> = { "portfolio/metrics": "portfolio/metric" };
 
 /** The Dart client's action names no path of ours answers, as the contract's table lists them. */
-export const DART_UNSERVED_ACTIONS: readonly string[] = ["calender/ipo", "portfolio/benchmark"];
+export const DART_UNSERVED_ACTIONS: readonly string[] = ["portfolio/benchmark"];
 
 /** The target of an action other than the door's own (`ping`, `subscribe`, `unsubscribe`): an alias, or a path. */
 export function actionTarget(action: string): ActionTarget {

@@ -12,6 +12,7 @@ import {
 import type {
   DailyBarImportRow,
   DividendImportRow,
+  IpoImportRow,
   EtfProfileImportRow,
   ExchangeImportRow,
   ExposureImportRow,
@@ -232,6 +233,18 @@ const FINANCIALS = shaped<FinancialsImportRow>(
     text("reportedDate", "reported_date"),
     text("currency"),
     ...[...FINANCIAL_FIGURES, ...OPTIONAL_FINANCIAL_FIGURES].map((f) => num(f, columnOf(f))),
+  ],
+);
+
+const IPOS = shaped<IpoImportRow>(
+  "ipos",
+  [id("securityId", "security_id"), text("day")],
+  [
+    text("exchange"),
+    num("sharesOffered", "shares_offered"),
+    num("offerPrice", "offer_price"),
+    text("currency"),
+    text("status"),
   ],
 );
 
@@ -735,6 +748,10 @@ export class PostgresImportSink implements ImportSink, IngestStateStore, IngestC
       });
       return this.staged(c, DIVIDENDS, adjusted);
     });
+  }
+
+  async upsertIpos(rows: readonly IpoImportRow[]): Promise<ImportCounts> {
+    return this.upsertGrouped(rows, () => IPOS);
   }
 
   /**

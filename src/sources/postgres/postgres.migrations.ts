@@ -306,6 +306,26 @@ export const MIGRATIONS: readonly Migration[] = [
   ALTER TABLE quarterly_financials ADD COLUMN stock_based_compensation double precision;
   `,
   },
+  {
+    version: 7,
+    name: "initial public offerings by day, which calender/ipo reads (SQLite migration 9)",
+    sql: `
+  CREATE TABLE ipos (
+    security_id    bigint NOT NULL REFERENCES securities(id),
+    day            ${T} NOT NULL,
+    exchange       ${T} NOT NULL,
+    shares_offered double precision,
+    offer_price    double precision,
+    currency       ${T} NOT NULL,
+    status         ${T} NOT NULL CHECK (status IN ('expected', 'priced', 'withdrawn')),
+    PRIMARY KEY (security_id, day)
+  );
+  CREATE INDEX ipos_day ON ipos(day, security_id);
+  -- Market data like the tables of migration 1: a change to it reaches every replica's change feed.
+  CREATE TRIGGER mdg_changes_version AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ipos
+    FOR EACH STATEMENT EXECUTE FUNCTION mdg_bump_change_version();
+  `,
+  },
 ];
 
 /** Every table the migrations create (what `--replace` drops): read from the statements themselves. */

@@ -11,6 +11,8 @@ import type {
   EtfProfileRow,
   ExposureRow,
   FundProfileRow,
+  IpoCalendarParams,
+  IpoRow,
   FxRangeKey,
   FxRow,
   HoldingRow,
@@ -453,6 +455,16 @@ export class PostgresSource implements RowStore {
       [noNul(p.fromDay), noNul(p.toDay), p.limit],
     );
     return rows as unknown as EarningsDateRow[];
+  }
+
+  async getIpoCalendar(p: IpoCalendarParams): Promise<IpoRow[]> {
+    const rows = await this.all(
+      `SELECT security_id AS "securityId", day, exchange, shares_offered AS "sharesOffered",
+         offer_price AS "offerPrice", currency, status FROM ipos WHERE day BETWEEN $1 AND $2
+       ORDER BY day, security_id LIMIT $3`,
+      [noNul(p.fromDay), noNul(p.toDay), p.limit],
+    );
+    return rows as unknown as IpoRow[];
   }
 
   async getDividendCalendar(p: DividendCalendarParams): Promise<Page<DividendRow> | null> {

@@ -9,6 +9,7 @@ import {
 import type {
   DailyBarImportRow,
   DividendImportRow,
+  IpoImportRow,
   EtfProfileImportRow,
   ExchangeImportRow,
   ExposureImportRow,
@@ -172,6 +173,21 @@ const DIVIDEND_SHAPE: TableShape = {
     ["adjustedAmount", "adjusted_amount"],
     ["currency", "currency"],
     ["frequency", "frequency"],
+  ],
+};
+
+const IPO_SHAPE: TableShape = {
+  table: "ipos",
+  key: [
+    ["securityId", "security_id"],
+    ["day", "day"],
+  ],
+  values: [
+    ["exchange", "exchange"],
+    ["sharesOffered", "shares_offered"],
+    ["offerPrice", "offer_price"],
+    ["currency", "currency"],
+    ["status", "status"],
   ],
 };
 
@@ -688,6 +704,10 @@ export class SqliteImportSink implements ImportSink, IngestStateStore, IngestCom
       })
       .immediate();
     return out;
+  }
+
+  async upsertIpos(rows: readonly IpoImportRow[]): Promise<ImportCounts> {
+    return this.upsertAll(rows, () => IPO_SHAPE);
   }
 
   async companiesWithCik(): Promise<IngestCompany[]> {

@@ -311,4 +311,20 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE quarterly_financials ADD COLUMN depreciation_amortization REAL;
   ALTER TABLE quarterly_financials ADD COLUMN stock_based_compensation REAL;
   `,
+  /* 9: initial public offerings, which calender/ipo answers (getIpoCalendar): the security offered and the day it
+        lists (or was to list), where, how many shares at what price (in `currency`), and whether the offering is
+        still expected, priced or withdrawn. An offering not yet priced holds its expected price (the middle of its
+        range) or none; one withdrawn may hold neither. Read by day through the index, never whole. */ `
+  CREATE TABLE ipos (
+    security_id    INTEGER NOT NULL REFERENCES securities(id),
+    day            TEXT NOT NULL,           -- YYYY-MM-DD: the listing day, expected or actual
+    exchange       TEXT NOT NULL,
+    shares_offered REAL,
+    offer_price    REAL,
+    currency       TEXT NOT NULL,           -- of offer_price: the listing's
+    status         TEXT NOT NULL CHECK (status IN ('expected', 'priced', 'withdrawn')),
+    PRIMARY KEY (security_id, day)
+  ) WITHOUT ROWID;
+  CREATE INDEX ipos_day ON ipos(day, security_id);
+  `,
 ];

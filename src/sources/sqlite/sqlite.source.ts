@@ -13,6 +13,8 @@ import type {
   EtfProfileRow,
   ExposureRow,
   FundProfileRow,
+  IpoCalendarParams,
+  IpoRow,
   FxRangeKey,
   FxRow,
   HoldingRow,
@@ -523,6 +525,17 @@ export class SqliteSource implements RowStore {
       p.limit,
     );
     return rows as unknown as EarningsDateRow[];
+  }
+
+  async getIpoCalendar(p: IpoCalendarParams): Promise<IpoRow[]> {
+    const rows = this.all(
+      `SELECT security_id AS securityId, day, exchange, shares_offered AS sharesOffered, offer_price AS offerPrice,
+         currency, status FROM ipos WHERE day BETWEEN ? AND ? ORDER BY day, security_id LIMIT ?`,
+      p.fromDay,
+      p.toDay,
+      p.limit,
+    );
+    return rows as unknown as IpoRow[];
   }
 
   async getDividendCalendar(p: DividendCalendarParams): Promise<Page<DividendRow> | null> {

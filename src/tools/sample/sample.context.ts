@@ -5,7 +5,7 @@ import { CompanyNamer, SymbolRegistry } from "./sample.names";
 import { Random } from "../../sources/sample/sample.random";
 
 /** Bumped whenever the generated content changes for the same seed and anchor. */
-export const GENERATOR_VERSION = "4";
+export const GENERATOR_VERSION = "5";
 
 /** Years of daily history before the anchor. */
 export const HISTORY_YEARS = 10;
@@ -25,6 +25,7 @@ const FULL_COUNTS = {
   intradayCrypto: 50,
   stocksWithFinancials: 3_000,
   recentIpos: 50,
+  upcomingIpos: 20,
   splitStocks: 300,
   corporateBonds: 2_500,
   fundCompanies: 60,
@@ -44,6 +45,7 @@ const MINIMUM_COUNTS: SampleCounts = {
   intradayCrypto: 2,
   stocksWithFinancials: 30,
   recentIpos: 3,
+  upcomingIpos: 3,
   splitStocks: 4,
   corporateBonds: 60,
   fundCompanies: 4,

@@ -186,7 +186,7 @@ export function planDividends(
   // The larger companies pay over the whole window, the others over the two years of their price history.
   const recentFrom = addYears(ctx.anchorDay, -2);
   for (const s of stocks) {
-    if (s.recentIpo) continue;
+    if (s.recentIpo || s.upcomingIpo) continue;
     const large = s.order < ctx.counts.stocksWithFinancials;
     const pr = r.fork(`stock-${s.id}`);
     const sector = sectorByName(s.sector ?? "");

@@ -35,6 +35,7 @@ import {
 } from "../../sources/sample/sample.prices";
 import {
   SeriesCalendar,
+  SeriesSynthesizer,
   SERIES_COLUMNS,
   SERIES_META_KEY,
   SERIES_FORMAT,
@@ -294,6 +295,18 @@ export class SampleGenerator {
     return { stored, intradayStocks, intradayCrypto, largerFunds, largerCrypto };
   }
 
+  /**
+   * The first day of an unstored stock's path: the larger companies go back to their IPO, the rest two years (stored
+   * paths span the window). A company whose IPO is still ahead keeps the two years every smaller stock has: the
+   * sample's every listing has a path and a quote.
+   */
+  private unstoredStockStart(st: Stock, twoYearsBack: number): number {
+    if (st.upcomingIpo) return twoYearsBack;
+    return st.order < this.ctx.counts.stocksWithFinancials
+      ? Math.max(this.ctx.historyStart, st.ipoDay)
+      : Math.max(twoYearsBack, st.ipoDay);
+  }
+
   /** Appends the plans of one security's listings. */
   private plan(s: Security, sets: ReturnType<SampleGenerator["planSets"]>, planned: PlannedSeries[]): void {
     const ctx = this.ctx;
@@ -336,12 +349,7 @@ export class SampleGenerator {
     switch (s.type) {
       case "stock": {
         const st = s as Stock;
-        // Stored paths span the window; of the others the larger companies go back to their IPO, the rest two years.
-        const from = keep
-          ? ctx.historyStart
-          : st.order < ctx.counts.stocksWithFinancials
-            ? Math.max(ctx.historyStart, st.ipoDay)
-            : Math.max(twoYearsBack, st.ipoDay);
+        const from = keep ? ctx.historyStart : this.unstoredStockStart(st, twoYearsBack);
         r = row(s, l, "weekday", "ohlc", from, {
           meanReversion: 0,
           withFactor: true,
@@ -631,7 +639,54 @@ export class SampleGenerator {
     ]);
     for (const x of this.listings)
       l.write([x.id, x.securityId, x.symbol, x.exchange, x.currency, x.isPrimary ? 1 : 0, x.quoteCurrency]);
+    this.writeIpos(sink);
     sink.endStage();
+  }
+
+  /**
+   * The offerings: every IPO the stocks' daily bars reach back to (priced: the path starts on the IPO day, and the
+   * first bar opens at the offer price times a first-day move of -10 % to +40 %), and the upcoming ones (expected,
+   * at the latest price over the same move: the middle of a range). Shares offered are 10 % to 30 % of the shares
+   * outstanding, in thousands, on the primary listing's exchange and in its currency. Older IPOs have no row: no bar
+   * says what they were priced at. Written in the securities' stage.
+   */
+  private writeIpos(sink: SampleSink): void {
+    const ctx = this.ctx;
+    const w = sink.table("ipos", [
+      "security_id",
+      "day",
+      "exchange",
+      "shares_offered",
+      "offer_price",
+      "currency",
+      "status",
+    ]);
+    const sets = this.planSets();
+    const twoYearsBack = addYears(ctx.anchorDay, -RECENT_HISTORY_YEARS);
+    const synth = new SeriesSynthesizer(this.calendar);
+    const r = ctx.rng("ipo-offers");
+    const plans: PlannedSeries[] = [];
+    for (const s of this.stocks) {
+      const upcoming = s.upcomingIpo;
+      if (!upcoming && (sets.stored.has(s.id) || this.unstoredStockStart(s, twoYearsBack) !== s.ipoDay)) continue;
+      const l = s.listings[0] as Listing;
+      const outstanding = s.sharesOutstanding;
+      if (!outstanding) continue;
+      let opened = s.price;
+      if (!upcoming) {
+        plans.length = 0;
+        this.plan(s, sets, plans);
+        const row = plans[0]?.row;
+        const first = row ? synth.run(row).series : null;
+        if (!first || first.t.length === 0) continue;
+        opened = first.o[0] as number;
+      }
+      const sr = r.fork(s.id);
+      const decimals = currencyDigits(l.currency) === 0 ? 0 : 2;
+      const price = roundTo(opened / (1 + sr.range(-0.1, 0.4)), decimals);
+      const shares = Math.max(1, Math.round((outstanding * sr.range(0.1, 0.3)) / 1_000)) * 1_000;
+      w.write([s.id, s.ipoDate, l.exchange, shares, price, l.currency, upcoming ? "expected" : "priced"]);
+    }
   }
 
   private writeBars(sink: SampleSink, helper: BuildHelper): QuoteTable {

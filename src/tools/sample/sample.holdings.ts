@@ -66,7 +66,7 @@ export class StockPools {
     if (!pool) {
       const countries = region(name).countries;
       const set = countries ? new Set(countries) : null;
-      pool = this.stocks.filter((s) => !s.recentIpo && (!set || set.has(s.country ?? "")));
+      pool = this.stocks.filter((s) => !s.recentIpo && !s.upcomingIpo && (!set || set.has(s.country ?? "")));
       this.pools.set(name, pool);
     }
     return pool;
@@ -193,7 +193,7 @@ export function generateBonds(ctx: SampleContext, stocks: readonly Stock[]): Bon
   for (const country of EMERGING_SOVEREIGNS) {
     for (let i = 0; i < 8; i++) make(`${countryName(country)} USD Bond`, country, null, "USD", "emerging", 2.5);
   }
-  const issuers = stocks.filter((s) => !s.recentIpo).slice(0, ctx.counts.corporateBonds);
+  const issuers = stocks.filter((s) => !s.recentIpo && !s.upcomingIpo).slice(0, ctx.counts.corporateBonds);
   for (const s of issuers) {
     const highYield = s.order > issuers.length / 3 && r.chance(0.5);
     const country = s.country ?? "US";

@@ -16,7 +16,7 @@ function index(symbol: string, name: string, members: readonly Stock[]): IndexDe
 /** Indices in primary-key order (symbol). */
 export function buildIndices(stocks: readonly Stock[]): IndexDef[] {
   const bySize = stocks
-    .filter((s) => !s.recentIpo)
+    .filter((s) => !s.recentIpo && !s.upcomingIpo)
     .slice()
     .sort((a, b) => b.valueUsd - a.valueUsd);
   const primaryExchange = (s: Stock) => s.listings[0]?.exchange ?? "";

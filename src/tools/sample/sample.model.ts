@@ -36,6 +36,8 @@ export interface Stock extends Security {
   shortName: string;
   ipoDay: number;
   recentIpo: boolean;
+  /** Its IPO is still ahead (ipoDay after the anchor): expected, not yet in any index, fund or dividend plan. */
+  upcomingIpo: boolean;
   /** Style scores in [0, 1] used by smart-beta ETFs. */
   value: number;
   quality: number;

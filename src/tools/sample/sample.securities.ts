@@ -180,6 +180,7 @@ class StockRecord implements Stock {
   ipoDate: string | null = null;
   nextEarningsDate: string | null = null;
   recentIpo = false;
+  upcomingIpo = false;
 
   constructor(
     private readonly columns: StockColumns,
@@ -487,5 +488,12 @@ function assignIpoDates(ctx: SampleContext, stocks: Stock[]): void {
     else day = onOrAfterWeekday(r.intBetween(late, ctx.anchorDay - 400));
     s.ipoDay = day;
     s.ipoDate = formatDay(day);
+  }
+  // A stream of its own, so every draw above stays as it was: a few smaller companies list within four weeks.
+  const u = ctx.rng("ipo-upcoming");
+  for (const s of u.sample(stocks.slice(Math.min(stocksWithFinancials, stocks.length)), ctx.counts.upcomingIpos)) {
+    s.upcomingIpo = true;
+    s.ipoDay = onOrAfterWeekday(ctx.anchorDay + u.intBetween(1, 26));
+    s.ipoDate = formatDay(s.ipoDay);
   }
 }

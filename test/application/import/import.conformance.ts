@@ -142,6 +142,7 @@ export function importConformance(open: () => Promise<ImportStore>): void {
       exposures: [8, 0, 0],
       financials: [4, 0, 0],
       dividends: [4, 0, 0],
+      ipos: [1, 0, 0],
     };
     for (const [kind, [i, c, u]] of Object.entries(kinds)) {
       const r = await run([kind, example(kind)]);
@@ -246,6 +247,47 @@ export function importConformance(open: () => Promise<ImportStore>): void {
     expect(annual.status).toBe(200);
     expect(annual.body.years).toEqual([
       expect.objectContaining({ year: 2026, count: 4, amount: expect.closeTo(0.82, 9) }),
+    ]);
+  });
+
+  it("answers imported IPOs on calender/ipo; an expected offering priced later replaces its row", async () => {
+    await run(["securities", file("ipo-s.csv", "symbol,exchange,currency,type,name\nIPOV,XLON,GBp,stock,Ipo Vale\n")]);
+    const expected =
+      "symbol,exchange,day,status,shares_offered,offer_price,currency\nIPOV,XLON,2021-06-21,expected,,,GBp\n";
+    expect((await run(["ipos", file("ipo-1.csv", expected)])).err).toEqual([counts("ipos", 1, 0, 0)]);
+    const window = { from: "2021-06-17", to: "2021-06-21" };
+    const ahead = await store.app.post("/v1/calender/ipo", window);
+    expect(ahead.status).toBe(200);
+    expect(ahead.body.ipoCalendar).toContainEqual(
+      expect.objectContaining({ symbol: "IPOV", status: "expected", price: null, totalSharesValue: null }),
+    );
+    // Priced in pence: kept in pounds. ACME's row is examples/data/ipos.csv's (the case above imported it).
+    const priced = expected.replace("expected,,,GBp", "priced,3000000,250,GBp");
+    expect((await run(["ipos", file("ipo-2.csv", priced)])).err).toEqual([counts("ipos", 0, 1, 0)]);
+    const res = await store.app.post("/v1/calender/ipo", window);
+    expect(res.body.ipoCalendar).toEqual([
+      {
+        date: "2021-06-17",
+        exchange: "XNAS",
+        name: "Acme Robotics Inc.",
+        numberOfShares: 12_500_000,
+        price: 18.5,
+        status: "priced",
+        symbol: "ACME",
+        totalSharesValue: 231_250_000,
+        currency: "USD",
+      },
+      {
+        date: "2021-06-21",
+        exchange: "XLON",
+        name: "Ipo Vale",
+        numberOfShares: 3_000_000,
+        price: 2.5,
+        status: "priced",
+        symbol: "IPOV",
+        totalSharesValue: 7_500_000,
+        currency: "GBP",
+      },
     ]);
   });
 

@@ -66,6 +66,7 @@ beforeAll(async () => {
     "exposures",
     "financials",
     "dividends",
+    "ipos",
   ]) {
     const r = await run([kind, example(kind)]);
     expect({ kind, code: r.code, report: r.report }).toEqual({ kind, code: 0, report: [] });
@@ -214,6 +215,26 @@ describe("validation of the new kinds", () => {
           "dividends.csv,6,pay_date,2024-12-32,not a calendar day",
         ],
         /dividends: 1 inserted/,
+      ],
+      [
+        "ipos",
+        [
+          "symbol,exchange,day,status,shares_offered,offer_price,currency",
+          "ACME.L,XLON,2026-12-10,expected,4000000,1450,GBp",
+          "ACME,XNAS,2026-12-11,pending,1000,10,USD",
+          "ACME,XNAS,2026-12-12,priced,,10,USD",
+          "ACME,XSWX,2026-12-13,withdrawn,,,CHF",
+          "NORD,XETR,2026-12-14,expected,1000,10,EUR",
+          "ACME,XNAS,2026-12-15,expected,-1,10,USD",
+        ].join("\n"),
+        [
+          'ipos.csv,3,status,pending,"expected expected, priced, withdrawn"',
+          "ipos.csv,4,shares_offered,,required for a priced offering",
+          "ipos.csv,5,symbol,ACME,no such listing in the store (import it with securities)",
+          'ipos.csv,6,symbol,NORD,"NORD is a etf security, not a stock"',
+          "ipos.csv,7,shares_offered,-1,must not be negative",
+        ],
+        /ipos: 1 inserted/,
       ],
     ];
     const names: Record<string, string> = { "intraday-bars": "intraday.csv" };

@@ -64,6 +64,8 @@ function rootCalls(): Record<string, RootCall> {
     .index_symbol;
   // The latest day a quarter was reported, so the earnings calendar's window holds dates.
   const reported = db.prepare("SELECT max(reported_date) FROM quarterly_financials").pluck().get() as string;
+  // The latest IPO day, so the IPO calendar's window holds offerings.
+  const ipo = db.prepare("SELECT max(day) FROM ipos").pluck().get() as string;
   const addDay = (day: string, n: number) =>
     new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
   return {
@@ -74,6 +76,7 @@ function rootCalls(): Record<string, RootCall> {
     fxQuote: { args: `from: "EUR", to: "JPY"` },
     dividendCalendar: { args: "limit: 3" },
     earningsCalendar: { args: `from: ${json(addDay(reported, -5))}, to: ${json(reported)}` },
+    ipoCalendar: { args: `from: ${json(addDay(ipo, -30))}, to: ${json(ipo)}` },
     screener: { args: `query: [{ metric: "ebitMargin", operator: "gt", value: 0 }], limit: 2` },
     annualDividends: { args: `symbol: ${json(payer)}` },
     dividendEstimate: { args: `symbol: ${json(payer)}` },

@@ -178,6 +178,16 @@ describe("REST reads the aliases where the fields exist", () => {
       expect(withoutRequestId(ws.error)).toEqual(withoutRequestId(viaRest.body));
     });
 
+    it("calender/ipo answers as its POST, with the Dart client's ipos() body (integer seconds)", async () => {
+      // ipos(): the 30 days to now in whole seconds; here the 30 days from the test store's anchor, which hold IPOs.
+      const body = { from: 1_795_132_800, to: 1_797_724_800 };
+      const res = await client.request({ action: "calender/ipo", ...body });
+      expect(res).toMatchObject({ action: "calender/ipo", status: 200 });
+      const direct = await t.post("/v1/calender/ipo", body);
+      expect(direct.body.ipoCalendar.length).toBeGreaterThan(0);
+      expect(res.data).toEqual(direct.body);
+    });
+
     it("realtime/candle subscribes, reading the Python names of live resolutions too", async () => {
       const ok = await client.request({ action: "realtime/candle", symbol: stock, resolution: "DAILY" });
       expect(ok).toMatchObject({

@@ -70,7 +70,7 @@ describe("sample store (scale 0.02)", () => {
       seed: "42",
       anchor_date: ANCHOR,
       history_start: HISTORY_START,
-      generator_version: "4",
+      generator_version: "5",
     });
     expect(meta.built_at).toBeUndefined();
   });
@@ -474,6 +474,50 @@ describe("sample store (scale 0.02)", () => {
     expect(idx.map((i) => i.index_symbol)).toEqual(["MDG100", "MDGEU50", "MDGWORLD"]);
     for (const i of idx) expect(i.s).toBe(100);
     expect(idx.find((i) => i.index_symbol === "MDG100")?.n).toBe(100);
+  });
+
+  it("writes IPOs on the securities' IPO days, priced before the anchor and expected after it", () => {
+    const rows = all<{
+      day: string;
+      ipo_date: string;
+      exchange: string;
+      primary_exchange: string;
+      currency: string;
+      listing_currency: string;
+      shares_offered: number;
+      shares_outstanding: number;
+      offer_price: number;
+      status: string;
+      id: number;
+    }>(
+      `SELECT i.*, s.id, s.ipo_date, s.shares_outstanding, l.exchange AS primary_exchange,
+         l.currency AS listing_currency
+       FROM ipos i JOIN securities s ON s.id = i.security_id AND s.type = 'stock'
+       JOIN listings l ON l.security_id = s.id AND l.is_primary = 1`,
+    );
+    expect(rows.length).toBe(one("SELECT count(*) FROM ipos"));
+    expect(rows.filter((r) => r.status === "expected").length).toBe(3);
+    expect(rows.filter((r) => r.status === "priced").length).toBeGreaterThan(3);
+    for (const r of rows) {
+      expect(r.day).toBe(r.ipo_date);
+      expect(r.status).toBe(r.day > ANCHOR ? "expected" : "priced");
+      expect([r.exchange, r.currency]).toEqual([r.primary_exchange, r.listing_currency]);
+      expect(r.shares_offered % 1_000).toBe(0);
+      // 10 % to 30 % of the shares outstanding, to the thousand (at least a thousand).
+      expect(r.shares_offered).toBeGreaterThanOrEqual(Math.min(1_000, r.shares_outstanding * 0.1 - 500));
+      expect(r.shares_offered).toBeLessThanOrEqual(Math.max(1_000, r.shares_outstanding * 0.3 + 500));
+      expect(r.offer_price).toBeGreaterThan(0);
+    }
+    // A company still to list is in no index and no fund yet, and has paid no dividend.
+    const upcoming = rows.filter((r) => r.status === "expected").map((r) => r.id);
+    const marks = upcoming.map(() => "?").join(",");
+    for (const table of ["index_constituents", "dividends"])
+      expect(one(`SELECT count(*) FROM ${table} WHERE security_id IN (${marks})`, ...upcoming)).toBe(0);
+    for (const [table, column] of [
+      ["etf_holdings", "holding_security_id"],
+      ["fund_holdings", "holding_security_id"],
+    ])
+      expect(one(`SELECT count(*) FROM ${table} WHERE ${column} IN (${marks})`, ...upcoming)).toBe(0);
   });
 
   it("is deterministic: the same seed and anchor give a byte-identical file", async () => {

@@ -27,6 +27,9 @@ import {
   EARNINGS_DEFAULT_DAYS,
   EARNINGS_MAX_DAYS,
   EARNINGS_MAX_ROWS,
+  IPO_DEFAULT_DAYS,
+  IPO_MAX_DAYS,
+  IPO_MAX_ROWS,
   PEERS_DEFAULT,
   PEERS_MAX,
 } from "../../../domain/stock/stock.answers";
@@ -36,6 +39,7 @@ import type {
   StockSplit as StockSplitAnswer,
   StockPeerWidgetItem as StockPeerWidgetItemAnswer,
   EarningsDate as EarningsDateAnswer,
+  IpoCalendarItem as IpoCalendarItemAnswer,
 } from "../../../domain/stock/stock.answers";
 
 @ObjectType({ description: "A stock's dividends known today, in one currency or each in its own" })
@@ -129,6 +133,55 @@ export class EarningsCalendarArgs {
     description:
       `Last day, YYYY-MM-DD; default: ${EARNINGS_DEFAULT_DAYS} days after from; ` +
       `at most ${EARNINGS_MAX_DAYS} days in all`,
+  })
+  to?: string | null;
+}
+
+@ObjectType({ description: "An initial public offering: the stock, its listing day, and the shares and price offered" })
+export class IpoCalendarItem implements IpoCalendarItemAnswer {
+  @Field(() => String, { description: "YYYY-MM-DD: the listing day, expected or actual" })
+  date: string;
+
+  @Field(() => String, { description: "Symbol of the stock's primary listing" })
+  symbol: string;
+
+  @Field(() => String, { description: "The company's name" })
+  name: string;
+
+  @Field(() => String, { description: "MIC-style code of the exchange the shares are offered on" })
+  exchange: string;
+
+  @Field(() => Float, { nullable: true, description: "Shares offered; null where the store holds none" })
+  numberOfShares: number | null;
+
+  @Field(() => Float, {
+    nullable: true,
+    description: "Offer price in currency (the expected price while expected); null where the store holds none",
+  })
+  price: number | null;
+
+  @Field(() => String, { description: "ISO 4217 code of price and totalSharesValue" })
+  currency: string;
+
+  @Field(() => Float, {
+    nullable: true,
+    description: "The shares offered times the price, in cents; null without either",
+  })
+  totalSharesValue: number | null;
+
+  @Field(() => String, { description: "The offering's status: expected, priced or withdrawn" })
+  status: "expected" | "priced" | "withdrawn";
+}
+
+@ArgsType()
+export class IpoCalendarArgs {
+  @Field(() => String, { nullable: true, description: "First day, YYYY-MM-DD; default: today (UTC)" })
+  from?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      `Last day, YYYY-MM-DD; default: ${IPO_DEFAULT_DAYS} days after from; ` + `at most ${IPO_MAX_DAYS} days in all`,
   })
   to?: string | null;
 }
@@ -257,6 +310,16 @@ export class StockResolver {
     @Ctx() ctx: Context,
   ): Promise<EarningsDate[]> {
     return ctx.answers.stock.earningsCalendar(ctx, args.from, args.to);
+  }
+
+  @Authorized("stock")
+  @Query(() => [IpoCalendarItem], {
+    description:
+      "Initial public offerings within days [from, to], earliest first (by day, then symbol), at most " +
+      `${IPO_MAX_ROWS}: priced, expected and withdrawn`,
+  })
+  ipoCalendar(@Args(() => IpoCalendarArgs) args: IpoCalendarArgs, @Ctx() ctx: Context): Promise<IpoCalendarItem[]> {
+    return ctx.answers.stock.ipoCalendar(ctx, args.from, args.to);
   }
 
   @Authorized("stock", "search")

@@ -11,6 +11,8 @@ import {
 import {
   EARNINGS_DEFAULT_DAYS,
   EARNINGS_MAX_ROWS,
+  IPO_DEFAULT_DAYS,
+  IPO_MAX_ROWS,
   PEERS_DEFAULT,
   PEERS_MAX,
 } from "../../../domain/stock/stock.answers";
@@ -20,6 +22,7 @@ import {
   StockDividendEstimateDocument,
   StockDividendHistoryDocument,
   EarningsCalendarDocument,
+  IpoCalendarDocument,
   StockPeersDocument,
   StockPeersWidgetDocument,
   StockProfileDocument,
@@ -466,6 +469,45 @@ const freqField = z
     "annual (fiscal years with four reported quarters) or quarterly, or the Python SDK's names; default annual",
   );
 
+/** The operation `calender/ipo` runs; `npm run generate` types it as IpoCalendarDocument. */
+export const IPO_CALENDAR_OPERATION = /* GraphQL */ `
+  query IpoCalendar($from: String, $to: String) {
+    ipoCalendar(from: $from, to: $to) {
+      date
+      symbol
+      name
+      exchange
+      numberOfShares
+      price
+      currency
+      totalSharesValue
+      status
+    }
+  }
+`;
+
+/** The Bavest Python SDK's `IpoCalendar` model (docs/contract.md section 4), every key of it, and the currency. */
+const ipoCalendarResponse = z.object({
+  ipoCalendar: z
+    .array(
+      z.object({
+        date: day.describe("The listing day, expected or actual"),
+        exchange: z.string().describe("MIC-style code of the exchange the shares are offered on"),
+        name: z.string(),
+        numberOfShares: z.number().nullable().describe("Shares offered; null where the store holds none"),
+        price: z
+          .number()
+          .nullable()
+          .describe("Offer price in currency (the expected price while expected); null where the store holds none"),
+        status: z.enum(["expected", "priced", "withdrawn"]),
+        symbol: z.string().describe("Symbol of the stock's primary listing"),
+        totalSharesValue: z.number().nullable().describe("numberOfShares × price, in cents; null without either"),
+        currency: z.string().describe("ISO 4217 code of price and totalSharesValue"),
+      }),
+    )
+    .describe(`Earliest first (by day, then symbol), at most ${IPO_MAX_ROWS}`),
+});
+
 const notHeldText = (what: string) => z.null().describe(`Always null: the store holds no ${what}`);
 
 /** The Bavest Python SDK's `EarningsConfirmed` model (docs/contract.md section 4), every key of it. */
@@ -741,6 +783,42 @@ export const STOCK_ROUTES: readonly RouteEntry[] = [
       dart: example("Milliseconds in strings", { from: "1761955200000", to: "1763596800000" }),
     }),
     emptyAnswer: '`event: "earnings"`, `earningsConfirmed: []`',
+    singleSecurity: false,
+  }),
+  route({
+    path: "calender/ipo",
+    summary:
+      "Initial public offerings within days from and to, in the Bavest SDK's shape (SDK time forms accepted; " +
+      `no body: today and ${IPO_DEFAULT_DAYS} days on)`,
+    versions: VERSIONS,
+    scope: "stock",
+    body: z
+      .object({ from: sdkDayField.optional(), to: sdkDayField.optional() })
+      .transform((b) => ({ from: b.from ?? null, to: b.to ?? null })),
+    operation: IpoCalendarDocument,
+    shape: (d) => ({
+      ipoCalendar: d.ipoCalendar.map((e) => ({
+        date: e.date,
+        exchange: e.exchange,
+        name: e.name,
+        numberOfShares: e.numberOfShares ?? null,
+        price: e.price ?? null,
+        status: e.status as "expected" | "priced" | "withdrawn",
+        symbol: e.symbol,
+        totalSharesValue: e.totalSharesValue ?? null,
+        currency: e.currency,
+      })),
+    }),
+    response: ipoCalendarResponse,
+    maxAgeSeconds: 3_600,
+    examples: () => ({
+      python: example("What client.calendaripo(frm, to) posts: float seconds", {
+        from: 1_795_132_800.25,
+        to: 1_796_947_200.5,
+      }),
+      dart: example("What the Dart client's ipos() posts: integer seconds", { from: 1_795_132_800, to: 1_796_947_200 }),
+    }),
+    emptyAnswer: "`ipoCalendar: []`",
     singleSecurity: false,
   }),
   route({

@@ -3,6 +3,7 @@ import type { SecurityRef } from "../../../domain/instrument/instrument.service"
 import {
   peersLimit,
   type EarningsDate,
+  type IpoCalendarItem,
   type StockDividendHistory,
   type StockPeerWidgetItem,
   type StockProfile,
@@ -327,5 +328,28 @@ export const screenerFetcher: UpstreamFetcher<ScreenerRequest, RestScreener, Scr
           metric: metric as ScreenerHit["values"][number]["metric"],
           value: value as number,
         })),
+    })),
+};
+
+/** The contract's calender/ipo (the Bavest Python SDK's IpoCalendar model, with the price's currency). */
+interface RestIpoCalendar {
+  ipoCalendar: IpoCalendarItem[];
+}
+
+export const ipoCalendarFetcher: UpstreamFetcher<EarningsCalendarQuery, RestIpoCalendar, IpoCalendarItem[]> = {
+  path: "/v1/calender/ipo",
+  kind: "reference",
+  request: ({ from, to }) => bodyOf({ from, to }),
+  transform: (d) =>
+    d.ipoCalendar.map((e) => ({
+      date: e.date,
+      symbol: e.symbol,
+      name: e.name,
+      exchange: e.exchange,
+      numberOfShares: e.numberOfShares,
+      price: e.price,
+      currency: e.currency,
+      totalSharesValue: e.totalSharesValue,
+      status: e.status,
     })),
 };
