@@ -141,6 +141,12 @@ export function securityVariables(b: SecurityIds): {
 
 export const securityRefBody = securityRefWith({});
 
+/** A security and an optional `currency` to answer its money in, as the operation's variables. */
+export const securityCurrencyBody = securityRefWith({ currency: currencyField.optional() }).transform((b) => ({
+  ...securityVariables(b),
+  currency: b.currency ?? null,
+}));
+
 /**
  * Parses a request body against a route's schema. Fields beyond those listed
  * are ignored (existing clients send more than the spec shows); a missing or

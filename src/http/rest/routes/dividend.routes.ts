@@ -1,13 +1,12 @@
 import { z } from "zod";
 import {
-  currencyField,
   cursorField,
   cusipField,
   dayField,
   isinField,
   limitField,
+  securityCurrencyBody,
   securityRefBody,
-  securityRefWith,
   securityVariables,
   symbolField,
   wknField,
@@ -114,10 +113,7 @@ export const DIVIDEND_ROUTES: readonly RouteEntry[] = [
       "Dividends per calendar year of a stock, ETF or fund (symbol or ISIN), with the forward dividend and yield",
     versions: VERSIONS,
     scope: "dividend",
-    body: securityRefWith({ currency: currencyField.optional() }).transform((b) => ({
-      ...securityVariables(b),
-      currency: b.currency ?? null,
-    })),
+    body: securityCurrencyBody,
     operation: AnnualDividendsDocument,
     shape: (d) => d.annualDividends,
     response: annualResponse,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { InternalError } from "../../../platform/errors";
-import { currencyField, securityRefWith, securityVariables } from "../rest.body";
+import { securityCurrencyBody } from "../rest.body";
 import { FUNDAMENTALS_DESCRIPTIONS, type FundamentalsFigure } from "../../../domain/stock/stock.fundamentals";
 import { StockFundamentalsDocument } from "../rest.operations.generated";
 import { example } from "../rest.examples";
@@ -122,10 +122,7 @@ export const FUNDAMENTALS_ROUTES: readonly RouteEntry[] = [
       "and leverage from the annual statements, multiples at each year's closing price",
     versions: VERSIONS,
     scope: "stock",
-    body: securityRefWith({ currency: currencyField.optional() }).transform((b) => ({
-      ...securityVariables(b),
-      currency: b.currency ?? null,
-    })),
+    body: securityCurrencyBody,
     operation: StockFundamentalsDocument,
     shape: (d) => {
       const f = d.stock.fundamentals;

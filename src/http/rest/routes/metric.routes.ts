@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { InternalError } from "../../../platform/errors";
-import { currencyField, securityRefWith, securityVariables } from "../rest.body";
+import { securityCurrencyBody } from "../rest.body";
 import { STOCK_METRIC_DESCRIPTIONS, type StockMetricFigure } from "../../../domain/stock/stock.metrics";
 import { StockMetricDocument } from "../rest.operations.generated";
 import { example } from "../rest.examples";
@@ -211,10 +211,7 @@ export const METRIC_ROUTES: readonly RouteEntry[] = [
       "trailing twelve months and the latest price, price returns from the daily bars",
     versions: VERSIONS,
     scope: "stock",
-    body: securityRefWith({ currency: currencyField.optional() }).transform((b) => ({
-      ...securityVariables(b),
-      currency: b.currency ?? null,
-    })),
+    body: securityCurrencyBody,
     operation: StockMetricDocument,
     shape: (d) => {
       const m = d.stock.metric;

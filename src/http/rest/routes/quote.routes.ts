@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { currencyField, securityRefWith, securityVariables } from "../rest.body";
+import { securityCurrencyBody } from "../rest.body";
 import { QuoteDocument, type QuoteQuery } from "../rest.operations.generated";
 import { example } from "../rest.examples";
 import { route, VERSIONS, type RouteEntry } from "../rest.route";
@@ -84,10 +84,7 @@ export const QUOTE_ROUTES: readonly RouteEntry[] = [
     summary: "Latest quote of a stock, ETF, fund, crypto pair or forex pair",
     versions: VERSIONS,
     scope: null,
-    body: securityRefWith({ currency: currencyField.optional() }).transform((b) => ({
-      ...securityVariables(b),
-      currency: b.currency ?? null,
-    })),
+    body: securityCurrencyBody,
     operation: QuoteDocument,
     shape: quoteShape,
     response: quoteResponse,

@@ -4,6 +4,7 @@ import {
   currencyField,
   limitField,
   sdkDayField,
+  securityCurrencyBody,
   securityRefBody,
   securityRefWith,
   securityVariables,
@@ -256,6 +257,10 @@ const stockPeersWidgetResponse = z.object({
     )
     .describe("stock/peers' peers in its order, each with its latest price; a peer without a price is left out"),
 });
+
+/** A calendar's window of days, in the SDKs' time forms, and it as the operation's variables. */
+const calendarWindow = { from: sdkDayField.optional(), to: sdkDayField.optional() };
+const windowVariables = (b: { from?: string; to?: string }) => ({ from: b.from ?? null, to: b.to ?? null });
 
 /** The operation `calender/earnings` runs; `npm run generate` types it as EarningsCalendarDocument. */
 export const EARNINGS_CALENDAR_OPERATION = /* GraphQL */ `
@@ -643,10 +648,7 @@ export const STOCK_ROUTES: readonly RouteEntry[] = [
     summary: "Dividends of a stock in the Bavest SDK's shape, each in its own currency or converted into currency",
     versions: VERSIONS,
     scope: "stock",
-    body: securityRefWith({ currency: currencyField.optional() }).transform((b) => ({
-      ...securityVariables(b),
-      currency: b.currency ?? null,
-    })),
+    body: securityCurrencyBody,
     operation: StockDividendHistoryDocument,
     shape: (d) => present(d.stock.dividendHistory, "stock dividends"),
     response: stockDividendResponse,
@@ -754,10 +756,9 @@ export const STOCK_ROUTES: readonly RouteEntry[] = [
     body: z
       .object({
         event: z.string().max(32).optional().describe('What the Python SDK sends, "earnings"; ignored'),
-        from: sdkDayField.optional(),
-        to: sdkDayField.optional(),
+        ...calendarWindow,
       })
-      .transform((b) => ({ from: b.from ?? null, to: b.to ?? null })),
+      .transform(windowVariables),
     operation: EarningsCalendarDocument,
     shape: (d) => ({
       event: "earnings" as const,
@@ -792,9 +793,7 @@ export const STOCK_ROUTES: readonly RouteEntry[] = [
       `no body: today and ${IPO_DEFAULT_DAYS} days on)`,
     versions: VERSIONS,
     scope: "stock",
-    body: z
-      .object({ from: sdkDayField.optional(), to: sdkDayField.optional() })
-      .transform((b) => ({ from: b.from ?? null, to: b.to ?? null })),
+    body: z.object(calendarWindow).transform(windowVariables),
     operation: IpoCalendarDocument,
     shape: (d) => ({
       ipoCalendar: d.ipoCalendar.map((e) => ({
@@ -873,10 +872,7 @@ export const STOCK_ROUTES: readonly RouteEntry[] = [
       "Trailing-twelve-month financials of a stock: flows of the last four quarters, the latest balance sheet, ratios",
     versions: VERSIONS,
     scope: "stock",
-    body: securityRefWith({ currency: currencyField.optional() }).transform((b) => ({
-      ...securityVariables(b),
-      currency: b.currency ?? null,
-    })),
+    body: securityCurrencyBody,
     operation: FinancialsTtmDocument,
     shape: (d) => present(d.stock.financialsTtm, "financials TTM"),
     response: financialsTtmResponse,
