@@ -1,3 +1,6 @@
+import { setImmediate as turn } from "node:timers/promises";
+import { floatColumn } from "../../platform/columns";
+
 /**
  * The Bavest Python SDK's screener metrics (its `Metric` enum's values) this service computes, each a function of a
  * stock's figures (stock.metrics.ts and the TTM it is computed from), and those it names that the store holds no
@@ -131,7 +134,7 @@ export class ScreenerIndex {
   ): Promise<ScreenerIndex> {
     const index = new ScreenerIndex(stocks);
     for (const m of SCREENER_METRICS) {
-      const col = Float64Array.from(metrics, (r) => r[m] ?? NaN);
+      const col = floatColumn(metrics, (r) => r[m] ?? NaN);
       const ids: number[] = [];
       for (let i = 0; i < col.length; i++) if (!Number.isNaN(col[i]!)) ids.push(i);
       ids.sort((a, b) => col[a]! - col[b]! || (stocks[a]!.symbol < stocks[b]!.symbol ? -1 : 1));
@@ -140,9 +143,9 @@ export class ScreenerIndex {
       index.order.set(m, order);
       index.sortedValues.set(
         m,
-        Float64Array.from(order, (i) => col[i]!),
+        floatColumn(order, (i) => col[i]!),
       );
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await turn();
     }
     return index;
   }

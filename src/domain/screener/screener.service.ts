@@ -1,3 +1,4 @@
+import { setImmediate as turn } from "node:timers/promises";
 import type { RequestContext } from "../request.context";
 import { BusyError, InvalidArgumentError } from "../../platform/errors";
 import { dayOf, fxConverter } from "../fx/fx.service";
@@ -193,7 +194,7 @@ async function buildIndex(ctx: RequestContext): Promise<ScreenerIndex> {
     }
     cursor = page.nextCursor ?? undefined;
     // Requests that arrived meanwhile are served before the next page.
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await turn();
   } while (cursor);
   return ScreenerIndex.build(stocks, metrics);
 }

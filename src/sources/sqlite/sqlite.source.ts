@@ -1,3 +1,4 @@
+import { setImmediate as turn } from "node:timers/promises";
 import Database from "better-sqlite3";
 import { openingStore } from "./sqlite.open";
 import type { Database as Db, Statement } from "better-sqlite3";
@@ -350,7 +351,7 @@ export class SqliteSource implements RowStore {
   async getDailyBars(keys: readonly BarRangeKey[]): Promise<BarRow[][]> {
     const out: BarRow[][] = [];
     for (const part of barChunks(keys, DAILY_BARS_PER_TURN)) {
-      if (out.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      if (out.length > 0) await turn();
       const rows = this.bars("daily_bars", part);
       // The generated sample computes the paths it does not store (only there: sqlite.synthetic.ts).
       this.sampleSeries.fill(part, rows);
