@@ -7,8 +7,11 @@ import {
   type ParseOptions,
   type FieldNode,
   type FragmentDefinitionNode,
+  type FragmentSpreadNode,
+  type InlineFragmentNode,
   type SelectionSetNode,
 } from "graphql";
+import { Parser } from "graphql/language/parser";
 import { LRUCache } from "lru-cache";
 
 /**
@@ -35,8 +38,11 @@ import { LRUCache } from "lru-cache";
  * visits those too). That total is computed first from each fragment's own
  * total, memoised (a fragment spread many times is counted, not walked, so a
  * fragment bomb costs linear time); the merged walk then visits at most that
- * many fields. A spread of an unknown fragment, or one that comes back to a
- * fragment being expanded, is not followed (validation refuses both).
+ * many fields, and stops at the first count that passes its bound. A spread
+ * of an unknown fragment, or one that comes back to a fragment being
+ * expanded, is not followed (validation refuses both). Before the walk, the
+ * parse itself stops at a selection set that passes a bound as written
+ * (`parseBounded`).
  */
 
 // graphql's `Kind` is read through two module getters on every access: the walk reads these once.
@@ -68,17 +74,125 @@ export interface DocumentMeasure {
   fields: number;
 }
 
-/** A bound passed: refused as the limits of graphql.operation-limits.ts refuse (400, same extensions). */
-export function documentBoundError(reason: DocumentBoundReason, limit: number, actual: number): GraphQLError {
+/**
+ * A bound passed: refused as the limits of graphql.operation-limits.ts refuse (400, same extensions). `atLeast`: the
+ * count stopped where it passed the bound (`actual` is then the count so far, and the message says "at least").
+ */
+export function documentBoundError(
+  reason: DocumentBoundReason,
+  limit: number,
+  actual: number,
+  atLeast = false,
+): GraphQLError {
   const what: Record<DocumentBoundReason, string> = {
     TOO_MANY_SAME_NAME_FIELDS: "fields of one name in one selection",
     TOO_MANY_SELECTION_FIELDS: "fields in one selection",
     TOO_MANY_FRAGMENT_SPREADS: "fragment spreads in one selection",
     TOO_MANY_FIELDS: "fields once fragments are expanded",
   };
-  return new GraphQLError(`the document has ${actual} ${what[reason]}; at most ${limit} are allowed`, {
-    extensions: { code: "GRAPHQL_VALIDATION_FAILED", reason, limit, actual, http: { status: 400 } },
-  });
+  const count = atLeast ? `at least ${actual}` : String(actual);
+  // Without a stack: nothing reads it (the error is the client's answer), and capturing one costs more than the
+  // rest of a refusal's walk.
+  const limitBefore = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new GraphQLError(`the document has ${count} ${what[reason]}; at most ${limit} are allowed`, {
+      extensions: { code: "GRAPHQL_VALIDATION_FAILED", reason, limit, actual, http: { status: 400 } },
+    });
+  } finally {
+    Error.stackTraceLimit = limitBefore;
+  }
+}
+
+/** Counts of one selection set as written: its fields by response name and by field name, its fields, its spreads. */
+class WrittenSet {
+  readonly byResponse = new Map<string, number>();
+  readonly byName = new Map<string, number>();
+  fields = 0;
+  spreads = 0;
+}
+
+/**
+ * graphql-js's parser, refusing a document as soon as one selection set as written passes a bound: its own fields
+ * (an inline fragment's counted with the set it sits in, as they merge into it), fields sharing a response name or a
+ * field name, fragment spreads. A set as written is part of the merged set the walk checks, so whatever this refuses
+ * the walk would refuse too; it stops where the count passes the bound, so a bomb of 1,240 copies costs the parse of
+ * about a hundred. Shapes that only merging reveals (fragments spread many times, same-named parents) parse whole
+ * and are left to the walk.
+ */
+class BoundedParser extends Parser {
+  private readonly sets: WrittenSet[] = [];
+  /** The next selection set is an inline fragment's: its fields count with the set it sits in. */
+  private inline = false;
+
+  constructor(
+    source: string,
+    options: ParseOptions,
+    private readonly bounds: DocumentBounds,
+  ) {
+    super(source, options);
+  }
+
+  override parseSelectionSet(): SelectionSetNode {
+    const set = this.inline ? this.sets[this.sets.length - 1]! : new WrittenSet();
+    this.inline = false;
+    this.sets.push(set);
+    try {
+      return super.parseSelectionSet();
+    } finally {
+      this.sets.pop();
+    }
+  }
+
+  override parseFragment(): FragmentSpreadNode | InlineFragmentNode {
+    const set = this.sets[this.sets.length - 1];
+    // `... on T { }`, `... @dir { }`, `... { }`: the only selection set the fragment reads is its own.
+    this.inline = set !== undefined;
+    let node: FragmentSpreadNode | InlineFragmentNode;
+    try {
+      node = super.parseFragment();
+    } finally {
+      this.inline = false;
+    }
+    if (set && node.kind === FRAGMENT_SPREAD && ++set.spreads > this.bounds.maxFragmentSpreads)
+      throw documentBoundError("TOO_MANY_FRAGMENT_SPREADS", this.bounds.maxFragmentSpreads, set.spreads, true);
+    return node;
+  }
+
+  override parseField(): FieldNode {
+    const field = super.parseField();
+    const set = this.sets[this.sets.length - 1];
+    if (set === undefined) return field;
+    const { maxSameNameFields, maxSelectionFields } = this.bounds;
+    if (++set.fields > maxSelectionFields)
+      throw documentBoundError("TOO_MANY_SELECTION_FIELDS", maxSelectionFields, set.fields, true);
+    const name = field.name.value;
+    const byName = (set.byName.get(name) ?? 0) + 1;
+    set.byName.set(name, byName);
+    let same = byName;
+    if (field.alias !== undefined) {
+      const response = field.alias.value;
+      const byResponse = (set.byResponse.get(response) ?? 0) + 1;
+      set.byResponse.set(response, byResponse);
+      same = Math.max(same, byResponse);
+    } else {
+      // Unaliased, the name is the response name: an alias elsewhere in the set may share it.
+      const byResponse = (set.byResponse.get(name) ?? 0) + 1;
+      set.byResponse.set(name, byResponse);
+      same = Math.max(same, byResponse);
+    }
+    if (same > maxSameNameFields) throw documentBoundError("TOO_MANY_SAME_NAME_FIELDS", maxSameNameFields, same, true);
+    return field;
+  }
+}
+
+/**
+ * `query` parsed as graphql-js parses it (the same options, the same document and errors), except that a selection
+ * set that passes a bound as written stops the parse with the bound's refusal (a GraphQLError with the `reason`
+ * extension; a syntax error has none).
+ */
+export function parseBounded(query: string, options: ParseOptions, bounds: DocumentBounds): DocumentNode {
+  return new BoundedParser(query, options, bounds).parseDocument();
 }
 
 /** Throws the refusal (`documentBoundError`) of the first bound the document passes; answers what it measured. */
@@ -158,22 +272,31 @@ export function checkDocumentBounds(document: DocumentNode, bounds: DocumentBoun
   let visited = 0;
   const walk = (sets: readonly SelectionSetNode[]): void => {
     const byResponse = new Map<string, FieldNode[]>();
+    const byName = new Map<string, number>();
     let fieldCount = 0;
     let spreads = 0;
-    let aliased = false;
+    // A set is refused as soon as a count passes its bound, so a refusal costs the walk of about the bound's fields.
     const gather = (set: SelectionSetNode): void => {
       for (const sel of set.selections) {
         if (sel.kind === FIELD) {
-          fieldCount++;
-          if (++visited > bounds.maxFields) throw documentBoundError("TOO_MANY_FIELDS", bounds.maxFields, visited);
-          let response = sel.name.value;
-          if (sel.alias !== undefined) {
-            response = sel.alias.value;
-            aliased = true;
+          if (++fieldCount > bounds.maxSelectionFields) {
+            measure.selectionFields = fieldCount;
+            throw documentBoundError("TOO_MANY_SELECTION_FIELDS", bounds.maxSelectionFields, fieldCount, true);
           }
-          const group = byResponse.get(response);
+          if (++visited > bounds.maxFields) throw documentBoundError("TOO_MANY_FIELDS", bounds.maxFields, visited);
+          const name = sel.name.value;
+          const response = sel.alias === undefined ? name : sel.alias.value;
+          let group = byResponse.get(response);
           if (group) group.push(sel);
-          else byResponse.set(response, [sel]);
+          else byResponse.set(response, (group = [sel]));
+          const named = (byName.get(name) ?? 0) + 1;
+          byName.set(name, named);
+          const same = Math.max(group.length, named);
+          if (same > bounds.maxSameNameFields) {
+            measure.sameNameFields = same;
+            throw documentBoundError("TOO_MANY_SAME_NAME_FIELDS", bounds.maxSameNameFields, same, true);
+          }
+          if (same > measure.sameNameFields) measure.sameNameFields = same;
         } else if (sel.kind === INLINE_FRAGMENT) {
           gather(sel.selectionSet);
         } else {
@@ -191,29 +314,10 @@ export function checkDocumentBounds(document: DocumentNode, bounds: DocumentBoun
       }
     };
     for (const set of sets) gather(set);
-    let same = 0;
-    for (const group of byResponse.values()) same = Math.max(same, group.length);
-    // Without aliases, a field's name is its response name: the groups count both.
-    if (aliased) {
-      const byName = new Map<string, number>();
-      for (const group of byResponse.values()) {
-        for (const field of group) byName.set(field.name.value, (byName.get(field.name.value) ?? 0) + 1);
-      }
-      for (const n of byName.values()) same = Math.max(same, n);
-    }
-    if (same > bounds.maxSameNameFields) {
-      measure.sameNameFields = same;
-      throw documentBoundError("TOO_MANY_SAME_NAME_FIELDS", bounds.maxSameNameFields, same);
-    }
-    measure.sameNameFields = Math.max(measure.sameNameFields, same);
-    if (fieldCount > bounds.maxSelectionFields) {
-      measure.selectionFields = fieldCount;
-      throw documentBoundError("TOO_MANY_SELECTION_FIELDS", bounds.maxSelectionFields, fieldCount);
-    }
     measure.selectionFields = Math.max(measure.selectionFields, fieldCount);
     if (spreads > bounds.maxFragmentSpreads) {
       measure.fragmentSpreads = spreads;
-      throw documentBoundError("TOO_MANY_FRAGMENT_SPREADS", bounds.maxFragmentSpreads, spreads);
+      throw documentBoundError("TOO_MANY_FRAGMENT_SPREADS", bounds.maxFragmentSpreads, spreads, true);
     }
     measure.fragmentSpreads = Math.max(measure.fragmentSpreads, spreads);
     for (const group of byResponse.values()) {
@@ -310,11 +414,12 @@ export class DocumentGate {
       // Without locations: every token of a document with locations stays linked to it (a 30 KB text of 5,000
       // tokens: 1.8 MB of heap, against 0.8 MB without). The checks read no location, and a text refused here (each
       // bomb new) costs about a third of the CPU of a parse with them, garbage collection included.
-      document = parse(query, { ...this.parseOptions, noLocation: true });
-    } catch {
-      // Apollo answers it.
-      if (query.length <= GATE_QUERY_CHARS / 2) this.verdicts.set(query, false);
-      return undefined;
+      document = parseBounded(query, { ...this.parseOptions, noLocation: true }, this.bounds);
+    } catch (e) {
+      // A selection set that passed a bound as written; else a syntax error (or the token limit), Apollo answers it.
+      const refusal = e instanceof GraphQLError && e.extensions.reason !== undefined ? e : undefined;
+      if (query.length <= GATE_QUERY_CHARS / 2) this.verdicts.set(query, refusal ?? false);
+      return refusal;
     }
     const refusal = operationTypeRefusal(document) ?? boundsRefusal(document, this.bounds);
     if (query.length <= GATE_QUERY_CHARS / 2) this.verdicts.set(query, refusal ?? false);

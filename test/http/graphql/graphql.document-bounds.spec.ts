@@ -1,17 +1,23 @@
-// Every call of graphql-js's parse and validate is counted, Apollo's and the fast path's included: a document refused
-// by the bounds must never reach validate(), and one without a key never reaches parse().
+// Every call of graphql-js's validate is counted, Apollo's and the fast path's included, and every parse (graphql-js's
+// `parse` and the gate's bounded parser both run its Parser's parseDocument): a document refused by the bounds must
+// never reach validate(), and one without a key never reaches a parse.
 jest.mock("graphql", () => {
   const actual = jest.requireActual<typeof import("graphql")>("graphql");
-  return { ...actual, parse: jest.fn(actual.parse), validate: jest.fn(actual.validate) };
+  return { ...actual, validate: jest.fn(actual.validate) };
 });
 
 import { Writable } from "node:stream";
 import * as graphql from "graphql";
 import { getIntrospectionQuery, type DocumentNode } from "graphql";
+import { Parser } from "graphql/language/parser";
 import pino from "pino";
 import { loadConfig } from "../../../src/platform/config";
 import { createHttpServer } from "../../../src/http/server/server.http";
-import { checkDocumentBounds, type DocumentBounds } from "../../../src/http/graphql/graphql.document-bounds";
+import {
+  checkDocumentBounds,
+  parseBounded,
+  type DocumentBounds,
+} from "../../../src/http/graphql/graphql.document-bounds";
 import { ROUTES } from "../../../src/http/rest/rest.routes";
 import { createTestApp, type TestApp } from "../../helpers/app";
 import { BOOTSTRAP_KEY } from "../../helpers/constants";
@@ -24,7 +30,7 @@ import { listen, send, type RawResponse } from "../../helpers/http";
  * is parsed at all. Mutations and subscriptions are the client's mistake,
  * refused without an error in the log.
  */
-const parseCalls = graphql.parse as unknown as jest.Mock;
+const parseCalls = jest.spyOn(Parser.prototype, "parseDocument");
 const validateCalls = graphql.validate as unknown as jest.Mock;
 
 const DEFAULTS: DocumentBounds = loadConfig({}).graphql;
@@ -128,10 +134,58 @@ describe("checkDocumentBounds", () => {
   });
 });
 
+describe("parseBounded", () => {
+  const actual = jest.requireActual<typeof graphql>("graphql");
+  const fieldParses = jest.spyOn(Parser.prototype, "parseField");
+
+  it.each([
+    [BOMBS[0]!, DEFAULTS.maxSameNameFields],
+    [BOMBS[1]!, DEFAULTS.maxSameNameFields],
+    [BOMBS[2]!, DEFAULTS.maxSameNameFields],
+    [BOMBS[5]!, DEFAULTS.maxFragmentSpreads],
+  ])("stops the parse of $name where its selection set as written passes the bound", (bomb, bound) => {
+    fieldParses.mockClear();
+    let refused: graphql.GraphQLError | undefined;
+    try {
+      parseBounded(bomb.query, { noLocation: true, maxTokens: 5_000 }, DEFAULTS);
+    } catch (e) {
+      refused = e as graphql.GraphQLError;
+    }
+    expect(refused?.extensions).toMatchObject({ reason: bomb.reason, limit: bound, actual: bound + 1 });
+    expect(refused?.message).toMatch(`at least ${bound + 1}`);
+    // The field the copies sit in, and its copies (each with one child) up to the one that passed.
+    expect(fieldParses.mock.calls.length).toBeLessThanOrEqual(2 * (bound + 1) + 1);
+  });
+
+  it.each([BOMBS[3]!, BOMBS[4]!, BOMBS[6]!])("parses $name whole: only merging reveals it", ({ query }) => {
+    const options = { noLocation: true, maxTokens: 5_000 };
+    expect(parseBounded(query, options, DEFAULTS)).toEqual(actual.parse(query, options));
+  });
+
+  it("parses the service's own operations and the introspection query as graphql-js does", () => {
+    const texts = [
+      ...ROUTES.map((r) => actual.print(r.operation as DocumentNode)),
+      getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true }),
+    ];
+    for (const text of texts) {
+      for (const options of [{ noLocation: true }, {}]) {
+        expect(parseBounded(text, options, DEFAULTS)).toEqual(actual.parse(text, options));
+      }
+    }
+  });
+
+  it("throws graphql-js's own syntax error, without a bound's reason", () => {
+    const text = `{ ${BTC} { c `;
+    expect(() => parseBounded(text, {}, DEFAULTS)).toThrow(
+      expect.objectContaining({ message: expect.stringMatching(/^Syntax Error/), extensions: {} }),
+    );
+  });
+});
+
 describe("the service's own operations", () => {
   it("are walked at start: bounds below what REST's operations use stop the start, naming the operation", async () => {
     await expect(createTestApp({ env: { MDG_GRAPHQL_MAX_SELECTION_FIELDS: "5" } })).rejects.toThrow(
-      /^operation of [\w/]+: the document has \d+ fields in one selection; at most 5 are allowed/,
+      /^operation of [\w/]+: the document has (at least )?\d+ fields in one selection; at most 5 are allowed/,
     );
   });
 });
