@@ -15,7 +15,12 @@ import { join } from "node:path";
  * when the versions differ. A marker holding the lock file's hash lets the next run skip the install.
  */
 
-export const DEFAULT_BASE = "7afaa66";
+/**
+ * The commit the current tree is compared with. It must open the bench's store: a base older than the store's schema
+ * refuses it at start ("store schema version N is newer than this build knows"), so it moves forward when a change
+ * adds a migration.
+ */
+export const DEFAULT_BASE = "af86f68";
 
 export interface BaseTree {
   /** The full commit hash. */
