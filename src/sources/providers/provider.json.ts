@@ -18,7 +18,7 @@ export class JsonSyntaxError extends SyntaxError {
  * JSON.parse checks it, so a text it would reject throws JsonSyntaxError here too, but the members left out are
  * stepped over without building a value or even decoding them: a company's XBRL facts run to megabytes of which a
  * provider reads a few concepts (src/sources/providers/sec/sec.facts.ts), and JSON.parse builds every object of
- * them (Apple's 3.5 MiB: some 12 ms here, against 25 to 35 to decode and parse it whole, once compiled). A kept
+ * them (Apple's 3.5 MiB: some 13 ms of CPU here, against 24 to decode and parse it whole, once compiled). A kept
  * value is decoded and parsed on its own, which gives what JSON.parse gives for it within the whole text: it starts
  * and ends on ASCII characters, which no UTF-8 sequence, well-formed or not, spans. Of a key given twice, the last
  * value counts, as for JSON.parse.

@@ -30,8 +30,8 @@ export const cik10 = (cik: number) => String(cik).padStart(10, "0");
  * A company's facts from the body of `/api/xbrl/companyfacts/CIK##########.json`; throws ProviderFormatError for a
  * body that is not such a document. Only the us-gaap concepts the figures read are checked and kept, and only they
  * are parsed: a large filer's file holds some 500 concepts and tens of thousands of facts, of which the figures read
- * about 20. The rest is checked as JSON and stepped over (selectJson): Apple's 3.5 MiB take some 12 ms, against 25
- * to 35 to parse whole, once the code is compiled.
+ * about 20. The rest is checked as JSON and stepped over (selectJson): Apple's 3.5 MiB take some 13 ms, against 24
+ * to parse whole, once the code is compiled (scripts/bench/sec-facts.probe.ts).
  */
 export function parseCompanyFacts(body: Uint8Array): SecCompanyFacts {
   let doc: unknown;
@@ -78,9 +78,9 @@ export type CompanyQuartersAnswer = { ok: true; quarters: SecQuarter[] } | { ok:
 
 /**
  * A company's quarters from its `companyfacts`, in a worker thread (src/platform/workers/worker.pool.ts, at a lower
- * priority): reading Apple's 3.5 MiB and deriving its quarters takes some 15 ms of CPU once the code is compiled, a
- * process's first company several times that. Read on the event loop instead, on turns of it, the run held the loop
- * for 50 to 70 ms at a stretch (the collection of the parsed facts' garbage on the service's larger heap), and a
+ * priority): reading Apple's 3.5 MiB and deriving its quarters takes some 16 ms of CPU once the code is compiled, a
+ * process's first company more than twice that. Read on the event loop instead, on turns of it, the run held the
+ * loop for 50 to 110 ms at a stretch (the parsed facts' garbage collected on the service's larger heap), and a
  * scheduled run reads five companies a second (BENCHMARKS.md "Providers against the importer"). The body is handed
  * over, not copied, when it has a memory of its own.
  */
