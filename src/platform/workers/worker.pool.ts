@@ -62,14 +62,23 @@ export class WorkAbandonedError extends Error {
   override name = "WorkAbandonedError";
 }
 
-/** Runs `task` in a worker; `requestId` ties it to its request for `abortRequestWork`. */
-export async function runInWorker<T>(filename: string, task: unknown, requestId: string): Promise<T> {
+/**
+ * Runs `task` in a worker; `requestId` ties it to its request for `abortRequestWork`. What `transfer` lists (a large
+ * body's memory) moves to the worker rather than being copied, and is unusable here after.
+ */
+export async function runInWorker<T>(
+  filename: string,
+  task: unknown,
+  requestId: string,
+  transfer: readonly ArrayBuffer[] = [],
+): Promise<T> {
   if (abandoned.has(requestId)) throw new WorkAbandonedError(`request ${requestId} was abandoned`);
   let entry = inFlight.get(requestId);
   if (!entry) inFlight.set(requestId, (entry = { controller: new AbortController(), jobs: 0 }));
   entry.jobs++;
   try {
-    return (await thePool().run(task, { filename, signal: entry.controller.signal })) as T;
+    const transferList = transfer.length > 0 ? [...transfer] : undefined;
+    return (await thePool().run(task, { filename, signal: entry.controller.signal, transferList })) as T;
   } finally {
     if (--entry.jobs === 0 && inFlight.get(requestId) === entry) inFlight.delete(requestId);
   }

@@ -1,5 +1,6 @@
 import { FINANCIAL_FIGURES, OPTIONAL_FINANCIAL_FIGURES } from "../../../domain/ports/source.types";
 import { runInWorker, workerFile } from "../../../platform/workers/worker.pool";
+import { type JsonSelection, selectJson } from "../provider.json";
 import { ProviderFormatError, type ProviderFetcher } from "../provider.types";
 import { type ConceptRead, conceptsRead, type FigureRead, type FinancialFigure, SEC_FIGURES } from "./sec.concepts";
 
@@ -27,17 +28,28 @@ export const cik10 = (cik: number) => String(cik).padStart(10, "0");
 
 /**
  * A company's facts from the body of `/api/xbrl/companyfacts/CIK##########.json`; throws ProviderFormatError for a
- * body that is not such a document. Only the us-gaap concepts the figures read are checked and kept: a large
- * filer's file holds some 500 concepts and tens of thousands of facts, of which the figures read about 20 (checking
- * them all cost Apple's 3.5 MiB file some 300 ms of the run and as much again in garbage collection).
+ * body that is not such a document. Only the us-gaap concepts the figures read are checked and kept, and only they
+ * are parsed: a large filer's file holds some 500 concepts and tens of thousands of facts, of which the figures read
+ * about 20. The rest is checked as JSON and stepped over (selectJson): Apple's 3.5 MiB take some 13 ms, against 24
+ * to parse whole, once the code is compiled (scripts/bench/sec-facts.probe.ts).
  */
 export function parseCompanyFacts(body: Uint8Array): SecCompanyFacts {
-  let doc: { cik?: unknown; entityName?: unknown; facts?: unknown };
+  let doc: unknown;
   try {
-    doc = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8")) as typeof doc;
-  } catch {
-    throw new ProviderFormatError("not JSON");
+    doc = selectJson(body, KEPT);
+  } catch (e) {
+    if (e instanceof SyntaxError) throw new ProviderFormatError("not JSON");
+    throw e;
   }
+  return companyFactsOf(doc);
+}
+
+/**
+ * A company's facts from its `companyfacts` document as JSON.parse gives it, or as selectJson gives the members
+ * read here; throws ProviderFormatError for what is not such a document.
+ */
+export function companyFactsOf(parsed: unknown): SecCompanyFacts {
+  const doc = parsed as { cik?: unknown; entityName?: unknown; facts?: unknown } | null;
   if (!doc || typeof doc !== "object" || !doc.facts || typeof doc.facts !== "object") {
     throw new ProviderFormatError('expected {"cik":…,"entityName":…,"facts":{"us-gaap":{…}}}');
   }
@@ -65,18 +77,26 @@ export function parseCompanyFacts(body: Uint8Array): SecCompanyFacts {
 export type CompanyQuartersAnswer = { ok: true; quarters: SecQuarter[] } | { ok: false; format: string };
 
 /**
- * A company's quarters from its `companyfacts`. Parsing a large filer's file and deriving its quarters takes 60 to
- * 130 ms of CPU (Apple's 3.5 MiB, BENCHMARKS.md "Providers against the importer"), and a scheduled run reads five
- * companies a second: in a worker thread (src/platform/workers/worker.pool.ts, at a lower priority), the event loop
- * that answers requests meanwhile is not held.
+ * A company's quarters from its `companyfacts`, in a worker thread (src/platform/workers/worker.pool.ts, at a lower
+ * priority): reading Apple's 3.5 MiB and deriving its quarters takes some 16 ms of CPU once the code is compiled, a
+ * process's first company more than twice that. Read on the event loop instead, on turns of it, the run held the
+ * loop for 50 to 110 ms at a stretch (the parsed facts' garbage collected on the service's larger heap), and a
+ * scheduled run reads five companies a second (BENCHMARKS.md "Providers against the importer"). The body is handed
+ * over, not copied, when it has a memory of its own.
  */
 export const companyQuartersFetcher: ProviderFetcher<number, SecQuarter[]> = {
   request: (cik) => ({ path: `/api/xbrl/companyfacts/CIK${cik10(cik)}.json`, host: "data" }),
   async transform(res, cik) {
+    const { body } = res;
+    const memory = body.buffer;
+    // Not a slice of memory other buffers share (Node's pool for small ones), which handing over would take from them.
+    const transfer: ArrayBuffer[] =
+      memory instanceof ArrayBuffer && body.byteOffset === 0 && body.byteLength === memory.byteLength ? [memory] : [];
     const answer = await runInWorker<CompanyQuartersAnswer>(
       workerFile(__dirname, "sec.facts.worker"),
-      { body: res.body },
+      { body },
       `sec-companyfacts-${cik}-${process.hrtime.bigint()}`,
+      transfer,
     );
     if (!answer.ok) throw new ProviderFormatError(answer.format);
     return answer.quarters;
@@ -86,6 +106,12 @@ export const companyQuartersFetcher: ProviderFetcher<number, SecQuarter[]> = {
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 /** The us-gaap concepts any figure reads. */
 const READ = conceptsRead();
+/** What selectJson keeps of a company's facts: what companyFactsOf reads of them. */
+const KEPT: JsonSelection = new Map<string, true | JsonSelection>([
+  ["cik", true],
+  ["entityName", true],
+  ["facts", new Map([["us-gaap", new Map(READ.map((c) => [c, true] as const))]])],
+]);
 
 function readFact(f: Record<string, unknown>, where: string): SecFact {
   const ok =
@@ -117,9 +143,32 @@ export interface SecQuarter {
 }
 
 const DAY_MS = 86_400_000;
-const ms = (day: string) => Date.parse(`${day}T00:00:00Z`);
+/**
+ * Each day parsed once: a company's quarters compare the same few thousand days over and over, and Date.parse was a
+ * quarter of the derivation's time. Emptied when full, so that a long-running service's stay small.
+ */
+const DAYS_KEPT = 100_000;
+const msOfDay = new Map<string, number>();
+const nextDay = new Map<string, string>();
+function ms(day: string): number {
+  let v = msOfDay.get(day);
+  if (v === undefined) {
+    if (msOfDay.size >= DAYS_KEPT) msOfDay.clear();
+    v = Date.parse(`${day}T00:00:00Z`);
+    msOfDay.set(day, v);
+  }
+  return v;
+}
 const daysBetween = (a: string, b: string) => Math.round((ms(b) - ms(a)) / DAY_MS);
-const dayAfter = (day: string) => new Date(ms(day) + DAY_MS).toISOString().slice(0, 10);
+function dayAfter(day: string): string {
+  let v = nextDay.get(day);
+  if (v === undefined) {
+    if (nextDay.size >= DAYS_KEPT) nextDay.clear();
+    v = new Date(ms(day) + DAY_MS).toISOString().slice(0, 10);
+    nextDay.set(day, v);
+  }
+  return v;
+}
 /** Fiscal calendars of 52 or 53 weeks end a few days apart from a month's end: periods match within this. */
 const NEAR = 4;
 const near = (a: string, b: string) => Math.abs(daysBetween(a, b)) <= NEAR;
@@ -132,29 +181,68 @@ interface Picked extends SecFact {
   rank: number;
 }
 
+/** One figure's facts by period (`start|end`), and the same facts, in that order, by end and by start. */
+interface Series {
+  byPeriod: Map<string, Picked>;
+  byEnd: Map<string, Picked[]>;
+  byStart: Map<string, Picked[]>;
+}
+
+/** Digits and hyphens only: filing days and accession numbers as the SEC writes them. */
+const PLAIN = /^[0-9-]*$/;
+
+/**
+ * The order of two filing days or accession numbers, as localeCompare gives it. For digits and hyphens that is the
+ * order of their characters' codes, which is some ten times quicker to get; anything else goes to localeCompare.
+ */
+function compareText(a: string, b: string): number {
+  if (PLAIN.test(a) && PLAIN.test(b)) return a < b ? -1 : a > b ? 1 : 0;
+  return a.localeCompare(b);
+}
+
 /**
  * One figure's series: the facts of all its concepts in reports, one per period (start and end, or end alone),
  * keeping of the facts for the same period the one of the latest filing (an amendment, a later report's restated
  * comparative), the earlier concept of the list on the same filing.
  */
-function series(
-  facts: SecCompanyFacts,
-  concepts: readonly string[],
-  unit: string,
-  firstReported = false,
-): Map<string, Picked> {
-  const out = new Map<string, Picked>();
+function series(facts: SecCompanyFacts, concepts: readonly string[], unit: string, firstReported = false): Series {
+  const byPeriod = new Map<string, Picked>();
   concepts.forEach((concept, rank) => {
     for (const f of facts.facts["us-gaap"]?.[concept]?.[unit] ?? []) {
       if (!REPORTS.test(f.form)) continue;
       const key = `${f.start ?? ""}|${f.end}`;
-      const had = out.get(key);
-      const order = had ? f.filed.localeCompare(had.filed) || f.accn.localeCompare(had.accn) : 0;
+      const had = byPeriod.get(key);
+      const order = had ? compareText(f.filed, had.filed) || compareText(f.accn, had.accn) : 0;
       const wins = !had || (firstReported ? order < 0 : order > 0) || (order === 0 && rank < had.rank);
-      if (wins) out.set(key, { ...f, rank });
+      // Of one shape, unlike the facts JSON gives (with or without a start, a frame): copying those was most of
+      // the derivation's time.
+      if (wins) {
+        byPeriod.set(key, {
+          start: f.start,
+          end: f.end,
+          val: f.val,
+          accn: f.accn,
+          fy: f.fy,
+          fp: f.fp,
+          form: f.form,
+          filed: f.filed,
+          rank,
+        });
+      }
     }
   });
-  return out;
+  const byEnd = new Map<string, Picked[]>();
+  const byStart = new Map<string, Picked[]>();
+  for (const f of byPeriod.values()) {
+    const atEnd = byEnd.get(f.end);
+    if (atEnd) atEnd.push(f);
+    else byEnd.set(f.end, [f]);
+    if (f.start === undefined) continue;
+    const atStart = byStart.get(f.start);
+    if (atStart) atStart.push(f);
+    else byStart.set(f.start, [f]);
+  }
+  return { byPeriod, byEnd, byStart };
 }
 
 interface Period {
@@ -172,18 +260,20 @@ const isYear = (p: Period) => {
 };
 
 /** A flow's value over a period: reported for it, or a year-to-date figure less the one ending before it. */
-function flowOver(s: Map<string, Picked>, p: Period, used: Picked[]): number | undefined {
-  for (const f of s.values()) {
-    if (f.start !== undefined && f.end === p.end && near(f.start, p.start)) {
+function flowOver(s: Series, p: Period, used: Picked[]): number | undefined {
+  const atEnd = s.byEnd.get(p.end);
+  if (!atEnd) return undefined;
+  for (const f of atEnd) {
+    if (f.start !== undefined && near(f.start, p.start)) {
       used.push(f);
       return f.val;
     }
   }
   // Cash flows are reported year to date: the six months less the first three, and so on.
-  for (const whole of s.values()) {
-    if (whole.start === undefined || whole.end !== p.end || daysBetween(whole.start, p.start) <= NEAR) continue;
-    for (const part of s.values()) {
-      if (part.start === whole.start && near(dayAfter(part.end), p.start) && part.end < p.end) {
+  for (const whole of atEnd) {
+    if (whole.start === undefined || daysBetween(whole.start, p.start) <= NEAR) continue;
+    for (const part of s.byStart.get(whole.start) ?? []) {
+      if (near(dayAfter(part.end), p.start) && part.end < p.end) {
         used.push(whole, part);
         return whole.val - part.val;
       }
@@ -192,8 +282,8 @@ function flowOver(s: Map<string, Picked>, p: Period, used: Picked[]): number | u
   return undefined;
 }
 
-function balanceAt(s: Map<string, Picked>, end: string, used: Picked[]): number | undefined {
-  const f = s.get(`|${end}`);
+function balanceAt(s: Series, end: string, used: Picked[]): number | undefined {
+  const f = s.byPeriod.get(`|${end}`);
   if (!f) return undefined;
   used.push(f);
   return f.val;
@@ -212,7 +302,7 @@ interface FiscalYear extends Period {
  * last fiscal year count on from it.
  */
 export function quartersOf(facts: SecCompanyFacts): SecQuarter[] {
-  const reads = new Map<FinancialFigure, Map<string, Picked>[]>();
+  const reads = new Map<FinancialFigure, Series[]>();
   const read = (figure: FinancialFigure) => {
     let got = reads.get(figure);
     if (!got) {
@@ -225,13 +315,14 @@ export function quartersOf(facts: SecCompanyFacts): SecQuarter[] {
     return got;
   };
   // The periods: those of revenue, else of net income (every filer reports one of them each quarter).
-  const anchorSeries = [...read("revenue")[0]!.values(), ...read("netIncome")[0]!.values()].filter(
+  const anchorSeries = [...read("revenue")[0]!.byPeriod.values(), ...read("netIncome")[0]!.byPeriod.values()].filter(
     (f): f is Picked & { start: string } => f.start !== undefined,
   );
   const years = new Map<string, FiscalYear>();
+  const firstAnnual = firstAnnualReports(facts);
   for (const f of anchorSeries) {
     if (!isYear(f) || years.has(f.end)) continue;
-    years.set(f.end, { start: f.start, end: f.end, label: labelOf(facts, f), quarters: [] });
+    years.set(f.end, { start: f.start, end: f.end, label: labelOf(firstAnnual, f), quarters: [] });
   }
   const quarterEnds = new Map<string, Period>();
   for (const f of anchorSeries) if (isQuarter(f) && !quarterEnds.has(f.end)) quarterEnds.set(f.end, f);
@@ -277,7 +368,7 @@ export function quartersOf(facts: SecCompanyFacts): SecQuarter[] {
         v = r.derived(figures as Record<string, number>);
       } else if ("concepts" in r) {
         v = valueOf(r, read(figure), period, fourthOf, used);
-        if (v === undefined && r.noneWhenNeverReported && read(figure).every((s) => s.size === 0)) v = 0;
+        if (v === undefined && r.noneWhenNeverReported && read(figure).every((s) => s.byPeriod.size === 0)) v = 0;
         if (v !== undefined) v *= r.sign ?? 1;
       }
       if (v !== undefined) figures[figure] = v;
@@ -300,12 +391,12 @@ export function quartersOf(facts: SecCompanyFacts): SecQuarter[] {
 
 function valueOf(
   r: ConceptRead,
-  all: Map<string, Picked>[],
+  all: Series[],
   period: Period,
   fourthOf: FiscalYear | undefined,
   used: Picked[],
 ): number | undefined {
-  const one = (s: Map<string, Picked>): number | undefined => {
+  const one = (s: Series): number | undefined => {
     if (r.read === "balance") return balanceAt(s, period.end, used);
     if (fourthOf) {
       // The fourth quarter: the fiscal year less its three quarters.
@@ -329,14 +420,20 @@ function valueOf(
 }
 
 /** The fiscal year the filer gives a year's period: `fy` of the annual report that first reported it. */
-function labelOf(facts: SecCompanyFacts, year: Picked): number {
-  let first: SecFact | undefined;
+function labelOf(firstAnnual: ReadonlyMap<string, SecFact>, year: Picked): number {
+  return firstAnnual.get(`${year.start}|${year.end}`)?.fy ?? Number(year.end.slice(0, 4));
+}
+
+/** Of the revenue and net income facts a 10-K labels (`fp` FY, with an `fy`), the first filed, by period. */
+function firstAnnualReports(facts: SecCompanyFacts): Map<string, SecFact> {
+  const first = new Map<string, SecFact>();
   for (const concept of (SEC_FIGURES.revenue.concepts as readonly string[]).concat(SEC_FIGURES.netIncome.concepts)) {
     for (const f of facts.facts["us-gaap"]?.[concept]?.USD ?? []) {
-      if (f.start === year.start && f.end === year.end && f.fp === "FY" && f.fy !== undefined) {
-        if (!first || f.filed < first.filed) first = f;
-      }
+      if (f.start === undefined || f.fp !== "FY" || f.fy === undefined) continue;
+      const key = `${f.start}|${f.end}`;
+      const had = first.get(key);
+      if (!had || f.filed < had.filed) first.set(key, f);
     }
   }
-  return first?.fy ?? Number(year.end.slice(0, 4));
+  return first;
 }
