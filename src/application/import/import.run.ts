@@ -107,7 +107,7 @@ export async function runImport(
     also: {},
   };
   const report = new RejectionReport(opts.reportPath);
-  const batchRows = opts.batchRows ?? DEFAULT_BATCH_ROWS;
+  const batchRows = opts.batchRows ?? sink.batchRows ?? DEFAULT_BATCH_ROWS;
   const inputs: readonly ImportInput[] =
     opts.inputs ??
     opts.files.map((f) => ({ name: basename(f), size: statSync(f).size, open: () => openInput(f, opts.format) }));
