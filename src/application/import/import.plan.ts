@@ -18,7 +18,8 @@ export interface FilePlan<R> {
   /**
    * A CSV line (without quotes) read straight to its row, without its record: the row `parse` would answer for
    * the line's record, or undefined to leave the line to `parse` (which then accepts or rejects it). Only for a
-   * plan whose `write` answers no conflicts (a parsed line keeps its line number, not its cells).
+   * plan that skips no record and whose `write` answers no conflicts (a parsed line keeps its line number, not its
+   * cells).
    */
   line?(text: string): R | undefined;
   /** Records this kind does not read (counted nowhere): a Ghostfolio export's market data, for securities. */
