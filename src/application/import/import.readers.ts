@@ -126,6 +126,9 @@ async function* csvRuns(
   let quotes = 0;
   let records: CsvRecord[] = [];
   let parsed: ParsedLines | null = null;
+  /** The last line taken was parsed; a record was just taken after such a line. */
+  let afterParsed = false;
+  let settle = false;
   const out: (CsvRecord[] | ParsedLines)[] = [];
   const close = () => {
     if (records.length > 0) out.push(records);
@@ -146,10 +149,15 @@ async function* csvRuns(
           parsed ??= { rows: [], lines: [] };
           parsed.rows.push(row);
           parsed.lines.push(line);
+          afterParsed = true;
           return;
         }
         if (parsed) close();
         records.push({ line, cells: piece.split(",") });
+        // The parse of a record after parsed lines may teach the parser (a new symbol's listing): it comes out
+        // before the next line is offered.
+        settle = afterParsed;
+        afterParsed = false;
         return;
       }
       record = piece;
@@ -163,6 +171,7 @@ async function* csvRuns(
     if (parsed) close();
     records.push({ line: recordLine, cells: quotedCells(record) });
     record = null;
+    afterParsed = false;
   };
   for await (let chunk of chunks) {
     if (first) {
@@ -175,6 +184,11 @@ async function* csvRuns(
     for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", from)) {
       take(text.slice(from, at), parse);
       from = at + 1;
+      if (settle) {
+        settle = false;
+        close();
+        yield* out.splice(0);
+      }
     }
     carry = text.slice(from);
     close();
