@@ -11,8 +11,10 @@ import { createDatabase, databaseUrl, dropDatabase } from "./postgres.bench";
 /**
  * The PostgreSQL half of the import rows: the same daily bars as the SQLite comparison, into a fresh database
  * holding the same listings, by a raw `COPY daily_bars FROM` (psql's `\copy`, no validation, the table's indexes in
- * place) and by the compiled `mdg-import` with MDG_DATA_SOURCE=postgres (validation, COPY into a staging table,
- * one upsert a batch). Each runs in its own database, so neither meets the other's rows.
+ * place) and by the compiled `mdg-import` with MDG_DATA_SOURCE=postgres (validation, then a transaction a batch:
+ * these new bars are COPYed straight into the table once a check finds none of them stored; a batch with stored
+ * bars is COPYed into a staging table and upserted). Each runs in its own database, so neither meets the other's
+ * rows.
  */
 
 export interface PostgresImportRow {

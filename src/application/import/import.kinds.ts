@@ -26,6 +26,8 @@ import {
   isin,
   nonNegative,
   optionalNonNegative,
+  plainDay,
+  plainDecimal,
   required,
   RowError,
   securityType,
@@ -292,8 +294,11 @@ async function dailyBarsPlan(
     const b = bar(v, BAR_COLUMNS);
     return [{ listingId: listing.listingId, t, o: b.o, h: b.h, l: b.l, c: b.c, v: b.v }];
   };
+  // A file of exactly the store's columns has its plain lines read without records (barLine).
+  const plain = columns.length === DAILY_BAR_COLUMNS.length && DAILY_BAR_COLUMNS.every((c, i) => columns[i] === c);
   return {
     format: "daily-bars (store columns)",
+    ...(plain ? { line: barLine(listings) } : {}),
     parse(v) {
       const symbol = required(v, "symbol");
       const exchange = withExchange ? text(v, "exchange").toUpperCase() || undefined : undefined;
@@ -306,6 +311,47 @@ async function dailyBarsPlan(
       });
     },
     write,
+  };
+}
+
+/**
+ * Reads a line of `symbol,day,o,h,l,c,v` straight to its bar, without splitting it nor making its record: most
+ * of an import's time went to those and their garbage. It answers only a bar the record's parse would answer
+ * the same (a known listing, a calendar day as YYYY-MM-DD, plain decimals that make a valid bar); any other line
+ * (spaces, signs, exponents, a symbol not looked up yet, a bad bar) is left to the parse, which checks it and says
+ * why it is rejected.
+ */
+function barLine(listings: ReadonlyMap<string, ImportListing | null>): (line: string) => DailyBarImportRow | undefined {
+  let symbol = "";
+  let plainSymbol = false;
+  let listing: ImportListing | null | undefined;
+  const commas = [0, 0, 0, 0, 0, 0];
+  return (s) => {
+    let n = 0;
+    for (let at = s.indexOf(","); at >= 0; at = s.indexOf(",", at + 1)) {
+      if (n === 6) return undefined;
+      commas[n++] = at;
+    }
+    if (n !== 6) return undefined;
+    const [c0, c1, c2, c3, c4, c5] = commas as [number, number, number, number, number, number];
+    // Files come listing by listing: the last symbol's listing is the next line's too, with nothing sliced.
+    if (c0 !== symbol.length || !s.startsWith(symbol)) {
+      symbol = s.slice(0, c0);
+      plainSymbol = symbol !== "" && symbol === symbol.trim();
+      listing = undefined;
+    }
+    // Until the parse has looked the symbol up (its first line goes there), the map has no entry for it.
+    if (listing === undefined && plainSymbol) listing = listings.get(symbol);
+    if (!listing) return undefined;
+    const t = plainDay(s, c0 + 1, c1);
+    const o = plainDecimal(s, c1 + 1, c2);
+    const h = plainDecimal(s, c2 + 1, c3);
+    const l = plainDecimal(s, c3 + 1, c4);
+    const c = plainDecimal(s, c4 + 1, c5);
+    const v = plainDecimal(s, c5 + 1, s.length);
+    // NaN fails every comparison: any field not read above goes to the parse too.
+    if (!(t === t && v === v && h >= Math.max(o, c) && Math.min(o, c) >= l && l >= 0)) return undefined;
+    return { listingId: listing.listingId, t, o, h, l, c, v };
   };
 }
 

@@ -15,6 +15,13 @@ export interface FilePlan<R> {
   /** Throws a RowError (or rejects with one) for a bad record; async only when it must ask the store. */
   parse(values: Record<string, unknown>): R[] | Promise<R[]>;
   write(rows: readonly R[]): Promise<ImportResult>;
+  /**
+   * A CSV line (without quotes) read straight to its row, without its record: the row `parse` would answer for
+   * the line's record, or undefined to leave the line to `parse` (which then accepts or rejects it). Only for a
+   * plan that skips no record and whose `write` answers no conflicts (a parsed line keeps its line number, not its
+   * cells).
+   */
+  line?(text: string): R | undefined;
   /** Records this kind does not read (counted nowhere): a Ghostfolio export's market data, for securities. */
   skip?(values: Record<string, unknown>): boolean;
   /** Rows of another kind the file also wrote (a Ghostfolio export's securities), for the summary. */

@@ -15,6 +15,11 @@ export interface InputFile {
   columns: string[];
   /** Records in runs (a CSV chunk's records together), so a file costs few promises. */
   records: AsyncGenerator<InputRecord[]>;
+  /**
+   * CSV: `records` again, where from now on a line without quotes that `parse` answers a row for (not undefined)
+   * comes out as that row in a run of ParsedLines; `parse` answers undefined for a line it leaves to the records.
+   */
+  parseLines?(parse: (line: string) => unknown): AsyncGenerator<InputRecord[] | ParsedLines>;
   /** Bytes of the file read so far (compressed bytes for a gzip file), for progress. */
   bytesRead(): number;
   size: number;
@@ -81,25 +86,80 @@ function quoteCount(s: string): number {
   return n;
 }
 
+/** A CSV record's cells, with the line it starts on. */
+export interface CsvRecord {
+  line: number;
+  cells: string[];
+}
+
+/**
+ * Rows a plan's line parser (FilePlan.line) read straight from lines of the file, in file order, with the line of
+ * each: what the records between them would have become.
+ */
+export interface ParsedLines {
+  rows: unknown[];
+  lines: number[];
+}
+
 /**
  * CSV records (RFC 4180), each with the line it starts on. A line without quotes is split on its commas (most
  * files, and the fast path); a record with quotes is read cell by cell and may span lines while a quote is open.
  * A byte-order mark is dropped; `\r\n` and `\n` both end a record; empty lines are skipped.
  */
-export async function* csvRecords(chunks: AsyncIterable<string>): AsyncGenerator<{ line: number; cells: string[] }[]> {
+export function csvRecords(chunks: AsyncIterable<string>): AsyncGenerator<CsvRecord[]> {
+  return csvRuns(chunks, () => undefined) as AsyncGenerator<CsvRecord[]>;
+}
+
+/**
+ * `csvRecords`, but a line without quotes that `parser()` answers a row for comes out as that row (in a run of
+ * ParsedLines) instead of as a record; the runs keep the file's order.
+ */
+async function* csvRuns(
+  chunks: AsyncIterable<string>,
+  parser: () => ((line: string) => unknown) | undefined,
+): AsyncGenerator<CsvRecord[] | ParsedLines> {
   let carry = "";
   let line = 0;
   let first = true;
   let record: string | null = null;
   let recordLine = 0;
   let quotes = 0;
-  /** Takes one physical line; answers the record it completes, if any. */
-  const take = (raw: string): { line: number; cells: string[] } | null => {
+  let records: CsvRecord[] = [];
+  let parsed: ParsedLines | null = null;
+  /** The last line taken was parsed; a record was just taken after such a line. */
+  let afterParsed = false;
+  let settle = false;
+  const out: (CsvRecord[] | ParsedLines)[] = [];
+  const close = () => {
+    if (records.length > 0) out.push(records);
+    if (parsed) out.push(parsed);
+    records = [];
+    parsed = null;
+  };
+  /** Takes one physical line, adding the record or row it completes, if any. */
+  const take = (raw: string, parse: ((line: string) => unknown) | undefined): void => {
     line++;
     const piece = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
     if (record === null) {
-      if (piece === "") return null;
-      if (piece.indexOf('"') < 0) return { line, cells: piece.split(",") };
+      if (piece === "") return;
+      if (piece.indexOf('"') < 0) {
+        const row = parse?.(piece);
+        if (row !== undefined) {
+          if (records.length > 0) close();
+          parsed ??= { rows: [], lines: [] };
+          parsed.rows.push(row);
+          parsed.lines.push(line);
+          afterParsed = true;
+          return;
+        }
+        if (parsed) close();
+        records.push({ line, cells: piece.split(",") });
+        // The parse of a record after parsed lines may teach the parser (a new symbol's listing): it comes out
+        // before the next line is offered.
+        settle = afterParsed;
+        afterParsed = false;
+        return;
+      }
       record = piece;
       recordLine = line;
       quotes = quoteCount(piece);
@@ -107,10 +167,11 @@ export async function* csvRecords(chunks: AsyncIterable<string>): AsyncGenerator
       record += "\n" + piece;
       quotes += quoteCount(piece);
     }
-    if (quotes % 2 === 1) return null;
-    const done = { line: recordLine, cells: quotedCells(record) };
+    if (quotes % 2 === 1) return;
+    if (parsed) close();
+    records.push({ line: recordLine, cells: quotedCells(record) });
     record = null;
-    return done;
+    afterParsed = false;
   };
   for await (let chunk of chunks) {
     if (first) {
@@ -118,19 +179,25 @@ export async function* csvRecords(chunks: AsyncIterable<string>): AsyncGenerator
       first = false;
     }
     const text = carry + chunk;
-    const out: { line: number; cells: string[] }[] = [];
+    const parse = parser();
     let from = 0;
     for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", from)) {
-      const r = take(text.slice(from, at));
+      take(text.slice(from, at), parse);
       from = at + 1;
-      if (r) out.push(r);
+      if (settle) {
+        settle = false;
+        close();
+        yield* out.splice(0);
+      }
     }
     carry = text.slice(from);
-    if (out.length > 0) yield out;
+    close();
+    yield* out.splice(0);
   }
   if (carry !== "") {
-    const r = take(carry);
-    if (r) yield [r];
+    take(carry, parser());
+    close();
+    yield* out.splice(0);
   }
   if (record !== null) throw new InputError(`line ${recordLine}: a quoted cell is never closed`);
 }
@@ -333,21 +400,24 @@ export async function openInput(path: string, named?: string): Promise<InputFile
   const format = named === "ghostfolio" ? "json" : formatOf(path);
   if (format === "json") return jsonDocument(path, counter, size);
   if (format === "csv") {
-    const records = csvRecords(textStream(path, counter));
+    let lineParser: ((line: string) => unknown) | undefined;
+    const records = csvRuns(textStream(path, counter), () => lineParser);
     // The header is the first record; the rest of its run are the first rows.
-    let head: { line: number; cells: string[] }[] = [];
+    let head: CsvRecord[] = [];
     for (;;) {
       const n = await records.next();
       if (n.done) throw new InputError("the file is empty: a header row is expected");
-      if (n.value.length > 0) {
-        head = n.value;
+      // No line parser yet: every run is records.
+      const run = n.value as CsvRecord[];
+      if (run.length > 0) {
+        head = run;
         break;
       }
     }
     const columns = head[0]!.cells.map((c) => c.trim());
     while (columns.length > 0 && columns[columns.length - 1] === "") columns.pop();
     if (columns.some((c) => c === "")) throw new InputError("the header row has an empty column name");
-    const toRecord = (r: { line: number; cells: string[] }): InputRecord => {
+    const toRecord = (r: CsvRecord): InputRecord => {
       const values: Record<string, unknown> = {};
       for (let i = 0; i < columns.length; i++) values[columns[i]!] = r.cells[i] ?? "";
       if (r.cells.length > columns.length && r.cells.slice(columns.length).some((c) => c !== "")) {
@@ -355,11 +425,23 @@ export async function openInput(path: string, named?: string): Promise<InputFile
       }
       return { row: r.line, values };
     };
-    async function* gen(): AsyncGenerator<InputRecord[]> {
+    async function* gen(): AsyncGenerator<InputRecord[] | ParsedLines> {
       if (head.length > 1) yield head.slice(1).map(toRecord);
-      for await (const run of records) yield run.map(toRecord);
+      for await (const run of records) yield Array.isArray(run) ? run.map(toRecord) : run;
     }
-    return { format, columns, records: gen(), bytesRead: () => counter.bytes(), size };
+    const runs = gen();
+    return {
+      format,
+      columns,
+      // Runs of records only until parseLines is called.
+      records: runs as AsyncGenerator<InputRecord[]>,
+      parseLines(parse) {
+        lineParser = parse;
+        return runs;
+      },
+      bytesRead: () => counter.bytes(),
+      size,
+    };
   }
   const it = lines(textStream(path, counter));
   const pending: { line: number; text: string }[] = [];

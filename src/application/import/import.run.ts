@@ -107,7 +107,7 @@ export async function runImport(
     also: {},
   };
   const report = new RejectionReport(opts.reportPath);
-  const batchRows = opts.batchRows ?? DEFAULT_BATCH_ROWS;
+  const batchRows = opts.batchRows ?? sink.batchRows ?? DEFAULT_BATCH_ROWS;
   const inputs: readonly ImportInput[] =
     opts.inputs ??
     opts.files.map((f) => ({ name: basename(f), size: statSync(f).size, open: () => openInput(f, opts.format) }));
@@ -131,8 +131,8 @@ export async function runImport(
       const name = source.name;
       const plan = await planFile(opts.kind, input.columns, opts, sink);
       let rows: unknown[] = [];
-      /** The file row of each batch row, for the conflicts a batch answers. */
-      let origins: { row: number; values: Record<string, unknown> }[] = [];
+      /** The record of each batch row (a line parsed by plan.line: its line), for the conflicts a batch answers. */
+      let origins: (InputRecord | number)[] = [];
       const reject = async (row: number, column: string, value: unknown, reason: string) => {
         summary.rejected++;
         await report.add(name, row, column, value, reason);
@@ -154,7 +154,8 @@ export async function runImport(
               summary.unchanged += r.unchanged;
               for (const c of r.conflicts) {
                 const o = from[c.index]!;
-                await reject(o.row, c.column, o.values[c.column], c.reason);
+                if (typeof o === "number") await reject(o, c.column, "", c.reason);
+                else await reject(o.row, c.column, o.values[c.column], c.reason);
               }
             },
             (error: unknown) => void (failed = { error }),
@@ -174,7 +175,25 @@ export async function runImport(
           await reject(rec.row, e.column, e.value, e.message);
         }
       };
-      read: for await (const run of input.records) {
+      const runs = plan.line && input.parseLines ? input.parseLines(plan.line) : input.records;
+      read: for await (const run of runs) {
+        if (!Array.isArray(run)) {
+          // Lines the plan read straight to rows: valid, and in the file's order with the records around them.
+          for (let i = 0; i < run.rows.length; i++) {
+            summary.rows++;
+            rows.push(run.rows[i]);
+            origins.push(run.lines[i]!);
+            if (rows.length >= batchRows) {
+              await flush();
+              if (opts.signal?.aborted) {
+                summary.interrupted = true;
+                break read;
+              }
+            }
+          }
+          progress.update({ ...state(summary), bytes: doneBytes + (input as InputFile).bytesRead(), totalBytes });
+          continue;
+        }
         for (const rec of run) {
           if (plan.skip?.(rec.values)) continue;
           summary.rows++;

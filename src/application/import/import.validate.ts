@@ -74,6 +74,54 @@ function isoDayUnix(v: string): number {
   return Date.UTC(y, m - 1, d) / 1000;
 }
 
+/** Powers of ten a decimal of at most 15 digits is divided by; each is exact in a double. */
+const TENS = Array.from({ length: 16 }, (_, k) => 10 ** k);
+
+/**
+ * The number a plain decimal (digits, optionally a point and more digits; 15 digits at most) between `from` and
+ * `to` in `s` is, or NaN for any other text. Its digits make a whole number below 2^53 and its power of ten is
+ * exact, so the one division rounds as Number() of the text does (Clinger's fast path): the same double.
+ */
+export function plainDecimal(s: string, from: number, to: number): number {
+  let m = 0;
+  let digits = 0;
+  let point = -1;
+  for (let i = from; i < to; i++) {
+    const ch = s.charCodeAt(i);
+    if (ch >= 48 && ch <= 57) {
+      m = m * 10 + (ch - 48);
+      digits++;
+    } else if (ch === 46 && point < 0 && i > from && i < to - 1) point = i;
+    else return Number.NaN;
+  }
+  if (digits === 0 || digits > 15) return Number.NaN;
+  return point < 0 ? m : m / TENS[to - point - 1]!;
+}
+
+/** The whole number the ASCII digits between `from` and `to` in `s` write, or NaN when another character is there. */
+function plainDigits(s: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const ch = s.charCodeAt(i);
+    if (ch < 48 || ch > 57) return Number.NaN;
+    n = n * 10 + (ch - 48);
+  }
+  return n;
+}
+
+/** The 00:00 UTC of a day written YYYY-MM-DD from `from` in `s`, or NaN when the text is not such a calendar day. */
+export function plainDay(s: string, from: number, to: number): number {
+  if (to - from !== 10 || s.charCodeAt(from + 4) !== 45 || s.charCodeAt(from + 7) !== 45) return Number.NaN;
+  const y = plainDigits(s, from, from + 4);
+  const m = plainDigits(s, from + 5, from + 7);
+  const d = plainDigits(s, from + 8, from + 10);
+  // NaN fails every comparison; years below 100 are left to dayUnix, as Date.UTC reads them as 1900 and on.
+  if (!(y >= 100 && m >= 1 && m <= 12 && d >= 1)) return Number.NaN;
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  if (d > (m === 2 && leap ? 29 : DAYS_IN_MONTH[m - 1]!)) return Number.NaN;
+  return Date.UTC(y, m - 1, d) / 1000;
+}
+
 /**
  * A day: an ISO date (YYYY-MM-DD, a real calendar day) or Unix seconds (the UTC day of that instant). Answers
  * the day as YYYY-MM-DD.

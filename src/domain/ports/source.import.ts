@@ -167,6 +167,11 @@ export interface ImportSplit {
  */
 export interface ImportSink {
   /**
+   * Rows per batch (one transaction each) this store takes best, when the caller names no size: a store in another
+   * process pays a few round trips and a commit a batch, and wants them fewer.
+   */
+  readonly batchRows?: number;
+  /**
    * The listing of `symbol`, or null. With `exchange`, the listing of the same security on that exchange (null
    * when it has none there).
    */

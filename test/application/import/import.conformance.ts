@@ -8,6 +8,7 @@ import type { TestApp } from "../../helpers/app";
 const ROOT = join(__dirname, "..", "..", "..");
 const FIXTURES = join(ROOT, "test", "fixtures");
 const EXAMPLES = join(ROOT, "examples", "data");
+const DAILY_BAR_HEADER = ["symbol", "day", "o", "h", "l", "c", "v"];
 
 /**
  * A store holding the test data set, taken by one kind of ImportSink: what the shared cases need of it. Each
@@ -431,6 +432,89 @@ export function importConformance(open: () => Promise<ImportStore>): void {
         ),
       ).toEqual([{ exchange: "XETR", type: "etf" }]);
     });
+  });
+
+  it("reads the plain lines of a file of the store's columns to the bars and rejections its records give", async () => {
+    await run([
+      "securities",
+      file(
+        "plain-s.csv",
+        "symbol,exchange,currency,type,name\nCFPA,XNAS,USD,stock,Plain A\nCFPB,XNAS,USD,stock,Plain B\n",
+      ),
+    ]);
+    // Each line's cells in the store's order (symbol, day, o, h, l, c, v, then any extra); S is the symbol.
+    const lines: string[][] = [
+      ...Array.from({ length: 1_600 }, (_, i) => [
+        "S",
+        new Date(Date.UTC(1995, 0, 1 + i)).toISOString().slice(0, 10),
+        (10 + (i % 7) / 8).toFixed(3),
+        "12.5",
+        "9.25",
+        "11",
+        String(1000 + i),
+      ]),
+      ["S", "2010-01-01", "311.90", "312.00", "311.40", "311.60", "1131"],
+      ["S", "2010-01-02", " 10", "11", "9", "10", "5"],
+      ["S", "2010-01-03", "1e1", "11", "9", "10", "5"],
+      ["S", "2010-01-04", "+10", "11", "9", "10", "5"],
+      ["S", "2010-01-05", "0x10", "17", "9", "10", "5"],
+      ["S", "2010-01-06", ".5", "1", "0.25", "0.75", "5"],
+      ["S", "2010-01-07", "5.", "6", "4", "5", "5"],
+      ["S", "2010-01-08", "1.2.3", "11", "9", "10", "5"],
+      ["S", "2010-01-09", "", "11", "9", "10", "5"],
+      ["S", "2010-02-30", "10", "11", "9", "10", "5"],
+      ["S", "2010-1-10", "10", "11", "9", "10", "5"],
+      ["S", String(Date.UTC(2010, 0, 11) / 1000), "10", "11", "9", "10", "5"],
+      ["S", "2010-01-12", "10", "11", "9", "10", "5", ""],
+      ["S", "2010-01-13", "10", "11", "9", "10", "5", "x"],
+      ["S", "2010-01-14", "10", "11", "9", "10", ""],
+      ['"S"', "2010-01-15", "10", "11", "9", "10", "5"],
+      ["S", "2010-01-16", "10", "9", "9", "10", "5"],
+      ["S", "2010-01-17", "10", "11", "10.5", "10", "5"],
+      ["S", "2010-01-18", "0.1000000000000000055511151231257827", "0.2", "0.1", "0.15", "5"],
+      ["S", "2010-01-19", "123456789012345.6", "123456789012346", "123456789012345", "123456789012345.5", "5"],
+      ["S", "2010-01-20", "0.30000000000001", "1", "0.1", "0.5", "5"],
+      [" S", "2010-01-21", "10", "11", "9", "10", "5"],
+      ["CFPNONE", "2010-01-22", "10", "11", "9", "10", "5"],
+      ["S", "0099-01-01", "10", "11", "9", "10", "5"],
+      ["S", "2000-02-29", "10", "11", "9", "10", "5\r"],
+      [],
+      ["S", "1900-02-29", "10", "11", "9", "10", "5"],
+      ["S", "2010-01-23", "-1", "11", "9", "10", "5"],
+      ["S", "2010-01-24", "10", "11", "9", "10", "0.5"],
+    ];
+    // The same lines for CFPA in the store's column order (its plain lines read without records) and for CFPB in
+    // another order (every line a record): the same rows, rejections and counts.
+    const order = [6, 5, 4, 3, 2, 1, 0];
+    const text = (symbol: string, columns: readonly number[]) =>
+      [
+        columns.map((i) => DAILY_BAR_HEADER[i]).join(","),
+        ...lines.map((l) =>
+          l.length === 0
+            ? ""
+            : [...columns.map((i) => (i === 0 ? l[0]!.replace("S", symbol) : l[i]!)), ...l.slice(7)].join(","),
+        ),
+      ].join("\n");
+    const plain = file("plain-a.csv", text("CFPA", [0, 1, 2, 3, 4, 5, 6]));
+    const records = file("plain-b.csv", text("CFPB", order));
+    const a = await run(["daily-bars", plain]);
+    const b = await run(["daily-bars", records]);
+    expect(a.err[0]).toBe(counts("daily-bars", 1_616, 0, 0, 12));
+    expect(b.err[0]).toBe(a.err[0]);
+    expect(a.report.map((l) => l.replace("plain-a.csv", "plain-b.csv"))).toEqual(b.report);
+    expect(a.report.slice(1, 3)).toEqual([
+      "plain-a.csv,1606,o,0x10,not a finite number",
+      "plain-a.csv,1609,o,1.2.3,not a finite number",
+    ]);
+    const bars = (symbol: string) =>
+      store.sql(
+        `SELECT t, o, h, l, c, v FROM daily_bars WHERE listing_id = (SELECT id FROM listings WHERE symbol = '${symbol}')
+         ORDER BY t`,
+      );
+    const stored = await bars("CFPA");
+    expect(stored).toHaveLength(1_616);
+    expect(stored).toEqual(await bars("CFPB"));
+    expect((await run(["daily-bars", plain])).err[0]).toBe(counts("daily-bars", 0, 0, 1_616, 12));
   });
 
   it("counts a key repeated within one batch row by row, and keeps its last row", async () => {

@@ -51,6 +51,40 @@ describe("input files", () => {
       { row: 3, values: { Date: "2026-01-03", USD: "1.2", __error: "3 cells, but the header has 2" } },
     ]);
   });
+
+  it("hands lines to a line parser in file order, a record after parsed lines before the next line", async () => {
+    const path = join(dir, "lines.csv");
+    // Past the first chunk of the stream (64 KiB), which is read before a parser can be set.
+    const pad = "x".repeat(40);
+    const lines = Array.from({ length: 3_000 }, (_, i) => `${i < 2_000 ? "A" : "B"},${i},${pad}`);
+    writeFileSync(path, ["key,n,pad", ...lines, `A,"3000",${pad}`, "", `A,3001,${pad}`].join("\r\n"));
+    const input = await openInput(path);
+    // The parser reads the lines of a key it has been taught: the consumer teaches it each key it gets a record of.
+    const known = new Set<string>();
+    const out: { how: string; line: number; n: number }[] = [];
+    for await (const run of input.parseLines!((line) => (known.has(line.split(",")[0]!) ? line : undefined))) {
+      if (Array.isArray(run)) {
+        for (const r of run) {
+          known.add(String(r.values.key));
+          out.push({ how: "record", line: r.row, n: Number(r.values.n) });
+        }
+      } else {
+        run.rows.forEach((text, i) =>
+          out.push({ how: "line", line: run.lines[i]!, n: Number(String(text).split(",")[1]) }),
+        );
+      }
+    }
+    // Every line once, in the file's order, with its line number (the header is line 1, the empty line counts).
+    expect(out.map((o) => o.n)).toEqual(Array.from({ length: 3_002 }, (_, i) => i));
+    expect(out.map((o) => o.line)).toEqual([...Array.from({ length: 3_001 }, (_, i) => i + 2), 3_004]);
+    // The first chunk's lines are records; after it, A's lines are parsed, B's first is a record (the parser does
+    // not know B) and every B line after it is parsed: that record came out before the next line was offered.
+    expect(out[0]!.how).toBe("record");
+    expect(out.slice(1_500, 2_000).every((o) => o.how === "line")).toBe(true);
+    expect(out[2_000]!.how).toBe("record");
+    expect(out.slice(2_001, 3_000).every((o) => o.how === "line")).toBe(true);
+    expect(out.slice(3_000).map((o) => o.how)).toEqual(["record", "line"]);
+  });
 });
 
 describe("a JSON document's asset profiles", () => {

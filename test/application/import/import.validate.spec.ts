@@ -1,4 +1,11 @@
-import { day, dayUnix, finite, RowError } from "../../../src/application/import/import.validate";
+import {
+  day,
+  dayUnix,
+  finite,
+  plainDay,
+  plainDecimal,
+  RowError,
+} from "../../../src/application/import/import.validate";
 
 /** The reason a cell is rejected with, or its value. */
 function check<T>(f: (values: Record<string, unknown>, column: string) => T, cell: unknown): T | string {
@@ -65,5 +72,44 @@ describe("days", () => {
   ])("rejects %j", (cell, reason) => {
     expect(check(day, cell)).toBe(reason);
     expect(check(dayUnix, cell)).toBe(reason);
+  });
+});
+
+describe("plain decimals and days, read from a line in place", () => {
+  it("read a plain decimal of up to 15 digits as the same double as Number(), and leave anything else", () => {
+    let seed = 20261127;
+    const next = () => (seed = (seed * 48271) % 2147483647);
+    for (let i = 0; i < 20_000; i++) {
+      const digits = String(next()) + String(next());
+      const whole = digits.slice(0, 1 + (next() % 9));
+      const fraction = digits.slice(whole.length, whole.length + (next() % 7));
+      const text = fraction === "" ? whole : `${whole}.${fraction}`;
+      const line = `X,${text},Y`;
+      expect([text, plainDecimal(line, 2, 2 + text.length)]).toEqual([text, Number(text)]);
+    }
+    expect(plainDecimal("0.30000000000001", 0, 16)).toBe(0.30000000000001);
+    expect(plainDecimal("999999999999999", 0, 15)).toBe(999999999999999);
+    for (const text of ["", ".5", "5.", "1.2.3", "-1", "+1", "1e2", " 1", "0x10", "1234567890123456", "Infinity"]) {
+      expect([text, plainDecimal(text, 0, text.length)]).toEqual([text, Number.NaN]);
+    }
+  });
+
+  it("read a calendar day YYYY-MM-DD as dayUnix does, and leave anything else", () => {
+    for (const text of ["1990-01-01", "2000-02-29", "2024-12-31", "1970-01-01", "9999-12-31", "0100-03-01"]) {
+      expect(plainDay(`S,${text},1`, 2, 12)).toBe(dayUnix({ d: text }, "d"));
+    }
+    for (const text of [
+      "1900-02-29",
+      "2023-02-29",
+      "2010-13-01",
+      "2010-00-10",
+      "2010-01-32",
+      "2010-1-10",
+      "0099-01-01",
+    ]) {
+      expect([text, plainDay(text, 0, text.length)]).toEqual([text, Number.NaN]);
+    }
+    expect(plainDay("2010-01-1x", 0, 10)).toBeNaN();
+    expect(plainDay("2010/01/10", 0, 10)).toBeNaN();
   });
 });
