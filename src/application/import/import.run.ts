@@ -175,6 +175,13 @@ export async function runImport(
           await reject(rec.row, e.column, e.value, e.message);
         }
       };
+      /** A full batch written; true when the import was interrupted meanwhile (the caller then stops reading). */
+      const flushFull = async (): Promise<boolean> => {
+        await flush();
+        if (!opts.signal?.aborted) return false;
+        summary.interrupted = true;
+        return true;
+      };
       const runs = plan.line && input.parseLines ? input.parseLines(plan.line) : input.records;
       read: for await (const run of runs) {
         if (!Array.isArray(run)) {
@@ -183,13 +190,7 @@ export async function runImport(
             summary.rows++;
             rows.push(run.rows[i]);
             origins.push(run.lines[i]!);
-            if (rows.length >= batchRows) {
-              await flush();
-              if (opts.signal?.aborted) {
-                summary.interrupted = true;
-                break read;
-              }
-            }
+            if (rows.length >= batchRows && (await flushFull())) break read;
           }
           progress.update({ ...state(summary), bytes: doneBytes + (input as InputFile).bytesRead(), totalBytes });
           continue;
@@ -217,13 +218,7 @@ export async function runImport(
               }
           }
           if (summary.stopped) break read;
-          if (rows.length >= batchRows) {
-            await flush();
-            if (opts.signal?.aborted) {
-              summary.interrupted = true;
-              break read;
-            }
-          }
+          if (rows.length >= batchRows && (await flushFull())) break read;
         }
         progress.update({ ...state(summary), bytes: doneBytes + (input as InputFile).bytesRead(), totalBytes });
       }
