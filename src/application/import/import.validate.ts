@@ -69,8 +69,14 @@ function isoDayUnix(v: string): number {
     const at = new Date(`${v}T00:00:00Z`);
     return !Number.isNaN(at.getTime()) && at.toISOString().startsWith(v) ? at.getTime() / 1000 : Number.NaN;
   }
+  return calendarDayUnix(y, m, d);
+}
+
+/** The Unix second of the 00:00 UTC of year `y` (100 or later), month `m`, day `d`, or NaN when it is no such day. */
+function calendarDayUnix(y: number, m: number, d: number): number {
   const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
-  if (m < 1 || m > 12 || d < 1 || d > (m === 2 && leap ? 29 : DAYS_IN_MONTH[m - 1]!)) return Number.NaN;
+  // NaN fails every comparison.
+  if (!(m >= 1 && m <= 12 && d >= 1 && d <= (m === 2 && leap ? 29 : DAYS_IN_MONTH[m - 1]!))) return Number.NaN;
   return Date.UTC(y, m - 1, d) / 1000;
 }
 
@@ -116,10 +122,8 @@ export function plainDay(s: string, from: number, to: number): number {
   const m = plainDigits(s, from + 5, from + 7);
   const d = plainDigits(s, from + 8, from + 10);
   // NaN fails every comparison; years below 100 are left to dayUnix, as Date.UTC reads them as 1900 and on.
-  if (!(y >= 100 && m >= 1 && m <= 12 && d >= 1)) return Number.NaN;
-  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
-  if (d > (m === 2 && leap ? 29 : DAYS_IN_MONTH[m - 1]!)) return Number.NaN;
-  return Date.UTC(y, m - 1, d) / 1000;
+  if (!(y >= 100)) return Number.NaN;
+  return calendarDayUnix(y, m, d);
 }
 
 /**

@@ -169,18 +169,11 @@ class BoundedParser extends Parser {
     const name = field.name.value;
     const byName = (set.byName.get(name) ?? 0) + 1;
     set.byName.set(name, byName);
-    let same = byName;
-    if (field.alias !== undefined) {
-      const response = field.alias.value;
-      const byResponse = (set.byResponse.get(response) ?? 0) + 1;
-      set.byResponse.set(response, byResponse);
-      same = Math.max(same, byResponse);
-    } else {
-      // Unaliased, the name is the response name: an alias elsewhere in the set may share it.
-      const byResponse = (set.byResponse.get(name) ?? 0) + 1;
-      set.byResponse.set(name, byResponse);
-      same = Math.max(same, byResponse);
-    }
+    // Unaliased, the name is the response name: an alias elsewhere in the set may share it.
+    const response = field.alias?.value ?? name;
+    const byResponse = (set.byResponse.get(response) ?? 0) + 1;
+    set.byResponse.set(response, byResponse);
+    const same = Math.max(byName, byResponse);
     if (same > maxSameNameFields) throw documentBoundError("TOO_MANY_SAME_NAME_FIELDS", maxSameNameFields, same, true);
     return field;
   }

@@ -140,6 +140,11 @@ function ascendingBars(rows: readonly DailyBarImportRow[]): boolean {
   return true;
 }
 
+/** True when no two rows of the batch share a key. */
+function uniqueKeys<R>(t: StagedTable<R>, rows: readonly R[]): boolean {
+  return t.unique?.(rows) || new Set(rows.map(t.key)).size === rows.length;
+}
+
 const DAILY_BARS: StagedTable<DailyBarImportRow> = {
   table: "daily_bars",
   keys: ["listing_id", "t"],
@@ -498,8 +503,8 @@ export class PostgresImportSink implements ImportSink, IngestStateStore, IngestC
       ? [t.binary(rows, true)]
       : new BinaryRows(["integer", ...t.types]).encode(rows.map((r, i) => [i, ...t.row(r)]));
     await pipeline(Readable.from(chunks), client.query(copyFrom(sql)));
-    const unique = t.unique?.(rows) || new Set(rows.map(t.key)).size === rows.length;
-    if (!unique) return (await client.query<ImportCounts>(upsertSql(t as StagedTable<unknown>, stage))).rows[0]!;
+    if (!uniqueKeys(t, rows))
+      return (await client.query<ImportCounts>(upsertSql(t as StagedTable<unknown>, stage))).rows[0]!;
     const res = await client.query<{ inserted: number; changed: number }>(
       uniqueUpsertSql(t as StagedTable<unknown>, stage),
     );
@@ -525,9 +530,8 @@ export class PostgresImportSink implements ImportSink, IngestStateStore, IngestC
   async upsertDailyBars(rows: readonly DailyBarImportRow[]): Promise<ImportCounts> {
     if (rows.length === 0) return { inserted: 0, changed: 0, unchanged: 0 };
     const fresh = [...new Set(rows.map((r) => r.listingId))].filter((id) => !this.checked.has(id));
-    const unique = ascendingBars(rows) || new Set(rows.map(DAILY_BARS.key)).size === rows.length;
     const out =
-      (unique ? await this.newBars(rows, fresh) : undefined) ??
+      (uniqueKeys(DAILY_BARS, rows) ? await this.newBars(rows, fresh) : undefined) ??
       (await this.tx(async (c) => {
         await this.materialize(c, fresh);
         return this.staged(c, DAILY_BARS, rows);

@@ -148,27 +148,21 @@ const DAY_MS = 86_400_000;
  * quarter of the derivation's time. Emptied when full, so that a long-running service's stay small.
  */
 const DAYS_KEPT = 100_000;
-const msOfDay = new Map<string, number>();
-const nextDay = new Map<string, string>();
-function ms(day: string): number {
-  let v = msOfDay.get(day);
-  if (v === undefined) {
-    if (msOfDay.size >= DAYS_KEPT) msOfDay.clear();
-    v = Date.parse(`${day}T00:00:00Z`);
-    msOfDay.set(day, v);
-  }
-  return v;
+function keptByDay<T>(of: (day: string) => T): (day: string) => T {
+  const kept = new Map<string, T>();
+  return (day) => {
+    let v = kept.get(day);
+    if (v === undefined) {
+      if (kept.size >= DAYS_KEPT) kept.clear();
+      v = of(day);
+      kept.set(day, v);
+    }
+    return v;
+  };
 }
+const ms = keptByDay((day) => Date.parse(`${day}T00:00:00Z`));
 const daysBetween = (a: string, b: string) => Math.round((ms(b) - ms(a)) / DAY_MS);
-function dayAfter(day: string): string {
-  let v = nextDay.get(day);
-  if (v === undefined) {
-    if (nextDay.size >= DAYS_KEPT) nextDay.clear();
-    v = new Date(ms(day) + DAY_MS).toISOString().slice(0, 10);
-    nextDay.set(day, v);
-  }
-  return v;
-}
+const dayAfter = keptByDay((day) => new Date(ms(day) + DAY_MS).toISOString().slice(0, 10));
 /** Fiscal calendars of 52 or 53 weeks end a few days apart from a month's end: periods match within this. */
 const NEAR = 4;
 const near = (a: string, b: string) => Math.abs(daysBetween(a, b)) <= NEAR;
