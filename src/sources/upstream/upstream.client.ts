@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import { systemClock, type Clock } from "../../platform/clock";
 import type { Config, UpstreamConfig } from "../../platform/config";
+import { mapLimited } from "../../platform/concurrency";
 import { UpstreamUnavailableError } from "../../platform/errors";
 import { CircuitBreaker } from "./upstream.breaker";
 import { RetryBudget } from "./upstream.budget";
@@ -50,20 +51,6 @@ function toUnavailable(e: unknown): UpstreamUnavailableError {
 
 function fresh(r: AttemptResult): UpstreamResult {
   return { status: r.status, body: r.body, stale: false, ageSeconds: 0 };
-}
-
-/** Runs `fn` over `items` with at most `limit` in flight, results in order. */
-async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
 }
 
 interface Deferred<T> {

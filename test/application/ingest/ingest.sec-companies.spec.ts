@@ -248,6 +248,52 @@ describe("npm run ingest -- sec (companies the store lists with a CIK)", () => {
     expect(query(store, `SELECT count(*) AS n FROM quarterly_financials`)).toEqual([{ n: written }]);
   });
 
+  it("asks a company no run has read for its submissions and its facts at once", async () => {
+    const store = await appleStore("overlap");
+    const seen: string[] = [];
+    let factsAsked!: () => void;
+    const factsArrived = new Promise<void>((resolve) => (factsAsked = resolve));
+    // The submissions are answered only once the facts were asked: one after the other, the run would time out.
+    server.route(SUBMISSIONS, (res, hit, req) => {
+      seen.push("submissions asked");
+      void factsArrived.then(() => {
+        seen.push("submissions answered");
+        serve(SUBMISSIONS_FILE, "application/json")(res, hit, req);
+      });
+    });
+    server.route(FACTS, (res, hit, req) => {
+      seen.push("facts asked");
+      factsAsked();
+      serve(FACTS_FILE, "application/json")(res, hit, req);
+    });
+    try {
+      const run = await ingest(store, ["sec"], { MDG_PROVIDER_TIMEOUT_MS: "3000", MDG_PROVIDER_RETRIES: "0" });
+      expect(run.code).toBe(0);
+      expect(seen.indexOf("facts asked")).toBeLessThan(seen.indexOf("submissions answered"));
+      expect(run.text).toContain("sec companies: 2 calls");
+      expect(query<{ n: number }>(store, `SELECT count(*) AS n FROM quarterly_financials`)[0]!.n).toBeGreaterThan(40);
+    } finally {
+      server.route(SUBMISSIONS, withAgent(serve(SUBMISSIONS_FILE, "application/json")));
+      server.route(FACTS, withAgent(serve(FACTS_FILE, "application/json")));
+    }
+  });
+
+  it("fails on the submissions' error once the facts asked with them are in, the store as it was", async () => {
+    const store = await appleStore("sub-fails");
+    const was = snapshot(store);
+    const facts = hits(FACTS);
+    server.route(SUBMISSIONS, (res) => res.writeHead(404).end());
+    try {
+      const run = await ingest(store, ["sec"]);
+      expect(run.code).toBe(1);
+      expect(run.text).toBe(`ingest: failed: sec: GET ${SUBMISSIONS}: answered 404`);
+      expect(hits(FACTS) - facts).toBe(1);
+      expect(snapshot(store)).toEqual(was);
+    } finally {
+      server.route(SUBMISSIONS, withAgent(serve(SUBMISSIONS_FILE, "application/json")));
+    }
+  });
+
   it("after an older report than the latest, writes only the quarters with a figure filed after it", async () => {
     const store = await appleStore("inc");
     const db = new Database(store);

@@ -1,5 +1,6 @@
 import type { IngestCompany, IngestLoad, IngestRecord } from "../../../domain/ports/source.ingest";
 import { columnOf, FINANCIAL_FIGURES, OPTIONAL_FINANCIAL_FIGURES } from "../../../domain/ports/source.types";
+import { mapLimited } from "../../../platform/concurrency";
 import type { ProviderHttp } from "../provider.http";
 import {
   fetchWith,
@@ -56,9 +57,86 @@ async function tickers(query: IngestQuery, http: ProviderHttp): Promise<IngestPl
   return { dataset: "tickers", calls: http.requests - calls0, loads, notes };
 }
 
+/** Companies read at a time: their calls overlap (a company's two, and the next company's while one is read). */
+export const SEC_COMPANIES_AT_ONCE = 4;
+
+interface CompanyRead {
+  profile: Record<string, unknown>;
+  quarters: SecQuarter[];
+  notes: string[];
+  report?: { accession: string; filed: string };
+}
+
+/** A call whose failure is read later, or never: a rejection nobody awaits yet is not an unhandled one. */
+function settled<T>(p: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  return p.then(
+    (value) => ({ ok: true, value }),
+    (error: unknown) => ({ ok: false, error }),
+  );
+}
+
 /**
- * Each company's profile (`submissions`) and, when it filed a 10-K or 10-Q after the one the last run read, its
- * quarterly financials (`companyfacts`): about two calls a company, one when nothing was filed since.
+ * One company: its profile (`submissions`) and, when it filed a 10-K or 10-Q after the one the last run read, the
+ * quarters to write (`companyfacts`). A company no run has read yet, or one --since rewrites, needs its facts
+ * whatever its latest report is, so both calls go at once.
+ */
+async function readCompany(
+  company: IngestCompany,
+  last: { accession: string; filed: string } | undefined,
+  query: IngestQuery,
+  http: ProviderHttp,
+): Promise<CompanyRead> {
+  const early =
+    !last || query.since !== undefined ? settled(fetchWith(http, companyQuartersFetcher, company.cik)) : undefined;
+  let sub;
+  try {
+    sub = await fetchWith(http, submissionsFetcher, company.cik);
+  } catch (e) {
+    await early;
+    throw e;
+  }
+  const profile = {
+    symbol: company.symbol,
+    exchange: company.exchange,
+    currency: company.currency,
+    type: company.type,
+    name: company.name,
+    sector: sicDivision(sub.sic) ?? "",
+    industry: sub.sicDescription,
+  };
+  const report = sub.latestReport;
+  if (!report) {
+    // Facts asked at once are not needed (a company without XBRL facts answers 404 there).
+    await early;
+    return { profile, quarters: [], notes: [`${company.symbol}: no 10-K or 10-Q among the SEC's recent filings`] };
+  }
+  if (last && last.accession === report.accession && query.since === undefined) {
+    const note = `${company.symbol}: no filing after ${report.form} ${report.accession} (${report.filed})`;
+    return { profile, quarters: [], notes: [note] };
+  }
+  let quarters: SecQuarter[];
+  if (early) {
+    const got = await early;
+    if (!got.ok) throw got.error;
+    quarters = got.value;
+  } else {
+    quarters = await fetchWith(http, companyQuartersFetcher, company.cik);
+  }
+  const whole = quarters.filter((q) => q.missing.length === 0);
+  const partial = quarters.length - whole.length;
+  let wanted = whole;
+  if (last && query.since === undefined) wanted = wanted.filter((q) => q.latestFiled > last.filed);
+  if (query.since !== undefined) wanted = wanted.filter((q) => q.periodEnd >= query.since!);
+  const missing = [...new Set(quarters.flatMap((q) => q.missing))];
+  const note =
+    `${company.symbol}: ${quarters.length} quarters in the facts, ${wanted.length} to write` +
+    (partial > 0 ? `; ${partial} left out for want of a figure (${missing.join(", ")})` : "");
+  return { profile, quarters: wanted, notes: [note], report: { accession: report.accession, filed: report.filed } };
+}
+
+/**
+ * The profile and quarters of each company (readCompany), a few companies at a time under the SEC's rate: about
+ * two calls a company, one when nothing was filed since.
  */
 async function companies(
   query: IngestQuery,
@@ -81,48 +159,19 @@ async function companies(
       );
     }
   }
+  const reads = await mapLimited(chosen, SEC_COMPANIES_AT_ONCE, (c) =>
+    readCompany(c, kept.reports[String(c.cik)], query, http),
+  );
   const profiles: IngestRecord[] = [];
   const financials: IngestRecord[] = [];
   const next: SecState = { reports: { ...kept.reports } };
-  for (const company of chosen) {
-    const sub = await fetchWith(http, submissionsFetcher, company.cik);
-    const sector = sicDivision(sub.sic);
-    profiles.push({
-      row: profiles.length + 1,
-      values: {
-        symbol: company.symbol,
-        exchange: company.exchange,
-        currency: company.currency,
-        type: company.type,
-        name: company.name,
-        sector: sector ?? "",
-        industry: sub.sicDescription,
-      },
-    });
-    const last = kept.reports[String(company.cik)];
-    const report = sub.latestReport;
-    if (!report) {
-      notes.push(`${company.symbol}: no 10-K or 10-Q among the SEC's recent filings`);
-      continue;
-    }
-    if (last && last.accession === report.accession && query.since === undefined) {
-      notes.push(`${company.symbol}: no filing after ${report.form} ${report.accession} (${report.filed})`);
-      continue;
-    }
-    const quarters = await fetchWith(http, companyQuartersFetcher, company.cik);
-    const whole = quarters.filter((q) => q.missing.length === 0);
-    const partial = quarters.length - whole.length;
-    let wanted = whole;
-    if (last && query.since === undefined) wanted = wanted.filter((q) => q.latestFiled > last.filed);
-    if (query.since !== undefined) wanted = wanted.filter((q) => q.periodEnd >= query.since!);
-    for (const q of wanted) financials.push(financialRecord(company.symbol, q, financials.length + 1));
-    const missing = [...new Set(quarters.flatMap((q) => q.missing))];
-    notes.push(
-      `${company.symbol}: ${quarters.length} quarters in the facts, ${wanted.length} to write` +
-        (partial > 0 ? `; ${partial} left out for want of a figure (${missing.join(", ")})` : ""),
-    );
-    next.reports[String(company.cik)] = { accession: report.accession, filed: report.filed };
-  }
+  reads.forEach((read, i) => {
+    const company = chosen[i]!;
+    profiles.push({ row: profiles.length + 1, values: read.profile });
+    for (const q of read.quarters) financials.push(financialRecord(company.symbol, q, financials.length + 1));
+    notes.push(...read.notes);
+    if (read.report) next.reports[String(company.cik)] = read.report;
+  });
   if (chosen.length === 0) notes.push("no company to fetch: the store lists none with a CIK");
   const calls = http.requests - calls0;
   notes.push(
