@@ -26,6 +26,12 @@ export interface ConceptRead {
   sign?: 1 | -1;
   /** A company that never reported the figure has none (dividends): 0 rather than a quarter left out. */
   noneWhenNeverReported?: boolean;
+  /**
+   * When `concepts` give nothing at the quarter's end: this `dei` concept of the report's cover page, given as of a
+   * day after the quarter (the first report filed after it). Filers that put shares outstanding on the balance sheet
+   * of their 10-K only give them there in each 10-Q.
+   */
+  orCover?: string;
 }
 
 /** A figure computed from others of the same quarter. */
@@ -81,7 +87,12 @@ export const SEC_FIGURES = {
     orSumOf: ["LongTermDebtCurrent", "LongTermDebtNoncurrent"],
     plus: [["CommercialPaper", "ShortTermBorrowings"]],
   },
-  sharesOutstanding: { read: "balance", unit: "shares", concepts: ["CommonStockSharesOutstanding"] },
+  sharesOutstanding: {
+    read: "balance",
+    unit: "shares",
+    concepts: ["CommonStockSharesOutstanding"],
+    orCover: "EntityCommonStockSharesOutstanding",
+  },
   operatingCashFlow: {
     read: "flow",
     unit: "USD",
@@ -90,7 +101,13 @@ export const SEC_FIGURES = {
       "NetCashProvidedByUsedInOperatingActivitiesContinuingOperations",
     ],
   },
-  capex: { read: "flow", unit: "USD", concepts: ["PaymentsToAcquirePropertyPlantAndEquipment"], sign: -1 },
+  capex: {
+    read: "flow",
+    unit: "USD",
+    // NVIDIA, among others, moved from the first to the second (which adds intangible assets) in 2020.
+    concepts: ["PaymentsToAcquirePropertyPlantAndEquipment", "PaymentsToAcquireProductiveAssets"],
+    sign: -1,
+  },
   freeCashFlow: {
     from: ["operatingCashFlow", "capex"],
     derived: (q) =>
@@ -116,7 +133,14 @@ export const SEC_FIGURES = {
   stockBasedCompensation: { read: "flow", unit: "USD", concepts: ["ShareBasedCompensation"] },
 } as const satisfies Record<FinancialFigure, FigureRead>;
 
-/** Every concept the figures read (what a trimmed copy of a company's facts must keep). */
+/** Every `dei` (cover page) concept the figures read. */
+export function coverConceptsRead(): string[] {
+  const out = new Set<string>();
+  for (const f of Object.values(SEC_FIGURES) as FigureRead[]) if ("orCover" in f && f.orCover) out.add(f.orCover);
+  return [...out];
+}
+
+/** Every us-gaap concept the figures read (what a trimmed copy of a company's facts must keep, with the dei ones). */
 export function conceptsRead(): string[] {
   const out = new Set<string>();
   for (const f of Object.values(SEC_FIGURES) as FigureRead[]) {

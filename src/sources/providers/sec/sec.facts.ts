@@ -2,7 +2,14 @@ import { FINANCIAL_FIGURES, OPTIONAL_FINANCIAL_FIGURES } from "../../../domain/p
 import { runInWorker, workerFile } from "../../../platform/workers/worker.pool";
 import { type JsonSelection, selectJson } from "../provider.json";
 import { ProviderFormatError, type ProviderFetcher } from "../provider.types";
-import { type ConceptRead, conceptsRead, type FigureRead, type FinancialFigure, SEC_FIGURES } from "./sec.concepts";
+import {
+  type ConceptRead,
+  conceptsRead,
+  coverConceptsRead,
+  type FigureRead,
+  type FinancialFigure,
+  SEC_FIGURES,
+} from "./sec.concepts";
 
 /** One fact of `companyfacts`: a value over a period (`start`..`end`) or at a day (`end`), and the filing it is in. */
 export interface SecFact {
@@ -53,22 +60,27 @@ export function companyFactsOf(parsed: unknown): SecCompanyFacts {
   if (!doc || typeof doc !== "object" || !doc.facts || typeof doc.facts !== "object") {
     throw new ProviderFormatError('expected {"cik":…,"entityName":…,"facts":{"us-gaap":{…}}}');
   }
-  const facts: SecCompanyFacts["facts"] = { "us-gaap": {} };
-  const gaap = (doc.facts as Record<string, unknown>)["us-gaap"];
-  if (gaap !== undefined && (gaap === null || typeof gaap !== "object")) {
-    throw new ProviderFormatError('expected {"facts":{"us-gaap":{…}}}');
-  }
-  for (const concept of READ) {
-    const body = (gaap as Record<string, { units?: unknown } | undefined> | undefined)?.[concept];
-    if (body === undefined) continue;
-    const units = body?.units;
-    if (!units || typeof units !== "object") throw new ProviderFormatError(`us-gaap:${concept} has no units`);
-    const byUnit: Record<string, SecFact[]> = {};
-    for (const [unit, list] of Object.entries(units as Record<string, unknown>)) {
-      if (!Array.isArray(list)) throw new ProviderFormatError(`us-gaap:${concept} ${unit} is not a list`);
-      byUnit[unit] = (list as Record<string, unknown>[]).map((f, i) => readFact(f, `us-gaap:${concept}[${i}]`));
+  const facts: SecCompanyFacts["facts"] = { "us-gaap": {}, dei: {} };
+  for (const [taxonomy, concepts] of [
+    ["us-gaap", READ],
+    ["dei", COVER],
+  ] as const) {
+    const all = (doc.facts as Record<string, unknown>)[taxonomy];
+    if (all !== undefined && (all === null || typeof all !== "object")) {
+      throw new ProviderFormatError(`expected {"facts":{"${taxonomy}":{…}}}`);
     }
-    facts["us-gaap"]![concept] = byUnit;
+    for (const concept of concepts) {
+      const body = (all as Record<string, { units?: unknown } | undefined> | undefined)?.[concept];
+      if (body === undefined) continue;
+      const units = body?.units;
+      if (!units || typeof units !== "object") throw new ProviderFormatError(`${taxonomy}:${concept} has no units`);
+      const byUnit: Record<string, SecFact[]> = {};
+      for (const [unit, list] of Object.entries(units as Record<string, unknown>)) {
+        if (!Array.isArray(list)) throw new ProviderFormatError(`${taxonomy}:${concept} ${unit} is not a list`);
+        byUnit[unit] = (list as Record<string, unknown>[]).map((f, i) => readFact(f, `${taxonomy}:${concept}[${i}]`));
+      }
+      facts[taxonomy]![concept] = byUnit;
+    }
   }
   return { cik: Number(doc.cik), entityName: typeof doc.entityName === "string" ? doc.entityName : "", facts };
 }
@@ -104,13 +116,20 @@ export const companyQuartersFetcher: ProviderFetcher<number, SecQuarter[]> = {
 };
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
-/** The us-gaap concepts any figure reads. */
+/** The us-gaap concepts any figure reads, and the dei (cover page) ones. */
 const READ = conceptsRead();
+const COVER = coverConceptsRead();
 /** What selectJson keeps of a company's facts: what companyFactsOf reads of them. */
 const KEPT: JsonSelection = new Map<string, true | JsonSelection>([
   ["cik", true],
   ["entityName", true],
-  ["facts", new Map([["us-gaap", new Map(READ.map((c) => [c, true] as const))]])],
+  [
+    "facts",
+    new Map([
+      ["us-gaap", new Map(READ.map((c) => [c, true] as const))],
+      ["dei", new Map(COVER.map((c) => [c, true] as const))],
+    ]),
+  ],
 ]);
 
 function readFact(f: Record<string, unknown>, where: string): SecFact {
@@ -163,6 +182,8 @@ function keptByDay<T>(of: (day: string) => T): (day: string) => T {
 const ms = keptByDay((day) => Date.parse(`${day}T00:00:00Z`));
 const daysBetween = (a: string, b: string) => Math.round((ms(b) - ms(a)) / DAY_MS);
 const dayAfter = keptByDay((day) => new Date(ms(day) + DAY_MS).toISOString().slice(0, 10));
+/** How long after a quarter's end its report's cover page may give shares outstanding as of. */
+const COVER_DAYS = 120;
 /** Fiscal calendars of 52 or 53 weeks end a few days apart from a month's end: periods match within this. */
 const NEAR = 4;
 const near = (a: string, b: string) => Math.abs(daysBetween(a, b)) <= NEAR;
@@ -253,6 +274,25 @@ const isYear = (p: Period) => {
   return d >= 350 && d <= 380;
 };
 
+/** Decimal places of a number as JavaScript writes it (0.25: 2, 1e-7: 7). */
+function decimalsOf(x: number): number {
+  const text = String(x);
+  const exp = text.indexOf("e-");
+  const mantissa = exp < 0 ? text : text.slice(0, exp);
+  const dot = mantissa.indexOf(".");
+  return (dot < 0 ? 0 : mantissa.length - dot - 1) + (exp < 0 ? 0 : Number(text.slice(exp + 2)));
+}
+
+/**
+ * A sum or difference of reported figures, to the most decimals any of them has: in binary floating point
+ * 2.94 - 0.61 - 0.67 - 0.78 is 0.8799999999999999, where the quarter's figure is 0.88.
+ */
+function exactly(value: number, operands: readonly number[]): number {
+  const digits = Math.min(12, Math.max(0, ...operands.map(decimalsOf)));
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}
+
 /** A flow's value over a period: reported for it, or a year-to-date figure less the one ending before it. */
 function flowOver(s: Series, p: Period, used: Picked[]): number | undefined {
   const atEnd = s.byEnd.get(p.end);
@@ -269,7 +309,7 @@ function flowOver(s: Series, p: Period, used: Picked[]): number | undefined {
     for (const part of s.byStart.get(whole.start) ?? []) {
       if (near(dayAfter(part.end), p.start) && part.end < p.end) {
         used.push(whole, part);
-        return whole.val - part.val;
+        return exactly(whole.val - part.val, [whole.val, part.val]);
       }
     }
   }
@@ -296,17 +336,38 @@ interface FiscalYear extends Period {
  * last fiscal year count on from it.
  */
 export function quartersOf(facts: SecCompanyFacts): SecQuarter[] {
-  const reads = new Map<FinancialFigure, Series[]>();
-  const read = (figure: FinancialFigure) => {
-    let got = reads.get(figure);
+  const reads = new Map<string, Series[]>();
+  /** A figure's series; `restated`, as last restated even where the figure is read as first reported. */
+  const read = (figure: FinancialFigure, restated = false) => {
+    const key = restated ? `${figure}|restated` : figure;
+    let got = reads.get(key);
     if (!got) {
       const r = SEC_FIGURES[figure] as FigureRead;
-      got =
-        "concepts" in r ? [r.concepts, ...(r.plus ?? [])].map((c) => series(facts, c, r.unit, r.asFirstReported)) : [];
+      const first = !restated && "concepts" in r && r.asFirstReported;
+      got = "concepts" in r ? [r.concepts, ...(r.plus ?? [])].map((c) => series(facts, c, r.unit, first)) : [];
       if ("concepts" in r) for (const c of r.orSumOf ?? []) got.push(series(facts, [c], r.unit));
-      reads.set(figure, got);
+      reads.set(key, got);
     }
     return got;
+  };
+  const covers = new Map<string, Picked[]>();
+  /** A cover page's figure (dei) for the quarter ending `end`: the one of the first report filed after it. */
+  const coverAt = (concept: string, unit: string, end: string, used: Picked[]): number | undefined => {
+    let list = covers.get(concept);
+    if (!list) {
+      list = (facts.facts.dei?.[concept]?.[unit] ?? [])
+        .filter((f) => REPORTS.test(f.form))
+        .map((f) => ({ ...f, rank: 0 }))
+        .sort((a, b) => compareText(a.filed, b.filed) || compareText(a.accn, b.accn));
+      covers.set(concept, list);
+    }
+    for (const f of list) {
+      if (f.end > end && daysBetween(end, f.end) <= COVER_DAYS && f.filed >= f.end) {
+        used.push(f);
+        return f.val;
+      }
+    }
+    return undefined;
   };
   // The periods: those of revenue, else of net income (every filer reports one of them each quarter).
   const anchorSeries = [...read("revenue")[0]!.byPeriod.values(), ...read("netIncome")[0]!.byPeriod.values()].filter(
@@ -361,7 +422,14 @@ export function quartersOf(facts: SecCompanyFacts): SecQuarter[] {
       if ("derived" in r) {
         v = r.derived(figures as Record<string, number>);
       } else if ("concepts" in r) {
-        v = valueOf(r, read(figure), period, fourthOf, used);
+        v = valueOf(r, read(figure), { period, fourthOf, used });
+        if (v === undefined && r.orCover && r.read === "balance") v = coverAt(r.orCover, r.unit, period.end, used);
+        if (fourthOf && r.asFirstReported) {
+          v = perShareFourth(read(figure), read(figure, true), fourthOf, used, {
+            quarter: figures.netIncome,
+            year: flowOver(read("netIncome")[0]!, fourthOf, []),
+          });
+        }
         if (v === undefined && r.noneWhenNeverReported && read(figure).every((s) => s.byPeriod.size === 0)) v = 0;
         if (v !== undefined) v *= r.sign ?? 1;
       }
@@ -383,22 +451,30 @@ export function quartersOf(facts: SecCompanyFacts): SecQuarter[] {
   return out.sort((a, b) => (a.periodEnd < b.periodEnd ? -1 : 1));
 }
 
-function valueOf(
-  r: ConceptRead,
-  all: Series[],
-  period: Period,
-  fourthOf: FiscalYear | undefined,
-  used: Picked[],
-): number | undefined {
+interface ValueAt {
+  period: Period;
+  /** The year of a fourth quarter, derived as the year less its first three. */
+  fourthOf: FiscalYear | undefined;
+  /** The facts the value comes from, for the quarter's latest filing. */
+  used: Picked[];
+}
+
+/** The fourth quarter of a flow: the fiscal year less its three quarters. */
+function fourthOfYear(s: Series, year: FiscalYear, used: Picked[]): number | undefined {
+  const whole = flowOver(s, year, used);
+  const parts = year.quarters.map((q) => flowOver(s, q, used));
+  if (whole === undefined || parts.some((p) => p === undefined)) return undefined;
+  return exactly(
+    parts.reduce<number>((sum, p) => sum - p!, whole),
+    [whole, ...(parts as number[])],
+  );
+}
+
+function valueOf(r: ConceptRead, all: Series[], at: ValueAt): number | undefined {
+  const { period, fourthOf, used } = at;
   const one = (s: Series): number | undefined => {
     if (r.read === "balance") return balanceAt(s, period.end, used);
-    if (fourthOf) {
-      // The fourth quarter: the fiscal year less its three quarters.
-      const year = flowOver(s, fourthOf, used);
-      const parts = fourthOf.quarters.map((q) => flowOver(s, q, used));
-      if (year === undefined || parts.some((p) => p === undefined)) return undefined;
-      return parts.reduce<number>((sum, p) => sum - p!, year);
-    }
+    if (fourthOf) return fourthOfYear(s, fourthOf, used);
     return flowOver(s, period, used);
   };
   const plusCount = r.plus?.length ?? 0;
@@ -411,6 +487,57 @@ function valueOf(
   }
   if (first === undefined) return undefined;
   return plus.reduce<number>((sum, s) => sum + (one(s) ?? 0), first);
+}
+
+/**
+ * A per-share figure's fourth quarter, on one share basis. The year's figure and its quarters' are each taken as
+ * first reported, and a split between a quarter's 10-Q and the year's 10-K puts them on different bases: NVIDIA's
+ * fiscal 2025 is 2.94 a share after its ten-for-one split, its first quarter 5.98 before it, and the year less its
+ * quarters comes out at -4.49. So the candidates are the year less its three quarters, as first reported and then
+ * as last restated (a later report restates its comparatives on the new basis), then the year less its nine months
+ * (the third 10-Q's year to date) in the same two ways. The first that agrees with net income is taken: the
+ * quarter's net income at the year's earnings a share per dollar earned, within a tenth (weighted share counts move
+ * within a year) and two cents. None agreeing: undefined, the quarter left out rather than written wrong. Without
+ * the net incomes to check against, the first candidate.
+ */
+function perShareFourth(
+  first: Series[],
+  restated: Series[],
+  year: FiscalYear,
+  used: Picked[],
+  netIncome: { quarter: number | undefined; year: number | undefined },
+): number | undefined {
+  const nine: Period = { start: year.start, end: year.quarters[2]!.end };
+  const candidates: (() => { value: number | undefined; whole: number | undefined; from: Picked[] })[] = [];
+  const bases = [first[0]!, restated[0]!];
+  for (const s of bases) {
+    candidates.push(() => {
+      const from: Picked[] = [];
+      return { value: fourthOfYear(s, year, from), whole: flowOver(s, year, []), from };
+    });
+  }
+  for (const s of bases) {
+    candidates.push(() => {
+      const from: Picked[] = [];
+      const whole = flowOver(s, year, from);
+      const ytd = flowOver(s, nine, from);
+      const value = whole === undefined || ytd === undefined ? undefined : exactly(whole - ytd, [whole, ytd]);
+      return { value, whole, from };
+    });
+  }
+  const { quarter, year: yearIncome } = netIncome;
+  const checkable = quarter !== undefined && yearIncome !== undefined && yearIncome !== 0;
+  for (const candidate of candidates) {
+    const c = candidate();
+    if (c.value === undefined || c.whole === undefined) continue;
+    if (checkable) {
+      const expected = (quarter * c.whole) / yearIncome;
+      if (Math.abs(c.value - expected) > 0.1 * Math.abs(expected) + 0.02) continue;
+    }
+    used.push(...c.from);
+    return c.value;
+  }
+  return undefined;
 }
 
 /** The fiscal year the filer gives a year's period: `fy` of the annual report that first reported it. */

@@ -1,0 +1,221 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { main as importMain } from "../../../src/application/cli/import.cli";
+import { openIngestSink } from "../../../src/application/cli/ingest.cli";
+import { fixedClock } from "../../../src/platform/clock";
+import { loadConfig } from "../../../src/platform/config";
+import { createTestApp } from "../../helpers/app";
+import { type ProviderServer, serve, startProviderServer, ingestCli, storeRows } from "../../helpers/providers";
+
+/**
+ * The SEC's company facts of two more filers than Apple, as recorded (test/fixtures/providers/sec/README.md): NVIDIA,
+ * which split its shares within two fiscal years, reports capital expenditure under a second concept since 2020, and
+ * gives shares outstanding in its 10-Qs on the cover page only; Marvell, whose fourth quarters' earnings a share are
+ * differences of two-decimal figures.
+ */
+const FIXTURES = join(__dirname, "..", "..", "fixtures", "providers", "sec");
+const file = (name: string) => readFileSync(join(FIXTURES, name));
+const NVDA = "0001045810";
+const MRVL = "0001835632";
+const AGENT = "Example Research ops@example.com";
+
+interface Fact {
+  start?: string;
+  end: string;
+  val: number;
+  accn: string;
+}
+type Facts = { facts: Record<string, Record<string, { units: Record<string, Fact[]> }>> };
+const recorded: Record<string, Facts> = {
+  [NVDA]: JSON.parse(file(`CIK${NVDA}.companyfacts.json`).toString("utf8")) as Facts,
+  [MRVL]: JSON.parse(file(`CIK${MRVL}.companyfacts.json`).toString("utf8")) as Facts,
+};
+/** A value as the SEC recorded it: `taxonomy:concept` over `start`..`end` (or at `end`) in the filing `accn`. */
+function fact(cik: string, concept: string, start: string | undefined, end: string, accn: string): number {
+  const [taxonomy, name] = concept.includes(":") ? concept.split(":") : ["us-gaap", concept];
+  const units = recorded[cik]!.facts[taxonomy!]![name!]!.units;
+  const f = Object.values(units)
+    .flat()
+    .find((x) => x.start === start && x.end === end && x.accn === accn);
+  if (!f) throw new Error(`no recorded ${concept} ${start ?? ""}..${end} in ${accn}`);
+  return f.val;
+}
+const cents = (x: number) => Math.round(x * 100) / 100;
+
+let dir: string;
+let server: ProviderServer;
+
+const paths = (cik: string) => ({
+  submissions: `/submissions/CIK${cik}.json`,
+  facts: `/api/xbrl/companyfacts/CIK${cik}.json`,
+});
+const answers = () => ({
+  "/files/company_tickers_exchange.json": serve(file("company_tickers_exchange.json"), "application/json"),
+  [paths(NVDA).submissions]: serve(file(`CIK${NVDA}.submissions.json`), "application/json"),
+  [paths(NVDA).facts]: serve(file(`CIK${NVDA}.companyfacts.json`), "application/json"),
+  [paths(MRVL).submissions]: serve(file(`CIK${MRVL}.submissions.json`), "application/json"),
+  [paths(MRVL).facts]: serve(file(`CIK${MRVL}.companyfacts.json`), "application/json"),
+});
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "mdg-ingest-sec-filers-"));
+  server = await startProviderServer(answers());
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+afterEach(() => {
+  for (const [path, answer] of Object.entries(answers())) server.route(path, answer);
+});
+
+function configOf(store: string, env: NodeJS.ProcessEnv = {}) {
+  return loadConfig({
+    MDG_SQLITE_PATH: store,
+    MDG_PROVIDER_SEC_URL: server.url,
+    MDG_PROVIDER_SEC_DATA_URL: `${server.url}/`,
+    MDG_SEC_USER_AGENT: AGENT,
+    LOG_LEVEL: "silent",
+    ...env,
+  });
+}
+
+const ingest = (store: string, args: string[], env: NodeJS.ProcessEnv = {}) =>
+  ingestCli(configOf(store, env), args, join(dir, "report.csv"));
+
+/** A store listing NVIDIA (from the recorded tickers file) and Marvell (imported with its CIK), as a team would. */
+async function store(name: string): Promise<string> {
+  const path = join(dir, name, "market.db");
+  expect((await ingest(path, ["sec", "tickers", "--symbols", "NVDA"])).code).toBe(0);
+  const csv = join(dir, name, "securities.csv");
+  writeFileSync(csv, "symbol,exchange,currency,type,name,cik\nMRVL,XNAS,USD,stock,Marvell Technology Inc.,1835632\n");
+  const code = await importMain(["securities", csv, "--report", join(dir, name, "r.csv")], {
+    openSink: () => openIngestSink(configOf(path)),
+    out: { log: () => undefined, error: () => undefined },
+    tty: false,
+  });
+  expect(code).toBe(0);
+  return path;
+}
+
+interface Row {
+  eps: number;
+  revenue: number;
+  capex: number;
+  shares_outstanding: number;
+  fiscal_year: number;
+  fiscal_quarter: number;
+}
+const quarter = (path: string, symbol: string, end: string) =>
+  storeRows<Row>(
+    path,
+    `SELECT f.eps, f.revenue, f.capex, f.shares_outstanding, f.fiscal_year, f.fiscal_quarter
+     FROM quarterly_financials f JOIN listings l ON l.security_id = f.security_id AND l.is_primary = 1
+     WHERE l.symbol = ? AND f.period_end = ?`,
+    symbol,
+    end,
+  )[0];
+
+describe("npm run ingest -- sec, on NVIDIA's and Marvell's recorded filings", () => {
+  it("reads both companies at once and writes each one's quarters", async () => {
+    const path = await store("both");
+    // NVIDIA's facts are answered only once Marvell's submissions were asked: one company after the other, the run
+    // would time out.
+    let marvellAsked!: () => void;
+    const asked = new Promise<void>((resolve) => (marvellAsked = resolve));
+    server.route(paths(MRVL).submissions, (res, hit, req) => {
+      marvellAsked();
+      serve(file(`CIK${MRVL}.submissions.json`), "application/json")(res, hit, req);
+    });
+    server.route(paths(NVDA).facts, (res, hit, req) => {
+      void asked.then(() => serve(file(`CIK${NVDA}.companyfacts.json`), "application/json")(res, hit, req));
+    });
+    const run = await ingest(path, ["sec"], { MDG_PROVIDER_TIMEOUT_MS: "3000", MDG_PROVIDER_RETRIES: "0" });
+    expect(run.code).toBe(0);
+    expect(run.text).toContain("sec companies: 2 companies, 4 calls");
+    const counts = storeRows<{ symbol: string; n: number }>(
+      path,
+      `SELECT l.symbol, count(*) AS n FROM quarterly_financials f
+       JOIN listings l ON l.security_id = f.security_id AND l.is_primary = 1 GROUP BY l.symbol ORDER BY l.symbol`,
+    );
+    expect(counts.map((c) => c.symbol)).toEqual(["MRVL", "NVDA"]);
+    for (const c of counts) expect(c.n).toBeGreaterThan(10);
+    const written = (symbol: string) =>
+      Number(new RegExp(`${symbol}: \\d+ quarters in the facts, (\\d+) to write`).exec(run.text)?.[1]);
+    expect(counts).toEqual([
+      { symbol: "MRVL", n: written("MRVL") },
+      { symbol: "NVDA", n: written("NVDA") },
+    ]);
+  });
+
+  it("derives a fourth quarter's earnings a share on one share basis across a split", async () => {
+    const path = await store("split");
+    expect((await ingest(path, ["sec", "companies", "--symbols", "NVDA"])).code).toBe(0);
+    const EPS = "EarningsPerShareDiluted";
+    // Fiscal 2025 (to 2025-01-26): 2.94 a share in the 10-K, after the ten-for-one split of June 2024. Its first
+    // quarter was 5.98 in its 10-Q, before the split, and 0.60 as the next year's 10-Q restated it.
+    const year = fact(NVDA, EPS, "2024-01-29", "2025-01-26", "0001045810-25-000023");
+    const q1Restated = fact(NVDA, EPS, "2024-01-29", "2024-04-28", "0001045810-25-000116");
+    expect(fact(NVDA, EPS, "2024-01-29", "2024-04-28", "0001045810-24-000124")).toBe(5.98);
+    const q2 = fact(NVDA, EPS, "2024-04-29", "2024-07-28", "0001045810-24-000264");
+    const q3 = fact(NVDA, EPS, "2024-07-29", "2024-10-27", "0001045810-24-000316");
+    expect(quarter(path, "NVDA", "2025-01-26")).toMatchObject({
+      fiscal_year: 2025,
+      fiscal_quarter: 4,
+      eps: cents(year - q1Restated - q2 - q3),
+    });
+    expect(quarter(path, "NVDA", "2025-01-26")!.eps).toBe(0.89);
+    // Every fourth quarter agrees in sign with its net income: none is a difference across a split.
+    const fourths = storeRows<{ eps: number; net_income: number }>(
+      path,
+      `SELECT eps, net_income FROM quarterly_financials WHERE fiscal_quarter = 4`,
+    );
+    expect(fourths.length).toBeGreaterThan(3);
+    for (const f of fourths) expect(Math.sign(f.eps)).toBe(Math.sign(f.net_income));
+  });
+
+  it("reads capex under its later concept, and a 10-Q's shares outstanding from its cover page", async () => {
+    const path = await store("capex");
+    expect((await ingest(path, ["sec", "companies", "--symbols", "NVDA"])).code).toBe(0);
+    const Q1_FY27 = "0001045810-26-000052";
+    expect(quarter(path, "NVDA", "2026-04-26")).toMatchObject({
+      fiscal_year: 2027,
+      fiscal_quarter: 1,
+      revenue: fact(NVDA, "Revenues", "2026-01-26", "2026-04-26", Q1_FY27),
+      capex: -fact(NVDA, "PaymentsToAcquireProductiveAssets", "2026-01-26", "2026-04-26", Q1_FY27),
+      // As of 2026-05-15, on the cover of the 10-Q: the balance sheet gives none.
+      shares_outstanding: fact(NVDA, "dei:EntityCommonStockSharesOutstanding", undefined, "2026-05-15", Q1_FY27),
+    });
+
+    const t = await createTestApp({ storePath: path, ownIndex: true, clock: fixedClock("2026-06-01T15:00:00Z") });
+    try {
+      const res = await t.post("/v1/stock/financials/ttm", { symbol: "NVDA" });
+      expect(res.status).toBe(200);
+      const body = res.body as { asOf: string; quarters: { periodEnd: string }[]; ttm: { revenue: number } };
+      expect(body.asOf).toBe("2026-04-26");
+      expect(body.quarters.map((q) => q.periodEnd)).toEqual(["2025-07-27", "2025-10-26", "2026-01-25", "2026-04-26"]);
+      // Fiscal 2026 less its first quarter, plus fiscal 2027's first.
+      const REV = "Revenues";
+      expect(body.ttm.revenue).toBe(
+        fact(NVDA, REV, "2025-01-27", "2026-01-25", "0001045810-26-000021") -
+          fact(NVDA, REV, "2025-01-27", "2025-04-27", "0001045810-25-000116") +
+          fact(NVDA, REV, "2026-01-26", "2026-04-26", Q1_FY27),
+      );
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("writes a derived fourth quarter's earnings a share to the cent, as the filer's figures are", async () => {
+    const path = await store("cents");
+    expect((await ingest(path, ["sec", "companies", "--symbols", "MRVL"])).code).toBe(0);
+    const fourths = storeRows<{ period_end: string; eps: number }>(
+      path,
+      `SELECT period_end, eps FROM quarterly_financials WHERE fiscal_quarter = 4 ORDER BY period_end`,
+    );
+    expect(fourths.length).toBeGreaterThan(2);
+    for (const f of fourths) expect(String(f.eps)).toMatch(/^-?\d+(\.\d{1,2})?$/);
+    expect(fourths.find((f) => f.period_end === "2026-01-31")?.eps).toBe(0.45);
+  });
+});
