@@ -19,8 +19,9 @@ import Database from "better-sqlite3";
  *   empty folder, against `import fx` of the CSV inside it (the fx kind reads the ECB's own layout), `daily-bars`
  *   and `quotes` of the pairs the run wrote, into the store the run created with those three tables emptied.
  * - SEC: `ingest sec` (the companies dataset) for Apple on its full company-facts file, into a store listing Apple
- *   with its CIK (`ingest sec tickers --symbols AAPL` first, not measured), against `import financials` of the
- *   quarters it wrote, into the same store as before the run.
+ *   with its CIK (`ingest sec tickers --symbols AAPL` first, not measured), against `import securities` of the
+ *   profiles and `import financials` of the quarters it wrote, into the same store as before the run. When
+ *   data/bench holds NVIDIA's and Marvell's recorded files too, the same for the three companies in one run.
  */
 
 export interface ProviderBenchOptions {
@@ -31,8 +32,19 @@ export interface ProviderBenchOptions {
   secFacts: string;
   /** test/fixtures/providers/sec: the tickers file and Apple's submissions. */
   secFixtures: string;
+  /** More companies for a run of several (their whole recorded files), when data/bench has them. */
+  secMore?: SecCompanyFiles[];
   rounds: number;
   log: (line: string) => void;
+}
+
+export interface SecCompanyFiles {
+  symbol: string;
+  name: string;
+  /** Ten digits, as in EDGAR's file names. */
+  cik: string;
+  submissions: string;
+  facts: string;
 }
 
 interface ChildResult {
@@ -188,6 +200,12 @@ export async function providerBench(opts: ProviderBenchOptions): Promise<string[
     "/files/company_tickers_exchange.json": readFileSync(join(opts.secFixtures, "company_tickers_exchange.json")),
     "/submissions/CIK0000320193.json": readFileSync(join(opts.secFixtures, "CIK0000320193.submissions.json")),
     "/api/xbrl/companyfacts/CIK0000320193.json": facts,
+    ...Object.fromEntries(
+      (opts.secMore ?? []).flatMap((c) => [
+        [`/submissions/CIK${c.cik}.json`, readFileSync(c.submissions)],
+        [`/api/xbrl/companyfacts/CIK${c.cik}.json`, readFileSync(c.facts)],
+      ]),
+    ),
   });
   const { REDIS_URL: _r, DATABASE_URL: _d, ...inherited } = process.env;
   const env = (store: string): NodeJS.ProcessEnv => ({
@@ -251,57 +269,113 @@ export async function providerBench(opts: ProviderBenchOptions): Promise<string[
       log,
     );
 
-    // SEC: a store listing Apple with its CIK, then the companies dataset on it.
-    const secBase = path("sec-base", "market.db");
-    await child(root, env(secBase), ["ingest", "sec", "tickers", "--symbols", "AAPL"]);
-    const secFirst = path("sec-first.db");
-    copyFileSync(secBase, secFirst);
-    await child(root, env(secFirst), ["ingest", "sec"]);
-    const columns =
-      "period_end,fiscal_year,fiscal_quarter,reported_date,currency,revenue,cost_of_revenue,gross_profit," +
-      "operating_income,net_income,eps,total_assets,total_liabilities,total_equity,cash,total_debt," +
-      "shares_outstanding,operating_cash_flow,capex,free_cash_flow,dividends_paid";
-    writeFileSync(
-      path("financials.csv"),
-      csv(
-        `symbol,${columns}`,
-        rowsOfStore(
-          secFirst,
-          `SELECT l.symbol, ${columns
-            .split(",")
-            .map((c) => `f.${c}`)
-            .join(", ")} FROM quarterly_financials f
-           JOIN listings l ON l.security_id = f.security_id AND l.is_primary = 1 ORDER BY f.period_end`,
+    // SEC: a store listing the companies with their CIKs, then the companies dataset on it.
+    const sec = await secRounds("SEC company facts, Apple", "sec-1", [], opts.rounds, { root, env, path, log });
+    const runs = [ecb, sec];
+    if (opts.secMore) {
+      const more = opts.secMore.map((c) => `${c.symbol},XNAS,USD,stock,${c.name},${Number(c.cik)}`);
+      writeFileSync(path("more.csv"), `symbol,exchange,currency,type,name,cik\n${more.join("\n")}\n`);
+      runs.push(
+        await secRounds(
+          `SEC company facts, Apple, ${opts.secMore.map((c) => c.name).join(", ")}`,
+          "sec-3",
+          ["import", "securities", path("more.csv")],
+          opts.rounds,
+          { root, env, path, log },
         ),
-      ),
-    );
-    const sec = await rounds(
-      "SEC company facts",
-      opts.rounds,
-      (r) => {
-        const store = path(`sec-p${r}.db`);
-        copyFileSync(secBase, store);
-        return child(root, env(store), ["ingest", "sec"]);
-      },
-      (r) => {
-        const store = path(`sec-i${r}.db`);
-        copyFileSync(secBase, store);
-        return child(root, env(store), ["import", "financials", path("financials.csv")]);
-      },
-      log,
-    );
-    return report([ecb, sec], { zipBytes: zip.length, factsBytes: facts.length });
+      );
+    }
+    const more = opts.secMore
+      ?.map((c) => `${c.name}'s (${(readFileSync(c.facts).length / 2 ** 20).toFixed(1)} MiB)`)
+      .join(" and ");
+    return report(runs, { zipBytes: zip.length, factsBytes: facts.length, more: more ? `, ${more}` : undefined });
   } finally {
     await server.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-function report(runs: readonly Measured[], files: { zipBytes: number; factsBytes: number }): string[] {
+const SEC_FINANCIALS =
+  "period_end,fiscal_year,fiscal_quarter,reported_date,currency,revenue,cost_of_revenue,gross_profit," +
+  "operating_income,net_income,eps,total_assets,total_liabilities,total_equity,cash,total_debt," +
+  "shares_outstanding,operating_cash_flow,capex,free_cash_flow,dividends_paid";
+
+/**
+ * `ingest sec` (the companies dataset) into a store listing Apple (`ingest sec tickers --symbols AAPL`, not
+ * measured) and the companies `setup` lists, against the import of the rows it wrote into the same store as it was:
+ * the profiles (`securities`) and the quarters (`financials`).
+ */
+async function secRounds(
+  name: string,
+  folder: string,
+  setup: string[],
+  n: number,
+  ctx: {
+    root: string;
+    env: (store: string) => NodeJS.ProcessEnv;
+    path: (...parts: string[]) => string;
+    log: (line: string) => void;
+  },
+): Promise<Measured> {
+  const { root, env, path } = ctx;
+  const base = path(folder, "base", "market.db");
+  await child(root, env(base), ["ingest", "sec", "tickers", "--symbols", "AAPL"]);
+  if (setup.length > 0) await child(root, env(base), setup);
+  const first = path(folder, "first.db");
+  copyFileSync(base, first);
+  await child(root, env(first), ["ingest", "sec"]);
+  writeFileSync(
+    path(folder, "securities.csv"),
+    csv(
+      "symbol,exchange,currency,type,name,sector,industry",
+      rowsOfStore(
+        first,
+        `SELECT l.symbol, l.exchange, l.currency, s.type, s.name, s.sector, s.industry FROM securities s
+         JOIN listings l ON l.security_id = s.id AND l.is_primary = 1 WHERE s.cik IS NOT NULL ORDER BY l.symbol`,
+      ),
+    ),
+  );
+  writeFileSync(
+    path(folder, "financials.csv"),
+    csv(
+      `symbol,${SEC_FINANCIALS}`,
+      rowsOfStore(
+        first,
+        `SELECT l.symbol, ${SEC_FINANCIALS.split(",")
+          .map((c) => `f.${c}`)
+          .join(", ")} FROM quarterly_financials f
+         JOIN listings l ON l.security_id = f.security_id AND l.is_primary = 1 ORDER BY l.symbol, f.period_end`,
+      ),
+    ),
+  );
+  return rounds(
+    name,
+    n,
+    (r) => {
+      const store = path(folder, `p${r}.db`);
+      copyFileSync(base, store);
+      return child(root, env(store), ["ingest", "sec"]);
+    },
+    (r) => {
+      const store = path(folder, `i${r}.db`);
+      copyFileSync(base, store);
+      return child(root, env(store), [
+        "import",
+        "securities",
+        path(folder, "securities.csv"),
+        "financials",
+        path(folder, "financials.csv"),
+      ]);
+    },
+    ctx.log,
+  );
+}
+
+function report(runs: readonly Measured[], files: { zipBytes: number; factsBytes: number; more?: string }): string[] {
   const mib = (kib: number) => (kib / 1024).toFixed(0);
   const lines = [
     `Files: the ECB's eurofxref-hist.zip (${(files.zipBytes / 1024).toFixed(0)} KiB), Apple's company facts ` +
-      `(${(files.factsBytes / 2 ** 20).toFixed(1)} MiB, 503 us-gaap concepts).`,
+      `(${(files.factsBytes / 2 ** 20).toFixed(1)} MiB, 503 us-gaap concepts)${files.more ?? ""}.`,
     "",
     "| provider run | rows written | provider ms (rows/s) | provider peak RSS MiB | import of the same rows ms " +
       "(rows/s) | import peak RSS MiB | event loop held at most, ms (provider, import) | provider ÷ import (median " +
@@ -327,10 +401,21 @@ function report(runs: readonly Measured[], files: { zipBytes: number; factsBytes
 }
 
 /** The local copies the bench reads, with where they come from (docs in BENCHMARKS.md). */
-export function providerFiles(root: string): { ecbZip: string; secFacts: string } | string {
+export function providerFiles(
+  root: string,
+): { ecbZip: string; secFacts: string; secMore?: SecCompanyFiles[] } | string {
   const ecbZip = process.env.BENCH_ECB_ZIP ?? join(root, "data/bench/eurofxref-hist.zip");
   const secFacts = process.env.BENCH_SEC_FACTS ?? join(root, "data/bench/CIK0000320193.companyfacts.json");
+  const more = [
+    { symbol: "NVDA", name: "NVIDIA", cik: "0001045810" },
+    { symbol: "MRVL", name: "Marvell", cik: "0001835632" },
+  ].map((c) => ({
+    ...c,
+    submissions: join(root, `data/bench/CIK${c.cik}.submissions.json`),
+    facts: join(root, `data/bench/CIK${c.cik}.companyfacts.json`),
+  }));
+  const secMore = more.every((c) => existsSync(c.submissions) && existsSync(c.facts)) ? more : undefined;
   const missing = [ecbZip, secFacts].filter((f) => !existsSync(f));
-  if (missing.length === 0) return { ecbZip, secFacts };
+  if (missing.length === 0) return { ecbZip, secFacts, secMore };
   return `missing ${missing.join(" and ")}: BENCHMARKS.md ("Providers against the importer") says where they come from`;
 }
