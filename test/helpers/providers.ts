@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { crc32, deflateRawSync } from "node:zlib";
 import { main, openIngestSink } from "../../src/application/cli/ingest.cli";
-import type { Config } from "../../src/platform/config";
+import { type Config, loadConfig } from "../../src/platform/config";
 import { providerHttp } from "../../src/sources/providers/provider.registry";
 
 /** How the local provider answers one request to a path; called with how many times the path was asked before. */
@@ -122,4 +122,50 @@ export function storeRows<T>(store: string, sql: string, ...params: unknown[]): 
   } finally {
     db.close();
   }
+}
+
+/**
+ * The facts of a recorded `companyfacts` file, read as the tests check them: `fact(concept, start, end, accn)` is
+ * the value of `concept` (`us-gaap` unless written `dei:…`) over `start`..`end` (a balance: `start` undefined, at
+ * `end`) in the filing `accn`, in whatever unit it has; throws when the file holds no such fact.
+ */
+export function recordedFacts(
+  body: Buffer,
+): (concept: string, start: string | undefined, end: string, accn: string) => number {
+  interface Fact {
+    start?: string;
+    end: string;
+    val: number;
+    accn: string;
+  }
+  const doc = JSON.parse(body.toString("utf8")) as {
+    facts: Record<string, Record<string, { units: Record<string, Fact[]> } | undefined> | undefined>;
+  };
+  return (concept, start, end, accn) => {
+    const [taxonomy, name] = concept.includes(":") ? concept.split(":") : ["us-gaap", concept];
+    const units = doc.facts[taxonomy!]?.[name!]?.units ?? {};
+    const f = Object.values(units)
+      .flat()
+      .find((x) => x.start === start && x.end === end && x.accn === accn);
+    if (!f) throw new Error(`no recorded ${concept} ${start ?? ""}..${end} in ${accn}`);
+    return f.val;
+  };
+}
+
+/** The User-Agent the SEC tests give as MDG_SEC_USER_AGENT. */
+export const SEC_AGENT = "Example Research ops@example.com";
+
+/**
+ * The configuration of an SEC run against `server`, which answers both of the SEC's hosts (www.sec.gov and
+ * data.sec.gov), into the SQLite store at `store`.
+ */
+export function secConfig(server: ProviderServer, store: string, env: NodeJS.ProcessEnv = {}): Config {
+  return loadConfig({
+    MDG_SQLITE_PATH: store,
+    MDG_PROVIDER_SEC_URL: server.url,
+    MDG_PROVIDER_SEC_DATA_URL: `${server.url}/`,
+    MDG_SEC_USER_AGENT: SEC_AGENT,
+    LOG_LEVEL: "silent",
+    ...env,
+  });
 }

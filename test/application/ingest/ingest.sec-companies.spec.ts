@@ -3,7 +3,6 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fixedClock } from "../../../src/platform/clock";
-import { loadConfig } from "../../../src/platform/config";
 import { createTestApp } from "../../helpers/app";
 import {
   type Answer,
@@ -11,6 +10,9 @@ import {
   serve,
   startProviderServer,
   ingestCli,
+  recordedFacts,
+  SEC_AGENT,
+  secConfig,
   storeRows,
 } from "../../helpers/providers";
 
@@ -20,34 +22,13 @@ const SUBMISSIONS = "/submissions/CIK0000320193.json";
 const FACTS = "/api/xbrl/companyfacts/CIK0000320193.json";
 const FACTS_FILE = readFileSync(join(FIXTURES, "CIK0000320193.companyfacts.json"));
 const SUBMISSIONS_FILE = readFileSync(join(FIXTURES, "CIK0000320193.submissions.json"));
-const AGENT = "Example Research ops@example.com";
+const AGENT = SEC_AGENT;
 
-interface Fact {
-  start?: string;
-  end: string;
-  val: number;
-  accn: string;
-  form: string;
-}
-const recorded = JSON.parse(FACTS_FILE.toString("utf8")) as {
-  facts: { "us-gaap": Record<string, { units: Record<string, Fact[]> }> };
-};
+const recorded = recordedFacts(FACTS_FILE);
 /** A value as the SEC recorded it: the concept's fact over `start`..`end` in the filing `accn`. */
-function fact(concept: string, start: string, end: string, accn: string): number {
-  const f = recorded.facts["us-gaap"][concept]!.units.USD!.find(
-    (x) => x.start === start && x.end === end && x.accn === accn,
-  );
-  if (!f) throw new Error(`no recorded ${concept} ${start}..${end} in ${accn}`);
-  return f.val;
-}
+const fact = (concept: string, start: string, end: string, accn: string) => recorded(concept, start, end, accn);
 /** A balance as the SEC recorded it: the concept's fact at `end` in the filing `accn`. */
-function balance(concept: string, end: string, accn: string): number {
-  const f = recorded.facts["us-gaap"][concept]!.units.USD!.find(
-    (x) => x.start === undefined && x.end === end && x.accn === accn,
-  );
-  if (!f) throw new Error(`no recorded ${concept} at ${end} in ${accn}`);
-  return f.val;
-}
+const balance = (concept: string, end: string, accn: string) => recorded(concept, undefined, end, accn);
 
 let dir: string;
 let server: ProviderServer;
@@ -73,18 +54,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function ingest(store: string, args: string[], env: NodeJS.ProcessEnv = {}) {
-  const config = loadConfig({
-    MDG_SQLITE_PATH: store,
-    // Two hosts, as www.sec.gov and data.sec.gov: the same local server answers both.
-    MDG_PROVIDER_SEC_URL: server.url,
-    MDG_PROVIDER_SEC_DATA_URL: `${server.url}/`,
-    MDG_SEC_USER_AGENT: AGENT,
-    LOG_LEVEL: "silent",
-    ...env,
-  });
-  return ingestCli(config, args, join(dir, "report.csv"));
-}
+const ingest = (store: string, args: string[], env: NodeJS.ProcessEnv = {}) =>
+  ingestCli(secConfig(server, store, env), args, join(dir, "report.csv"));
 
 const query = storeRows;
 

@@ -4,9 +4,16 @@ import { join } from "node:path";
 import { main as importMain } from "../../../src/application/cli/import.cli";
 import { openIngestSink } from "../../../src/application/cli/ingest.cli";
 import { fixedClock } from "../../../src/platform/clock";
-import { loadConfig } from "../../../src/platform/config";
 import { createTestApp } from "../../helpers/app";
-import { type ProviderServer, serve, startProviderServer, ingestCli, storeRows } from "../../helpers/providers";
+import {
+  type ProviderServer,
+  recordedFacts,
+  secConfig,
+  serve,
+  startProviderServer,
+  ingestCli,
+  storeRows,
+} from "../../helpers/providers";
 
 /**
  * The SEC's company facts of two more filers than Apple, as recorded (test/fixtures/providers/sec/README.md): NVIDIA,
@@ -18,29 +25,14 @@ const FIXTURES = join(__dirname, "..", "..", "fixtures", "providers", "sec");
 const file = (name: string) => readFileSync(join(FIXTURES, name));
 const NVDA = "0001045810";
 const MRVL = "0001835632";
-const AGENT = "Example Research ops@example.com";
 
-interface Fact {
-  start?: string;
-  end: string;
-  val: number;
-  accn: string;
-}
-type Facts = { facts: Record<string, Record<string, { units: Record<string, Fact[]> }>> };
-const recorded: Record<string, Facts> = {
-  [NVDA]: JSON.parse(file(`CIK${NVDA}.companyfacts.json`).toString("utf8")) as Facts,
-  [MRVL]: JSON.parse(file(`CIK${MRVL}.companyfacts.json`).toString("utf8")) as Facts,
+const facts: Record<string, ReturnType<typeof recordedFacts>> = {
+  [NVDA]: recordedFacts(file(`CIK${NVDA}.companyfacts.json`)),
+  [MRVL]: recordedFacts(file(`CIK${MRVL}.companyfacts.json`)),
 };
-/** A value as the SEC recorded it: `taxonomy:concept` over `start`..`end` (or at `end`) in the filing `accn`. */
-function fact(cik: string, concept: string, start: string | undefined, end: string, accn: string): number {
-  const [taxonomy, name] = concept.includes(":") ? concept.split(":") : ["us-gaap", concept];
-  const units = recorded[cik]!.facts[taxonomy!]![name!]!.units;
-  const f = Object.values(units)
-    .flat()
-    .find((x) => x.start === start && x.end === end && x.accn === accn);
-  if (!f) throw new Error(`no recorded ${concept} ${start ?? ""}..${end} in ${accn}`);
-  return f.val;
-}
+/** A value as the SEC recorded it (recordedFacts). */
+const fact = (cik: string, concept: string, start: string | undefined, end: string, accn: string) =>
+  facts[cik]!(concept, start, end, accn);
 const cents = (x: number) => Math.round(x * 100) / 100;
 
 let dir: string;
@@ -70,16 +62,7 @@ afterEach(() => {
   for (const [path, answer] of Object.entries(answers())) server.route(path, answer);
 });
 
-function configOf(store: string, env: NodeJS.ProcessEnv = {}) {
-  return loadConfig({
-    MDG_SQLITE_PATH: store,
-    MDG_PROVIDER_SEC_URL: server.url,
-    MDG_PROVIDER_SEC_DATA_URL: `${server.url}/`,
-    MDG_SEC_USER_AGENT: AGENT,
-    LOG_LEVEL: "silent",
-    ...env,
-  });
-}
+const configOf = (store: string, env: NodeJS.ProcessEnv = {}) => secConfig(server, store, env);
 
 const ingest = (store: string, args: string[], env: NodeJS.ProcessEnv = {}) =>
   ingestCli(configOf(store, env), args, join(dir, "report.csv"));
