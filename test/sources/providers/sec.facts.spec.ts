@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ProviderFormatError } from "../../../src/sources/providers/provider.types";
 import { closeWorkerPool } from "../../../src/platform/workers/worker.pool";
+import { recordedFacts } from "../../helpers/providers";
 import {
   companyFactsOf,
   companyQuartersFetcher,
@@ -138,5 +139,37 @@ describe("SEC company facts read by selection", () => {
     const body = change(adversarial());
     expect(() => fromWholeParse(body)).toThrow();
     expect(() => parseCompanyFacts(body)).toThrow(new ProviderFormatError(message));
+  });
+});
+
+describe("SEC company facts of a filer without gross profit or steady dividends (Alphabet, as recorded)", () => {
+  const GOOG = readFileSync(
+    join(__dirname, "..", "..", "fixtures", "providers", "sec", "CIK0001652044.companyfacts.json"),
+  );
+  const fact = recordedFacts(GOOG);
+  const quarters = quartersOf(parseCompanyFacts(GOOG));
+  const at = (end: string) => quarters.find((q) => q.periodEnd === end)!;
+
+  it("derives gross profit as revenue less cost of revenue, which Alphabet reports without it", () => {
+    const Q1_25 = "0001652044-25-000043";
+    const q = at("2025-03-31");
+    expect(q.missing).toEqual([]);
+    expect(q.figures.revenue).toBe(fact("Revenues", "2025-01-01", "2025-03-31", "0001652044-26-000048"));
+    expect(q.figures.grossProfit).toBe(
+      fact("Revenues", "2025-01-01", "2025-03-31", "0001652044-26-000048") -
+        fact("CostOfRevenue", "2025-01-01", "2025-03-31", Q1_25),
+    );
+    expect(q.figures.dividendsPaid).toBe(-fact("PaymentsOfDividends", "2025-01-01", "2025-03-31", Q1_25));
+  });
+
+  it("counts no dividends paid in a quarter no dividends fact covers, and writes it", () => {
+    // Alphabet reports dividends paid for 2013 to 2015 and from 2024; 2019 has no such fact.
+    expect(() => fact("PaymentsOfDividends", "2019-01-01", "2019-06-30", "0001652044-19-000023")).toThrow();
+    expect(at("2019-06-30")).toMatchObject({ missing: [], figures: expect.objectContaining({ dividendsPaid: 0 }) });
+    expect(quarters.filter((q) => q.missing.length === 0).length).toBe(27);
+  });
+
+  it("reads the trimmed copy to the same quarters as the file's every concept would give", () => {
+    expect(fromWholeParse(GOOG)).toEqual(quarters);
   });
 });

@@ -24,8 +24,14 @@ export interface ConceptRead {
   asFirstReported?: boolean;
   /** -1 for a cash outflow the filer reports as a positive payment (the store keeps it negative). */
   sign?: 1 | -1;
-  /** A company that never reported the figure has none (dividends): 0 rather than a quarter left out. */
-  noneWhenNeverReported?: boolean;
+  /**
+   * No fact of the figure over any part of the quarter means none (dividends, a line a cash flow statement leaves
+   * out when there is nothing to show): 0 rather than a quarter left out. Alphabet reports dividends paid for 2013
+   * to 2015 and from 2024, and none between.
+   */
+  noneWhenNotReported?: boolean;
+  /** When `concepts` give nothing for the quarter: computed from figures read before it (gross profit). */
+  orDerived?: (q: Readonly<Record<string, number>>) => number | undefined;
   /**
    * When `concepts` give nothing at the quarter's end: this `dei` concept of the report's cover page, given as of a
    * day after the quarter (the first report filed after it). Filers that put shares outstanding on the balance sheet
@@ -63,7 +69,14 @@ export const SEC_FIGURES = {
     unit: "USD",
     concepts: ["CostOfGoodsAndServicesSold", "CostOfRevenue", "CostOfGoodsSold"],
   },
-  grossProfit: { read: "flow", unit: "USD", concepts: ["GrossProfit"] },
+  grossProfit: {
+    read: "flow",
+    unit: "USD",
+    concepts: ["GrossProfit"],
+    // Alphabet, Meta and others report revenue and cost of revenue, and no gross profit.
+    orDerived: (q) =>
+      q.revenue === undefined || q.costOfRevenue === undefined ? undefined : q.revenue - q.costOfRevenue,
+  },
   operatingIncome: { read: "flow", unit: "USD", concepts: ["OperatingIncomeLoss"] },
   netIncome: { read: "flow", unit: "USD", concepts: ["NetIncomeLoss"] },
   eps: {
@@ -118,7 +131,7 @@ export const SEC_FIGURES = {
     unit: "USD",
     concepts: ["PaymentsOfDividends", "PaymentsOfDividendsCommonStock"],
     sign: -1,
-    noneWhenNeverReported: true,
+    noneWhenNotReported: true,
   },
   currentAssets: { read: "balance", unit: "USD", concepts: ["AssetsCurrent"] },
   currentLiabilities: { read: "balance", unit: "USD", concepts: ["LiabilitiesCurrent"] },

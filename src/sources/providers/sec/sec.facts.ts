@@ -430,8 +430,10 @@ export function quartersOf(facts: SecCompanyFacts): SecQuarter[] {
             year: flowOver(read("netIncome")[0]!, fourthOf, []),
           });
         }
-        if (v === undefined && r.noneWhenNeverReported && read(figure).every((s) => s.byPeriod.size === 0)) v = 0;
-        if (v !== undefined) v *= r.sign ?? 1;
+        if (v === undefined && r.noneWhenNotReported && !reportedOver(read(figure), period)) v = 0;
+        // 0 × -1 is -0, which a store keeps: a quarter without dividends would read as -0.
+        if (v !== undefined && v !== 0) v *= r.sign ?? 1;
+        if (v === undefined && r.orDerived) v = r.orDerived(figures as Record<string, number>);
       }
       if (v !== undefined) figures[figure] = v;
       else if ((FINANCIAL_FIGURES as readonly string[]).includes(figure)) missing.push(figure);
@@ -538,6 +540,14 @@ function perShareFourth(
     return c.value;
   }
   return undefined;
+}
+
+/** Whether any fact of a figure covers a day of the period (a year to date, a year, or the quarter itself). */
+function reportedOver(all: readonly Series[], p: Period): boolean {
+  for (const s of all) {
+    for (const f of s.byPeriod.values()) if ((f.start ?? f.end) <= p.end && f.end >= p.start) return true;
+  }
+  return false;
 }
 
 /** The fiscal year the filer gives a year's period: `fy` of the annual report that first reported it. */
