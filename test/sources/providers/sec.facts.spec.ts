@@ -162,11 +162,15 @@ describe("SEC company facts of a filer without gross profit or steady dividends 
     expect(q.figures.dividendsPaid).toBe(-fact("PaymentsOfDividends", "2025-01-01", "2025-03-31", Q1_25));
   });
 
-  it("counts no dividends paid in a quarter no dividends fact covers, and writes it", () => {
-    // Alphabet reports dividends paid for 2013 to 2015 and from 2024; 2019 has no such fact.
+  it("counts no dividends paid in a quarter that no dividends fact but 0 covers, and writes it", () => {
+    // 2019 has no dividends fact; 2017 only its year's, of 0; 2024's first quarter a fact of 0 of its own.
     expect(() => fact("PaymentsOfDividends", "2019-01-01", "2019-06-30", "0001652044-19-000023")).toThrow();
-    expect(at("2019-06-30")).toMatchObject({ missing: [], figures: expect.objectContaining({ dividendsPaid: 0 }) });
-    expect(quarters.filter((q) => q.missing.length === 0).length).toBe(27);
+    for (const end of ["2019-06-30", "2017-03-31", "2017-12-31", "2024-03-31"]) {
+      expect(at(end)).toMatchObject({ missing: [], figures: expect.objectContaining({ dividendsPaid: 0 }) });
+    }
+    // 2015: 47 M over the half year to June, so its first quarter is not known to be 0, and is left out.
+    expect(at("2015-03-31").missing).toContain("dividendsPaid");
+    expect(quarters.filter((q) => q.missing.length === 0).length).toBe(38);
   });
 
   it("reads the trimmed copy to the same quarters as the file's every concept would give", () => {

@@ -25,9 +25,10 @@ export interface ConceptRead {
   /** -1 for a cash outflow the filer reports as a positive payment (the store keeps it negative). */
   sign?: 1 | -1;
   /**
-   * No fact of the figure over any part of the quarter means none (dividends, a line a cash flow statement leaves
-   * out when there is nothing to show): 0 rather than a quarter left out. Alphabet reports dividends paid for 2013
-   * to 2015 and from 2024, and none between.
+   * For a payment: no fact of the figure over any part of the quarter, or only facts of 0, means none (dividends, a
+   * line a cash flow statement leaves out or reports as 0 when there is nothing to show): 0 rather than a quarter
+   * left out. Alphabet reports dividends paid for some of its quarters and years from 2013 to 2023, all 0 but 47 M
+   * in 2015, and quarterly from 2024.
    */
   noneWhenNotReported?: boolean;
   /** When `concepts` give nothing for the quarter: computed from figures read before it (gross profit). */

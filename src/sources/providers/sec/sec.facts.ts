@@ -430,7 +430,7 @@ export function quartersOf(facts: SecCompanyFacts): SecQuarter[] {
             year: flowOver(read("netIncome")[0]!, fourthOf, []),
           });
         }
-        if (v === undefined && r.noneWhenNotReported && !reportedOver(read(figure), period)) v = 0;
+        if (v === undefined && r.noneWhenNotReported && !paidOver(read(figure), period)) v = 0;
         // 0 × -1 is -0, which a store keeps: a quarter without dividends would read as -0.
         if (v !== undefined && v !== 0) v *= r.sign ?? 1;
         if (v === undefined && r.orDerived) v = r.orDerived(figures as Record<string, number>);
@@ -542,10 +542,14 @@ function perShareFourth(
   return undefined;
 }
 
-/** Whether any fact of a figure covers a day of the period (a year to date, a year, or the quarter itself). */
-function reportedOver(all: readonly Series[], p: Period): boolean {
+/**
+ * Whether a fact of a figure other than 0 covers a day of the period (a year to date, a year, or the quarter
+ * itself). For a payment, which is never negative, 0 over a year means 0 in each of its quarters.
+ */
+function paidOver(all: readonly Series[], p: Period): boolean {
   for (const s of all) {
-    for (const f of s.byPeriod.values()) if ((f.start ?? f.end) <= p.end && f.end >= p.start) return true;
+    for (const f of s.byPeriod.values())
+      if (f.val !== 0 && (f.start ?? f.end) <= p.end && f.end >= p.start) return true;
   }
   return false;
 }
