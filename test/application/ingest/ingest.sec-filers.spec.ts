@@ -158,7 +158,7 @@ describe("npm run ingest -- sec, on NVIDIA's and Marvell's recorded filings", ()
     for (const f of fourths) expect(Math.sign(f.eps)).toBe(Math.sign(f.net_income));
   });
 
-  it("reads capex under its later concept, and a 10-Q's shares outstanding from its cover page", async () => {
+  it("reads capex under its later concept, shares from a cover page, liabilities as what equity leaves", async () => {
     const path = await store("capex");
     expect((await ingest(path, ["sec", "companies", "--symbols", "NVDA"])).code).toBe(0);
     const Q1_FY27 = "0001045810-26-000052";
@@ -170,6 +170,19 @@ describe("npm run ingest -- sec, on NVIDIA's and Marvell's recorded filings", ()
       // As of 2026-05-15, on the cover of the 10-Q: the balance sheet gives none.
       shares_outstanding: fact(NVDA, "dei:EntityCommonStockSharesOutstanding", undefined, "2026-05-15", Q1_FY27),
     });
+
+    // Before 2017 NVIDIA tagged no total of liabilities: the balance sheet's assets less equity.
+    const Q1_FY15 = "0001045810-14-000085";
+    expect(() => fact(NVDA, "Liabilities", undefined, "2014-04-27", Q1_FY15)).toThrow();
+    expect(
+      storeRows(path, `SELECT total_liabilities AS v FROM quarterly_financials WHERE period_end = '2014-04-27'`),
+    ).toEqual([
+      {
+        v:
+          fact(NVDA, "Assets", undefined, "2014-04-27", Q1_FY15) -
+          fact(NVDA, "StockholdersEquity", undefined, "2014-04-27", Q1_FY15),
+      },
+    ]);
 
     const t = await createTestApp({ storePath: path, ownIndex: true, clock: fixedClock("2026-06-01T15:00:00Z") });
     try {

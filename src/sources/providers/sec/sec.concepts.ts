@@ -31,7 +31,7 @@ export interface ConceptRead {
    * in 2015, and quarterly from 2024.
    */
   noneWhenNotReported?: boolean;
-  /** When `concepts` give nothing for the quarter: computed from figures read before it (gross profit). */
+  /** When `concepts` give nothing for the quarter: computed from the quarter's other figures (gross profit). */
   orDerived?: (q: Readonly<Record<string, number>>) => number | undefined;
   /**
    * When `concepts` give nothing at the quarter's end: this `dei` concept of the report's cover page, given as of a
@@ -87,7 +87,14 @@ export const SEC_FIGURES = {
     asFirstReported: true,
   },
   totalAssets: { read: "balance", unit: "USD", concepts: ["Assets"] },
-  totalLiabilities: { read: "balance", unit: "USD", concepts: ["Liabilities"] },
+  totalLiabilities: {
+    read: "balance",
+    unit: "USD",
+    concepts: ["Liabilities"],
+    // NVIDIA, among others, tagged no total of liabilities before 2017: what the balance sheet's identity leaves.
+    orDerived: (q) =>
+      q.totalAssets === undefined || q.totalEquity === undefined ? undefined : q.totalAssets - q.totalEquity,
+  },
   totalEquity: {
     read: "balance",
     unit: "USD",

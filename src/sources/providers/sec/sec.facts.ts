@@ -433,10 +433,19 @@ export function quartersOf(facts: SecCompanyFacts): SecQuarter[] {
         if (v === undefined && r.noneWhenNotReported && !paidOver(read(figure), period)) v = 0;
         // 0 × -1 is -0, which a store keeps: a quarter without dividends would read as -0.
         if (v !== undefined && v !== 0) v *= r.sign ?? 1;
-        if (v === undefined && r.orDerived) v = r.orDerived(figures as Record<string, number>);
       }
       if (v !== undefined) figures[figure] = v;
-      else if ((FINANCIAL_FIGURES as readonly string[]).includes(figure)) missing.push(figure);
+    }
+    // Read after every reported figure, since what one is derived from may come after it in the store's order.
+    for (const figure of [...FINANCIAL_FIGURES, ...OPTIONAL_FINANCIAL_FIGURES]) {
+      const r = SEC_FIGURES[figure] as FigureRead;
+      if (figures[figure] === undefined && "orDerived" in r && r.orDerived) {
+        const v = r.orDerived(figures as Record<string, number>);
+        if (v !== undefined) figures[figure] = v;
+      }
+      if (figures[figure] === undefined && (FINANCIAL_FIGURES as readonly string[]).includes(figure)) {
+        missing.push(figure);
+      }
     }
     const latest = used.reduce<Picked | undefined>((a, f) => (!a || f.filed > a.filed ? f : a), undefined);
     out.push({
