@@ -285,7 +285,7 @@ function decimalsOf(x: number): number {
 
 /**
  * A sum or difference of reported figures, to the most decimals any of them has: in binary floating point
- * 2.94 - 0.61 - 0.67 - 0.78 is 0.8799999999999999, where the quarter's figure is 0.88.
+ * 2.94 - 0.60 - 0.67 - 0.78 is 0.8899999999999999, where the quarter's figure is 0.89.
  */
 function exactly(value: number, operands: readonly number[]): number {
   const digits = Math.min(12, Math.max(0, ...operands.map(decimalsOf)));
@@ -422,14 +422,15 @@ export function quartersOf(facts: SecCompanyFacts): SecQuarter[] {
       if ("derived" in r) {
         v = r.derived(figures as Record<string, number>);
       } else if ("concepts" in r) {
-        v = valueOf(r, read(figure), { period, fourthOf, used });
-        if (v === undefined && r.orCover && r.read === "balance") v = coverAt(r.orCover, r.unit, period.end, used);
         if (fourthOf && r.asFirstReported) {
           v = perShareFourth(read(figure), read(figure, true), fourthOf, used, {
             quarter: figures.netIncome,
             year: flowOver(read("netIncome")[0]!, fourthOf, []),
           });
+        } else {
+          v = valueOf(r, read(figure), { period, fourthOf, used });
         }
+        if (v === undefined && r.orCover && r.read === "balance") v = coverAt(r.orCover, r.unit, period.end, used);
         if (v === undefined && r.noneWhenNotReported && !paidOver(read(figure), period)) v = 0;
         // 0 × -1 is -0, which a store keeps: a quarter without dividends would read as -0.
         if (v !== undefined && v !== 0) v *= r.sign ?? 1;
