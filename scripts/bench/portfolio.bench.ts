@@ -3,6 +3,7 @@ import { Agent } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "./pricing.probe";
 import { post, quantile } from "./screener.bench";
+import type { SqliteSource } from "../../src/sources/sqlite/sqlite.source";
 
 /**
  * `BENCH_ONLY=portfolio npm run bench`: the portfolio analytics of 50 positions over ten years against the sample
@@ -28,6 +29,32 @@ export interface PortfolioBenchOptions {
   log(msg: string): void;
 }
 
+/** The bench's portfolio on `source`: its 50 symbols, range and request body, and one ETF for the baseline. */
+export function benchPortfolio(source: SqliteSource) {
+  const pick = (type: string, n: number) =>
+    source.db
+      .prepare(
+        `SELECT l.symbol FROM securities s JOIN listings l ON l.security_id = s.id AND l.is_primary = 1
+         JOIN quotes q ON q.listing_id = l.id WHERE s.type = ? ORDER BY s.rank, s.id LIMIT ?`,
+      )
+      .pluck()
+      .all(type, n) as string[];
+  // Mostly stocks, some ETFs and funds (the look-through's reading), in several currencies as the sample lists them.
+  const symbols = [...pick("stock", 35), ...pick("etf", 10), ...pick("fund", 5)];
+  if (symbols.length !== ITEMS) throw new Error(`portfolio bench: found ${symbols.length} of ${ITEMS} securities`);
+  const q = source.db.prepare(`SELECT max(t) FROM quotes`).pluck().get() as number;
+  const to = q - (q % 86_400);
+  const from = to - 10 * YEAR;
+  // Buy dates spread over the ten years, so positions enter one by one as a real portfolio's do.
+  const items = symbols.map((symbol, i) => ({
+    symbol,
+    amount: 10 + i,
+    buy_date: from + Math.floor((i * 9 * YEAR) / ITEMS),
+  }));
+  const portfolio = { portfolio_items: items, from, to, resolution: "D", currency: "EUR" };
+  return { symbols, from, to, portfolio, etf: pick("etf", 1)[0]! };
+}
+
 export async function portfolioBench(o: PortfolioBenchOptions): Promise<{ lines: string[] }> {
   // REST serves a portfolio over the /graphql cost limit (its admission prices it as heavy work); the timeout is
   // lifted so a slow round is measured, not refused.
@@ -36,28 +63,7 @@ export async function portfolioBench(o: PortfolioBenchOptions): Promise<{ lines:
   const port = (served.server.address() as AddressInfo).port;
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
-    const pick = (type: string, n: number) =>
-      source.db
-        .prepare(
-          `SELECT l.symbol FROM securities s JOIN listings l ON l.security_id = s.id AND l.is_primary = 1
-           JOIN quotes q ON q.listing_id = l.id WHERE s.type = ? ORDER BY s.rank, s.id LIMIT ?`,
-        )
-        .pluck()
-        .all(type, n) as string[];
-    // Mostly stocks, some ETFs and funds (the look-through's reading), in several currencies as the sample lists them.
-    const symbols = [...pick("stock", 35), ...pick("etf", 10), ...pick("fund", 5)];
-    if (symbols.length !== ITEMS) throw new Error(`portfolio bench: found ${symbols.length} of ${ITEMS} securities`);
-    const q = source.db.prepare(`SELECT max(t) FROM quotes`).pluck().get() as number;
-    const to = q - (q % 86_400);
-    const from = to - 10 * YEAR;
-    // Buy dates spread over the ten years, so positions enter one by one as a real portfolio's do.
-    const items = symbols.map((symbol, i) => ({
-      symbol,
-      amount: 10 + i,
-      buy_date: from + Math.floor((i * 9 * YEAR) / ITEMS),
-    }));
-    const portfolio = { portfolio_items: items, from, to, resolution: "D", currency: "EUR" };
-    const etf = pick("etf", 1)[0]!;
+    const { symbols, from, to, portfolio, etf } = benchPortfolio(source);
     const cases: Case[] = [
       { name: "quote (baseline)", path: "/v1/quote", body: { symbol: symbols[0] } },
       {

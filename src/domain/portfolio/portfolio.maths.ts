@@ -43,7 +43,10 @@ export interface ValueSeries {
 
 /** The portfolio's value and time-weighted index on every day any position has a bar. */
 export function valueSeries(positions: readonly PositionBars[]): ValueSeries {
-  const days = [...new Set(positions.flatMap((p) => Array.from(p.t)))].sort((a, b) => a - b);
+  // Straight from the columns: flatMap over Array.from of each took 20-60 ms of a 50-position ten-year portfolio.
+  const seen = new Set<number>();
+  for (const p of positions) for (let j = 0; j < p.t.length; j++) seen.add(p.t[j]!);
+  const days = [...seen].sort((a, b) => a - b);
   const n = days.length;
   const out: ValueSeries = {
     t: days,

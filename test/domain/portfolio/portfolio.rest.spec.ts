@@ -182,6 +182,36 @@ describe("portfolio pricing", () => {
   });
 });
 
+describe("a portfolio among other requests", () => {
+  it("answers quotes asked while a long portfolio's stats are computed, and the same stats as alone", async () => {
+    const symbols = primarySymbols(db(), "stock", 50);
+    const body = {
+      portfolio_items: symbols.map((symbol) => ({ symbol, amount: 1 })),
+      from: unix("2016-11-20"),
+      to: unix("2026-11-20"),
+      currency: "EUR",
+    };
+    const alone = await t.post("/v1/portfolio/stats", body);
+    expect(alone.status).toBe(200);
+    let done = false;
+    const stats = t.post("/v1/portfolio/stats", body).then((res) => {
+      done = true;
+      return res;
+    });
+    let answered = 0;
+    while (!done) {
+      const quote = await t.post("/v1/quote", { symbol: symbols[0] });
+      expect(quote.status).toBe(200);
+      if (!done) answered++;
+    }
+    const res = await stats;
+    expect(res.body).toEqual(alone.body);
+    // The reads, the conversions, the sums and the statistics give other requests turns of the event loop between
+    // them: some 20 quotes are answered meanwhile on the test store, none if the call held the loop throughout.
+    expect(answered).toBeGreaterThanOrEqual(5);
+  });
+});
+
 describe.each(["v0", "v1"])("POST /%s/portfolio/chart", (v) => {
   it("answers the SDK's PortfolioChart with the value's bars: amount × close converted from the buy date", async () => {
     const { stock } = samples();
