@@ -35,10 +35,10 @@ export const cik10 = (cik: number) => String(cik).padStart(10, "0");
 
 /**
  * A company's facts from the body of `/api/xbrl/companyfacts/CIK##########.json`; throws ProviderFormatError for a
- * body that is not such a document. Only the us-gaap concepts the figures read are checked and kept, and only they
- * are parsed: a large filer's file holds some 500 concepts and tens of thousands of facts, of which the figures read
- * about 20. The rest is checked as JSON and stepped over (selectJson): Apple's 3.5 MiB take some 13 ms, against 24
- * to parse whole, once the code is compiled (scripts/bench/sec-facts.probe.ts).
+ * body that is not such a document. Only the concepts the figures read (us-gaap, and dei for the cover page) are
+ * checked and kept, and only they are parsed: a large filer's file holds some 500 concepts and tens of thousands of
+ * facts, of which the figures read fewer than 40. The rest is checked as JSON and stepped over (selectJson), in about
+ * half the time a whole parse takes (scripts/bench/sec-facts.probe.ts).
  */
 export function parseCompanyFacts(body: Uint8Array): SecCompanyFacts {
   let doc: unknown;
@@ -90,8 +90,8 @@ export type CompanyQuartersAnswer = { ok: true; quarters: SecQuarter[] } | { ok:
 
 /**
  * A company's quarters from its `companyfacts`, in a worker thread (src/platform/workers/worker.pool.ts, at a lower
- * priority): reading Apple's 3.5 MiB and deriving its quarters takes some 16 ms of CPU once the code is compiled, a
- * process's first company more than twice that. Read on the event loop instead, on turns of it, the run held the
+ * priority): reading Apple's 3.5 MiB and deriving its quarters takes some 9 ms of CPU once the code is compiled, a
+ * process's first company about five times that. Read on the event loop instead, on turns of it, the run held the
  * loop for 50 to 110 ms at a stretch (the parsed facts' garbage collected on the service's larger heap), and a
  * scheduled run reads five companies a second (BENCHMARKS.md "Providers against the importer"). The body is handed
  * over, not copied, when it has a memory of its own.
