@@ -149,6 +149,21 @@ describe("npm run ingest -- sec, on NVIDIA's and Marvell's recorded filings", ()
       eps: cents(year - q1Restated - q2 - q3),
     });
     expect(quarter(path, "NVDA", "2025-01-26")!.eps).toBe(0.89);
+    // History on today's share basis, as prices are split-adjusted: NVIDIA's first quarter of fiscal 2022 was 3.03 a
+    // share before the four-for-one split of July 2021, 0.76 as the next year's 10-Q restated it, and 0.076 after the
+    // ten-for-one of June 2024; the 623 M shares on its 10-Q's cover are 24,920 M today.
+    expect(fact(NVDA, EPS, "2021-02-01", "2021-05-02", "0001045810-21-000064")).toBe(3.03);
+    expect(quarter(path, "NVDA", "2021-05-02")).toMatchObject({
+      eps: fact(NVDA, EPS, "2021-02-01", "2021-05-02", "0001045810-22-000079") / 10,
+      shares_outstanding:
+        fact(NVDA, "dei:EntityCommonStockSharesOutstanding", undefined, "2021-05-21", "0001045810-21-000064") * 40,
+    });
+    // Implied share counts (net income over EPS) stay within a quarter's buybacks and issues across both splits.
+    const implied = storeRows<{ n: number }>(
+      path,
+      `SELECT net_income / eps AS n FROM quarterly_financials WHERE period_end >= '2020-01-01' AND eps > 0`,
+    ).map((r) => r.n);
+    expect(Math.max(...implied) / Math.min(...implied)).toBeLessThan(1.2);
     // Every fourth quarter agrees in sign with its net income: none is a difference across a split.
     const fourths = storeRows<{ eps: number; net_income: number }>(
       path,

@@ -54,7 +54,7 @@ function adversarial(): Buffer {
     cik: doc.cik,
     entityName: 'Apple "Inc." {}',
     facts: {
-      dei: { EntityCommonStockSharesOutstanding: decoy(4) },
+      dei: { EntityPublicFloat: decoy(4), ...doc.facts.dei, EntityCommonStockSharesOutstandingDecoy: decoy(5) },
       "us-gaap": gaap,
       srt: { Revenues: decoy(5) },
     },
@@ -69,7 +69,7 @@ describe("SEC company facts read by selection", () => {
   it("gives the recorded facts exactly as JSON.parse of the whole file, and the same quarters", () => {
     const facts = parseCompanyFacts(FIXTURE);
     expect(facts).toEqual(companyFactsOf(JSON.parse(FIXTURE.toString("utf8"))));
-    expect(Object.keys(facts.facts["us-gaap"]!)).toHaveLength(30);
+    expect(Object.keys(facts.facts["us-gaap"]!)).toHaveLength(32);
     const quarters = quartersOf(facts);
     expect(quarters.length).toBeGreaterThan(60);
     expect(quarters).toEqual(fromWholeParse(FIXTURE));
@@ -85,7 +85,7 @@ describe("SEC company facts read by selection", () => {
     expect(facts).toEqual(companyFactsOf(JSON.parse(body.toString("utf8"))));
     expect(facts.entityName).toBe('Apple "Inc." {}');
     expect(facts.facts["us-gaap"]!.GrossProfit).toEqual(parseCompanyFacts(FIXTURE).facts["us-gaap"]!.GrossProfit);
-    expect(Object.keys(facts.facts["us-gaap"]!)).toHaveLength(30);
+    expect(Object.keys(facts.facts["us-gaap"]!)).toHaveLength(32);
     const quarters = quartersOf(facts);
     expect(quarters).toEqual(fromWholeParse(body));
     expect(quarters).toEqual(quartersOf(parseCompanyFacts(FIXTURE)));

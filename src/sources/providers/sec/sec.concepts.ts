@@ -18,10 +18,15 @@ export interface ConceptRead {
   /** When `concepts` give nothing for a period: the sum of these, as many as the filing reports. */
   orSumOf?: readonly string[];
   /**
-   * Read as first reported rather than as last restated: a per-share figure restated after a split would be on
-   * another basis than the quarters the fourth is derived from.
+   * A per-share figure: its fourth quarter is checked against net income, since the year and its quarters may be on
+   * two share bases (sec.facts.ts perShareFourth).
    */
-  asFirstReported?: boolean;
+  perShare?: boolean;
+  /**
+   * Brought to the share basis of today: a figure reported before a split (SPLIT_CONCEPT) is divided by its ratio
+   * (per share) or multiplied by it (a count of shares), as prices are adjusted for splits.
+   */
+  splitAdjusted?: "perShare" | "shares";
   /** -1 for a cash outflow the filer reports as a positive payment (the store keeps it negative). */
   sign?: 1 | -1;
   /**
@@ -84,7 +89,8 @@ export const SEC_FIGURES = {
     read: "flow",
     unit: "USD/shares",
     concepts: ["EarningsPerShareDiluted", "EarningsPerShareBasicAndDiluted"],
-    asFirstReported: true,
+    perShare: true,
+    splitAdjusted: "perShare",
   },
   totalAssets: { read: "balance", unit: "USD", concepts: ["Assets"] },
   totalLiabilities: {
@@ -113,6 +119,7 @@ export const SEC_FIGURES = {
     unit: "shares",
     concepts: ["CommonStockSharesOutstanding"],
     orCover: "EntityCommonStockSharesOutstanding",
+    splitAdjusted: "shares",
   },
   operatingCashFlow: {
     read: "flow",
@@ -154,6 +161,12 @@ export const SEC_FIGURES = {
   stockBasedCompensation: { read: "flow", unit: "USD", concepts: ["ShareBasedCompensation"] },
 } as const satisfies Record<FinancialFigure, FigureRead>;
 
+/**
+ * A stock split's ratio, as filers tag it in the reports around it (NVIDIA's 10 of June 2024, with a day or a month
+ * near the split's); below 1 for a reverse split.
+ */
+export const SPLIT_CONCEPT = "StockholdersEquityNoteStockSplitConversionRatio1";
+
 /** Every `dei` (cover page) concept the figures read. */
 export function coverConceptsRead(): string[] {
   const out = new Set<string>();
@@ -163,7 +176,7 @@ export function coverConceptsRead(): string[] {
 
 /** Every us-gaap concept the figures read (what a trimmed copy of a company's facts must keep, with the dei ones). */
 export function conceptsRead(): string[] {
-  const out = new Set<string>();
+  const out = new Set<string>([SPLIT_CONCEPT]);
   for (const f of Object.values(SEC_FIGURES) as FigureRead[]) {
     if (!("concepts" in f)) continue;
     for (const c of f.concepts) out.add(c);

@@ -9,6 +9,7 @@ import {
   type FigureRead,
   type FinancialFigure,
   SEC_FIGURES,
+  SPLIT_CONCEPT,
 } from "./sec.concepts";
 
 /** One fact of `companyfacts`: a value over a period (`start`..`end`) or at a day (`end`), and the filing it is in. */
@@ -182,6 +183,8 @@ function keptByDay<T>(of: (day: string) => T): (day: string) => T {
 const ms = keptByDay((day) => Date.parse(`${day}T00:00:00Z`));
 const daysBetween = (a: string, b: string) => Math.round((ms(b) - ms(a)) / DAY_MS);
 const dayAfter = keptByDay((day) => new Date(ms(day) + DAY_MS).toISOString().slice(0, 10));
+/** How far apart the days a filer tags one split on may be. */
+const SPLIT_TAGGED_WITHIN_DAYS = 183;
 /** How long after a quarter's end its report's cover page may give shares outstanding as of. */
 const COVER_DAYS = 120;
 /** Fiscal calendars of 52 or 53 weeks end a few days apart from a month's end: periods match within this. */
@@ -220,7 +223,13 @@ function compareText(a: string, b: string): number {
  * keeping of the facts for the same period the one of the latest filing (an amendment, a later report's restated
  * comparative), the earlier concept of the list on the same filing.
  */
-function series(facts: SecCompanyFacts, concepts: readonly string[], unit: string, firstReported = false): Series {
+function series(
+  facts: SecCompanyFacts,
+  concepts: readonly string[],
+  unit: string,
+  firstReported = false,
+  adjust?: (f: SecFact) => number,
+): Series {
   const byPeriod = new Map<string, Picked>();
   concepts.forEach((concept, rank) => {
     for (const f of facts.facts["us-gaap"]?.[concept]?.[unit] ?? []) {
@@ -235,7 +244,7 @@ function series(facts: SecCompanyFacts, concepts: readonly string[], unit: strin
         byPeriod.set(key, {
           start: f.start,
           end: f.end,
-          val: f.val,
+          val: adjust ? adjust(f) : f.val,
           accn: f.accn,
           fy: f.fy,
           fp: f.fp,
@@ -288,8 +297,12 @@ function decimalsOf(x: number): number {
  * 2.94 - 0.60 - 0.67 - 0.78 is 0.8899999999999999, where the quarter's figure is 0.89.
  */
 function exactly(value: number, operands: readonly number[]): number {
-  const digits = Math.min(12, Math.max(0, ...operands.map(decimalsOf)));
-  const scale = 10 ** digits;
+  return roundTo(value, Math.max(0, ...operands.map(decimalsOf)));
+}
+
+/** `value` to `digits` decimals, at most 12. */
+function roundTo(value: number, digits: number): number {
+  const scale = 10 ** Math.min(12, digits);
   return Math.round(value * scale) / scale;
 }
 
@@ -336,15 +349,30 @@ interface FiscalYear extends Period {
  * last fiscal year count on from it.
  */
 export function quartersOf(facts: SecCompanyFacts): SecQuarter[] {
+  const splits = splitsOf(facts);
+  /** How a figure's value filed on a day is brought to today's share basis, when a split came after that day. */
+  const adjustFor = (r: ConceptRead): ((f: SecFact) => number) | undefined => {
+    if (!r.splitAdjusted || splits.length === 0) return undefined;
+    const perShare = r.splitAdjusted === "perShare";
+    return (f) => {
+      let ratio = 1;
+      for (const s of splits) if (s.day > f.filed) ratio *= s.ratio;
+      if (ratio === 1) return f.val;
+      // To the digits the ratio adds: 5.98 / 10 is 0.598, not 0.5980000000000001.
+      const digits = decimalsOf(f.val) + (perShare ? Math.max(0, Math.ceil(Math.log10(ratio))) : decimalsOf(ratio));
+      return roundTo(perShare ? f.val / ratio : f.val * ratio, digits);
+    };
+  };
   const reads = new Map<string, Series[]>();
-  /** A figure's series; `restated`, as last restated even where the figure is read as first reported. */
-  const read = (figure: FinancialFigure, restated = false) => {
-    const key = restated ? `${figure}|restated` : figure;
+  /** A figure's series, as last restated; `firstReported`, as first reported (a per-share fourth quarter's check). */
+  const read = (figure: FinancialFigure, firstReported = false) => {
+    const key = firstReported ? `${figure}|first` : figure;
     let got = reads.get(key);
     if (!got) {
       const r = SEC_FIGURES[figure] as FigureRead;
-      const first = !restated && "concepts" in r && r.asFirstReported;
-      got = "concepts" in r ? [r.concepts, ...(r.plus ?? [])].map((c) => series(facts, c, r.unit, first)) : [];
+      const first = firstReported;
+      const adjust = "concepts" in r ? adjustFor(r) : undefined;
+      got = "concepts" in r ? [r.concepts, ...(r.plus ?? [])].map((c) => series(facts, c, r.unit, first, adjust)) : [];
       if ("concepts" in r) for (const c of r.orSumOf ?? []) got.push(series(facts, [c], r.unit));
       reads.set(key, got);
     }
@@ -352,7 +380,8 @@ export function quartersOf(facts: SecCompanyFacts): SecQuarter[] {
   };
   const covers = new Map<string, Picked[]>();
   /** A cover page's figure (dei) for the quarter ending `end`: the one of the first report filed after it. */
-  const coverAt = (concept: string, unit: string, end: string, used: Picked[]): number | undefined => {
+  const coverAt = (r: ConceptRead & { orCover: string }, end: string, used: Picked[]): number | undefined => {
+    const { orCover: concept, unit } = r;
     let list = covers.get(concept);
     if (!list) {
       list = (facts.facts.dei?.[concept]?.[unit] ?? [])
@@ -364,7 +393,7 @@ export function quartersOf(facts: SecCompanyFacts): SecQuarter[] {
     for (const f of list) {
       if (f.end > end && daysBetween(end, f.end) <= COVER_DAYS && f.filed >= f.end) {
         used.push(f);
-        return f.val;
+        return adjustFor(r)?.(f) ?? f.val;
       }
     }
     return undefined;
@@ -422,7 +451,7 @@ export function quartersOf(facts: SecCompanyFacts): SecQuarter[] {
       if ("derived" in r) {
         v = r.derived(figures as Record<string, number>);
       } else if ("concepts" in r) {
-        if (fourthOf && r.asFirstReported) {
+        if (fourthOf && r.perShare) {
           v = perShareFourth(read(figure), read(figure, true), fourthOf, used, {
             quarter: figures.netIncome,
             year: flowOver(read("netIncome")[0]!, fourthOf, []),
@@ -430,7 +459,8 @@ export function quartersOf(facts: SecCompanyFacts): SecQuarter[] {
         } else {
           v = valueOf(r, read(figure), { period, fourthOf, used });
         }
-        if (v === undefined && r.orCover && r.read === "balance") v = coverAt(r.orCover, r.unit, period.end, used);
+        if (v === undefined && r.orCover && r.read === "balance")
+          v = coverAt({ ...r, orCover: r.orCover }, period.end, used);
         if (v === undefined && r.noneWhenNotReported && !paidOver(read(figure), period)) v = 0;
         // 0 × -1 is -0, which a store keeps: a quarter without dividends would read as -0.
         if (v !== undefined && v !== 0) v *= r.sign ?? 1;
@@ -502,26 +532,26 @@ function valueOf(r: ConceptRead, all: Series[], at: ValueAt): number | undefined
 }
 
 /**
- * A per-share figure's fourth quarter, on one share basis. The year's figure and its quarters' are each taken as
- * first reported, and a split between a quarter's 10-Q and the year's 10-K puts them on different bases: NVIDIA's
- * fiscal 2025 is 2.94 a share after its ten-for-one split, its first quarter 5.98 before it, and the year less its
- * quarters comes out at -4.49. So the candidates are the year less its three quarters, as first reported and then
- * as last restated (a later report restates its comparatives on the new basis), then the year less its nine months
- * (the third 10-Q's year to date) in the same two ways. The first that agrees with net income is taken: the
- * quarter's net income at the year's earnings a share per dollar earned, within a tenth (weighted share counts move
- * within a year) and two cents. None agreeing: undefined, the quarter left out rather than written wrong. Without
- * the net incomes to check against, the first candidate.
+ * A per-share figure's fourth quarter, on one share basis. Every value is brought to today's basis by the splits the
+ * filer tagged (splitsOf), but a filer may tag none: NVIDIA's fiscal 2025 is 2.94 a share after its ten-for-one
+ * split, its first quarter 5.98 in the 10-Q before it, and without the split's ratio the year less its quarters
+ * comes out at -4.49. So the candidates are the year less its three quarters as last restated (a later report
+ * restates its comparatives on the new basis), then as first reported, then the year less its nine months (the
+ * third 10-Q's year to date) in the same two ways. The first that agrees with net income is taken: the quarter's net
+ * income at the year's earnings a share per dollar earned, within a tenth (weighted share counts move within a year)
+ * and two cents. None agreeing: undefined, the quarter left out rather than written wrong. Without the net incomes to
+ * check against, the first candidate.
  */
 function perShareFourth(
-  first: Series[],
   restated: Series[],
+  first: Series[],
   year: FiscalYear,
   used: Picked[],
   netIncome: { quarter: number | undefined; year: number | undefined },
 ): number | undefined {
   const nine: Period = { start: year.start, end: year.quarters[2]!.end };
   const candidates: (() => { value: number | undefined; whole: number | undefined; from: Picked[] })[] = [];
-  const bases = [first[0]!, restated[0]!];
+  const bases = [restated[0]!, first[0]!];
   for (const s of bases) {
     candidates.push(() => {
       const from: Picked[] = [];
@@ -550,6 +580,30 @@ function perShareFourth(
     return c.value;
   }
   return undefined;
+}
+
+/** A split: the last day its filings tag it on (near its effective day), and its ratio. */
+interface Split {
+  day: string;
+  ratio: number;
+}
+
+/**
+ * The company's stock splits, from the ratio its reports tag (SPLIT_CONCEPT). A filer tags one split on several days
+ * (the announcement and the effective day, or the month it fell in): facts of one ratio within half a year are one
+ * split, dated by the last of them, so that a report filed after it counts as on the new basis, as its figures are.
+ */
+function splitsOf(facts: SecCompanyFacts): Split[] {
+  const tagged = (facts.facts["us-gaap"]?.[SPLIT_CONCEPT]?.pure ?? [])
+    .filter((f) => f.val > 0 && f.val !== 1)
+    .sort((a, b) => compareText(a.end, b.end));
+  const out: Split[] = [];
+  for (const f of tagged) {
+    const last = out[out.length - 1];
+    if (last && last.ratio === f.val && daysBetween(last.day, f.end) <= SPLIT_TAGGED_WITHIN_DAYS) last.day = f.end;
+    else out.push({ day: f.end, ratio: f.val });
+  }
+  return out;
 }
 
 /**
