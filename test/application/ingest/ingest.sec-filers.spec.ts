@@ -1,3 +1,4 @@
+import Database from "better-sqlite3";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -171,6 +172,35 @@ describe("npm run ingest -- sec, on NVIDIA's and Marvell's recorded filings", ()
     );
     expect(fourths.length).toBeGreaterThan(3);
     for (const f of fourths) expect(Math.sign(f.eps)).toBe(Math.sign(f.net_income));
+  });
+
+  it("after a split filed since the last run, rewrites the quarters before it on the new basis", async () => {
+    const state = (accession: string, filed: string) =>
+      JSON.stringify({ reports: { "1045810": { accession, filed } } });
+    const ends = async (name: string, kept: string) => {
+      const path = await store(name);
+      const db = new Database(path);
+      try {
+        db.prepare(`INSERT INTO meta (key, value) VALUES ('ingest:sec', ?)`).run(kept);
+      } finally {
+        db.close();
+      }
+      expect((await ingest(path, ["sec", "companies", "--symbols", "NVDA"])).code).toBe(0);
+      return storeRows<{ period_end: string; eps: number }>(
+        path,
+        `SELECT period_end, eps FROM quarterly_financials ORDER BY period_end`,
+      );
+    };
+    // Read up to the 10-Q of 2024-05-29, before the ten-for-one split the 10-Q of 2024-08-28 first tagged: every
+    // quarter before the split is written again, 2021's at a tenth of what the last run wrote.
+    const before = await ends("split-since", state("0001045810-24-000124", "2024-05-29"));
+    expect(before.find((q) => q.period_end === "2021-05-02")?.eps).toBe(0.076);
+    expect(before.length).toBeGreaterThan(20);
+    // Read up to the 10-K of 2025-02-26, after it: only the quarters with a figure filed since, the latest ones
+    // and the comparatives later reports restated.
+    const after = await ends("split-before", state("0001045810-25-000023", "2025-02-26"));
+    expect(after.length).toBeGreaterThan(0);
+    for (const q of after) expect(q.period_end >= "2024-01-01").toBe(true);
   });
 
   it("reads capex under its later concept, shares from a cover page, liabilities as what equity leaves", async () => {

@@ -478,7 +478,12 @@ export function quartersOf(facts: SecCompanyFacts): SecQuarter[] {
         missing.push(figure);
       }
     }
-    const latest = used.reduce<Picked | undefined>((a, f) => (!a || f.filed > a.filed ? f : a), undefined);
+    let latest = used.reduce<Picked | undefined>((a, f) => (!a || f.filed > a.filed ? f : a), undefined);
+    // A split changes what a quarter before it holds (its EPS and shares on the new basis): the quarter counts as
+    // filed again by the first report that tagged the split, so that a later run rewrites it.
+    for (const s of splits) {
+      if (s.first.filed > (latest?.filed ?? "") && used.some((f) => f.filed < s.day)) latest = s.first;
+    }
     out.push({
       periodEnd: period.end,
       fiscalYear: year,
@@ -582,10 +587,11 @@ function perShareFourth(
   return undefined;
 }
 
-/** A split: the last day its filings tag it on (near its effective day), and its ratio. */
+/** A split: the last day its filings tag it on (near its effective day), its ratio, and the first report of it. */
 interface Split {
   day: string;
   ratio: number;
+  first: Picked;
 }
 
 /**
@@ -595,13 +601,18 @@ interface Split {
  */
 function splitsOf(facts: SecCompanyFacts): Split[] {
   const tagged = (facts.facts["us-gaap"]?.[SPLIT_CONCEPT]?.pure ?? [])
-    .filter((f) => f.val > 0 && f.val !== 1)
+    .filter((f) => f.val > 0 && f.val !== 1 && REPORTS.test(f.form))
     .sort((a, b) => compareText(a.end, b.end));
   const out: Split[] = [];
   for (const f of tagged) {
     const last = out[out.length - 1];
-    if (last && last.ratio === f.val && daysBetween(last.day, f.end) <= SPLIT_TAGGED_WITHIN_DAYS) last.day = f.end;
-    else out.push({ day: f.end, ratio: f.val });
+    const picked = { ...f, rank: 0 };
+    if (last && last.ratio === f.val && daysBetween(last.day, f.end) <= SPLIT_TAGGED_WITHIN_DAYS) {
+      last.day = f.end;
+      if (compareText(f.filed, last.first.filed) < 0) last.first = picked;
+    } else {
+      out.push({ day: f.end, ratio: f.val, first: picked });
+    }
   }
   return out;
 }
