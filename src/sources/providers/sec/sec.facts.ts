@@ -91,7 +91,7 @@ export type CompanyQuartersAnswer = { ok: true; quarters: SecQuarter[] } | { ok:
 
 /**
  * A company's quarters from its `companyfacts`, in a worker thread (src/platform/workers/worker.pool.ts, at a lower
- * priority): reading Apple's 3.5 MiB and deriving its quarters takes some 9 ms of CPU once the code is compiled, a
+ * priority): reading Apple's 3.5 MiB and deriving its quarters takes some 11 ms of CPU once the code is compiled, a
  * process's first company about five times that. Read on the event loop instead, on turns of it, the run held the
  * loop for 50 to 110 ms at a stretch (the parsed facts' garbage collected on the service's larger heap), and a
  * scheduled run reads five companies a second (BENCHMARKS.md "Providers against the importer"). The body is handed
