@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inflateRawSync } from "node:zlib";
 import Database from "better-sqlite3";
+import { FINANCIAL_COLUMNS } from "../../src/sources/providers/sec/sec.provider";
 
 /**
  * `BENCH_ONLY=providers npm run bench`: a provider run against the importer loading the same rows from files, in one
@@ -195,15 +196,20 @@ export async function providerBench(opts: ProviderBenchOptions): Promise<string[
   const dir = mkdtempSync(join(tmpdir(), "mdg-bench-providers-"));
   const zip = readFileSync(opts.ecbZip);
   const facts = readFileSync(opts.secFacts);
+  const moreBodies = (opts.secMore ?? []).map((c) => ({
+    ...c,
+    submissions: readFileSync(c.submissions),
+    facts: readFileSync(c.facts),
+  }));
   const server = await serveFiles({
     "/stats/eurofxref/eurofxref-hist.zip": zip,
     "/files/company_tickers_exchange.json": readFileSync(join(opts.secFixtures, "company_tickers_exchange.json")),
     "/submissions/CIK0000320193.json": readFileSync(join(opts.secFixtures, "CIK0000320193.submissions.json")),
     "/api/xbrl/companyfacts/CIK0000320193.json": facts,
     ...Object.fromEntries(
-      (opts.secMore ?? []).flatMap((c) => [
-        [`/submissions/CIK${c.cik}.json`, readFileSync(c.submissions)],
-        [`/api/xbrl/companyfacts/CIK${c.cik}.json`, readFileSync(c.facts)],
+      moreBodies.flatMap((c) => [
+        [`/submissions/CIK${c.cik}.json`, c.submissions],
+        [`/api/xbrl/companyfacts/CIK${c.cik}.json`, c.facts],
       ]),
     ),
   });
@@ -285,20 +291,13 @@ export async function providerBench(opts: ProviderBenchOptions): Promise<string[
         ),
       );
     }
-    const more = opts.secMore
-      ?.map((c) => `${c.name}'s (${(readFileSync(c.facts).length / 2 ** 20).toFixed(1)} MiB)`)
-      .join(" and ");
+    const more = moreBodies.map((c) => `${c.name}'s (${(c.facts.length / 2 ** 20).toFixed(1)} MiB)`).join(" and ");
     return report(runs, { zipBytes: zip.length, factsBytes: facts.length, more: more ? `, ${more}` : undefined });
   } finally {
     await server.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
-
-const SEC_FINANCIALS =
-  "period_end,fiscal_year,fiscal_quarter,reported_date,currency,revenue,cost_of_revenue,gross_profit," +
-  "operating_income,net_income,eps,total_assets,total_liabilities,total_equity,cash,total_debt," +
-  "shares_outstanding,operating_cash_flow,capex,free_cash_flow,dividends_paid";
 
 /**
  * `ingest sec` (the companies dataset) into a store listing Apple (`ingest sec tickers --symbols AAPL`, not
@@ -338,12 +337,11 @@ async function secRounds(
   writeFileSync(
     path(folder, "financials.csv"),
     csv(
-      `symbol,${SEC_FINANCIALS}`,
+      FINANCIAL_COLUMNS.join(","),
       rowsOfStore(
         first,
-        `SELECT l.symbol, ${SEC_FINANCIALS.split(",")
-          .map((c) => `f.${c}`)
-          .join(", ")} FROM quarterly_financials f
+        `SELECT ${FINANCIAL_COLUMNS.map((c) => (c === "symbol" ? "l.symbol" : `f.${c}`)).join(", ")}
+         FROM quarterly_financials f
          JOIN listings l ON l.security_id = f.security_id AND l.is_primary = 1 ORDER BY l.symbol, f.period_end`,
       ),
     ),

@@ -18,13 +18,10 @@ export interface ConceptRead {
   /** When `concepts` give nothing for a period: the sum of these, as many as the filing reports. */
   orSumOf?: readonly string[];
   /**
-   * A per-share figure: its fourth quarter is checked against net income, since the year and its quarters may be on
-   * two share bases (sec.facts.ts perShareFourth).
-   */
-  perShare?: boolean;
-  /**
    * Brought to the share basis of today: a figure reported before a split (SPLIT_CONCEPT) is divided by its ratio
-   * (per share) or multiplied by it (a count of shares), as prices are adjusted for splits.
+   * (per share) or multiplied by it (a count of shares), as prices are adjusted for splits. A per-share figure's
+   * fourth quarter is also checked against net income, since the year and its quarters may be on two share bases
+   * (sec.facts.ts perShareFourth).
    */
   splitAdjusted?: "perShare" | "shares";
   /** -1 for a cash outflow the filer reports as a positive payment (the store keeps it negative). */
@@ -89,7 +86,6 @@ export const SEC_FIGURES = {
     read: "flow",
     unit: "USD/shares",
     concepts: ["EarningsPerShareDiluted", "EarningsPerShareBasicAndDiluted"],
-    perShare: true,
     splitAdjusted: "perShare",
   },
   totalAssets: { read: "balance", unit: "USD", concepts: ["Assets"] },

@@ -370,9 +370,11 @@ export function quartersOf(facts: SecCompanyFacts): SecQuarter[] {
     let got = reads.get(key);
     if (!got) {
       const r = SEC_FIGURES[figure] as FigureRead;
-      const first = firstReported;
       const adjust = "concepts" in r ? adjustFor(r) : undefined;
-      got = "concepts" in r ? [r.concepts, ...(r.plus ?? [])].map((c) => series(facts, c, r.unit, first, adjust)) : [];
+      got =
+        "concepts" in r
+          ? [r.concepts, ...(r.plus ?? [])].map((c) => series(facts, c, r.unit, firstReported, adjust))
+          : [];
       if ("concepts" in r) for (const c of r.orSumOf ?? []) got.push(series(facts, [c], r.unit));
       reads.set(key, got);
     }
@@ -380,11 +382,10 @@ export function quartersOf(facts: SecCompanyFacts): SecQuarter[] {
   };
   const covers = new Map<string, Picked[]>();
   /** A cover page's figure (dei) for the quarter ending `end`: the one of the first report filed after it. */
-  const coverAt = (r: ConceptRead & { orCover: string }, end: string, used: Picked[]): number | undefined => {
-    const { orCover: concept, unit } = r;
+  const coverAt = (r: ConceptRead, concept: string, end: string, used: Picked[]): number | undefined => {
     let list = covers.get(concept);
     if (!list) {
-      list = (facts.facts.dei?.[concept]?.[unit] ?? [])
+      list = (facts.facts.dei?.[concept]?.[r.unit] ?? [])
         .filter((f) => REPORTS.test(f.form))
         .map((f) => ({ ...f, rank: 0 }))
         .sort((a, b) => compareText(a.filed, b.filed) || compareText(a.accn, b.accn));
@@ -451,7 +452,7 @@ export function quartersOf(facts: SecCompanyFacts): SecQuarter[] {
       if ("derived" in r) {
         v = r.derived(figures as Record<string, number>);
       } else if ("concepts" in r) {
-        if (fourthOf && r.perShare) {
+        if (fourthOf && r.splitAdjusted === "perShare") {
           v = perShareFourth(read(figure), read(figure, true), fourthOf, used, {
             quarter: figures.netIncome,
             year: flowOver(read("netIncome")[0]!, fourthOf, []),
@@ -459,8 +460,7 @@ export function quartersOf(facts: SecCompanyFacts): SecQuarter[] {
         } else {
           v = valueOf(r, read(figure), { period, fourthOf, used });
         }
-        if (v === undefined && r.orCover && r.read === "balance")
-          v = coverAt({ ...r, orCover: r.orCover }, period.end, used);
+        if (v === undefined && r.orCover && r.read === "balance") v = coverAt(r, r.orCover, period.end, used);
         if (v === undefined && r.noneWhenNotReported && !paidOver(read(figure), period)) v = 0;
         // 0 × -1 is -0, which a store keeps: a quarter without dividends would read as -0.
         if (v !== undefined && v !== 0) v *= r.sign ?? 1;
@@ -506,22 +506,28 @@ interface ValueAt {
   used: Picked[];
 }
 
-/** The fourth quarter of a flow: the fiscal year less its three quarters. */
-function fourthOfYear(s: Series, year: FiscalYear, used: Picked[]): number | undefined {
+/** A flow over the fiscal year less its flows over `parts` (its three quarters, or its nine months), and the year's. */
+function yearLess(
+  s: Series,
+  year: FiscalYear,
+  parts: readonly Period[],
+  used: Picked[],
+): { value: number; whole: number } | undefined {
   const whole = flowOver(s, year, used);
-  const parts = year.quarters.map((q) => flowOver(s, q, used));
-  if (whole === undefined || parts.some((p) => p === undefined)) return undefined;
-  return exactly(
-    parts.reduce<number>((sum, p) => sum - p!, whole),
-    [whole, ...(parts as number[])],
+  const less = parts.map((p) => flowOver(s, p, used));
+  if (whole === undefined || less.some((p) => p === undefined)) return undefined;
+  const value = exactly(
+    less.reduce<number>((sum, p) => sum - p!, whole),
+    [whole, ...(less as number[])],
   );
+  return { value, whole };
 }
 
 function valueOf(r: ConceptRead, all: Series[], at: ValueAt): number | undefined {
   const { period, fourthOf, used } = at;
   const one = (s: Series): number | undefined => {
     if (r.read === "balance") return balanceAt(s, period.end, used);
-    if (fourthOf) return fourthOfYear(s, fourthOf, used);
+    if (fourthOf) return yearLess(s, fourthOf, fourthOf.quarters, used)?.value;
     return flowOver(s, period, used);
   };
   const plusCount = r.plus?.length ?? 0;
@@ -555,34 +561,18 @@ function perShareFourth(
   netIncome: { quarter: number | undefined; year: number | undefined },
 ): number | undefined {
   const nine: Period = { start: year.start, end: year.quarters[2]!.end };
-  const candidates: (() => { value: number | undefined; whole: number | undefined; from: Picked[] })[] = [];
-  const bases = [restated[0]!, first[0]!];
-  for (const s of bases) {
-    candidates.push(() => {
-      const from: Picked[] = [];
-      return { value: fourthOfYear(s, year, from), whole: flowOver(s, year, []), from };
-    });
-  }
-  for (const s of bases) {
-    candidates.push(() => {
-      const from: Picked[] = [];
-      const whole = flowOver(s, year, from);
-      const ytd = flowOver(s, nine, from);
-      const value = whole === undefined || ytd === undefined ? undefined : exactly(whole - ytd, [whole, ytd]);
-      return { value, whole, from };
-    });
-  }
   const { quarter, year: yearIncome } = netIncome;
   const checkable = quarter !== undefined && yearIncome !== undefined && yearIncome !== 0;
-  for (const candidate of candidates) {
-    const c = candidate();
-    if (c.value === undefined || c.whole === undefined) continue;
-    if (checkable) {
-      const expected = (quarter * c.whole) / yearIncome;
-      if (Math.abs(c.value - expected) > 0.1 * Math.abs(expected) + 0.02) continue;
+  for (const less of [year.quarters, [nine]]) {
+    for (const s of [restated[0]!, first[0]!]) {
+      const from: Picked[] = [];
+      const got = yearLess(s, year, less, from);
+      if (!got) continue;
+      const expected = checkable ? (quarter * got.whole) / yearIncome : got.value;
+      if (Math.abs(got.value - expected) > 0.1 * Math.abs(expected) + 0.02) continue;
+      used.push(...from);
+      return got.value;
     }
-    used.push(...c.from);
-    return c.value;
   }
   return undefined;
 }

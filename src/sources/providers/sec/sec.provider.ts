@@ -22,7 +22,8 @@ interface SecState {
   reports: Record<string, { accession: string; filed: string }>;
 }
 
-const FINANCIAL_COLUMNS = [
+/** The columns of the quarters a run writes (the financials import kind's, the optional figures included). */
+export const FINANCIAL_COLUMNS = [
   "symbol",
   "period_end",
   "fiscal_year",
@@ -58,7 +59,7 @@ async function tickers(query: IngestQuery, http: ProviderHttp): Promise<IngestPl
 }
 
 /** Companies read at a time: their calls overlap (a company's two, and the next company's while one is read). */
-export const SEC_COMPANIES_AT_ONCE = 4;
+const SEC_COMPANIES_AT_ONCE = 4;
 
 interface CompanyRead {
   profile: Record<string, unknown>;
