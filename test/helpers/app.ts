@@ -16,6 +16,9 @@ import type { ChangeFeed } from "../../src/domain/ports/source.changes";
 import type { MarketDataSource } from "../../src/domain/ports/source.capabilities";
 import type { CachedSource } from "../../src/sources/source.cache";
 import { openSqliteSource, type SqliteSource } from "../../src/sources/sqlite/sqlite.source";
+import { SqliteApiKeyStore } from "../../src/sources/sqlite/sqlite.keys";
+import { migrate } from "../../src/sources/sqlite/sqlite.migrate";
+import Database from "better-sqlite3";
 import { BOOTSTRAP_KEY, TEST_ANCHOR, TEST_STORE_PATH } from "./constants";
 import { validatingAgent } from "./openapi";
 
@@ -70,6 +73,23 @@ export interface TestAppOptions {
   deps?: Pick<AppDeps, "ingestStatus" | "metricsRegistry" | "liveHub">;
 }
 
+let keysOfSharedStore: Database.Database | undefined;
+
+/**
+ * The API keys of apps on the shared store, one table for the test file like the store itself. Every Jest worker
+ * opens that store, and a key one of them inserted there would move the file's data version under all the others:
+ * their instrument caches drop, and a count of a cached lookup's queries reads 1 where it is 0. An app on a store of
+ * its own keeps its keys in that file, as the service does; either way the key statements count in the store's
+ * `stats`.
+ */
+function sharedStoreKeys(): Database.Database {
+  if (!keysOfSharedStore) {
+    keysOfSharedStore = new Database(":memory:");
+    migrate(keysOfSharedStore);
+  }
+  return keysOfSharedStore;
+}
+
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const storePath = opts.storePath ?? TEST_STORE_PATH;
   const config = loadConfig({
@@ -79,7 +99,8 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     NODE_ENV: "test",
     ...opts.env,
   });
-  const source = openSqliteSource(storePath, { mustExist: true });
+  // The shared store is opened read-only: a test that wrote to it would change what tests in other workers read.
+  const source = openSqliteSource(storePath, { mustExist: true, readonly: opts.storePath === undefined });
   // The index is read-only: share it between apps of one test file (a copy of the store holds the same securities).
   const market = opts.market ? opts.market(source) : source;
   let searchIndex: SearchIndexReader = opts.ownIndex
@@ -101,7 +122,8 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     answers: opts.answers ?? ROW_STORE_ANSWERS,
     ...opts.deps,
   };
-  const apiKeys = new ApiKeyService(source.keys, clock, { bootstrapKey: BOOTSTRAP_KEY });
+  const keys = opts.storePath === undefined ? new SqliteApiKeyStore(sharedStoreKeys(), source.stats) : source.keys;
+  const apiKeys = new ApiKeyService(keys, clock, { bootstrapKey: BOOTSTRAP_KEY });
   const { app, apollo, rateLimiter, instrumentCache, upgrade, live } = await createApp(
     deps,
     apiKeys,
