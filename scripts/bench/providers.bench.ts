@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inflateRawSync } from "node:zlib";
 import Database from "better-sqlite3";
-import { FINANCIAL_COLUMNS } from "../../src/sources/providers/sec/sec.provider";
+import { FINANCIAL_COLUMNS, PROFILE_COLUMNS } from "../../src/sources/providers/sec/sec.provider";
 
 /**
  * `BENCH_ONLY=providers npm run bench`: a provider run against the importer loading the same rows from files, in one
@@ -138,6 +138,9 @@ function child(root: string, env: NodeJS.ProcessEnv, args: string[]): Promise<Ch
     });
   });
 }
+
+/** A profile column where the store keeps it: the listing's, or the security's. */
+const profileColumn = (c: string) => (["symbol", "exchange", "currency"].includes(c) ? `l.${c}` : `s.${c}`);
 
 const csv = (header: string, rows: readonly unknown[][]) =>
   `${header}\n${rows.map((r) => r.map((v) => (v === null ? "" : String(v))).join(",")).join("\n")}\n`;
@@ -328,10 +331,10 @@ async function secRounds(
   writeFileSync(
     path(folder, "securities.csv"),
     csv(
-      "symbol,exchange,currency,type,name,sector,industry",
+      PROFILE_COLUMNS.join(","),
       rowsOfStore(
         first,
-        `SELECT l.symbol, l.exchange, l.currency, s.type, s.name, s.sector, s.industry FROM securities s
+        `SELECT ${PROFILE_COLUMNS.map(profileColumn).join(", ")} FROM securities s
          JOIN listings l ON l.security_id = s.id AND l.is_primary = 1 WHERE s.cik IS NOT NULL ORDER BY l.symbol`,
       ),
     ),

@@ -22,6 +22,9 @@ interface SecState {
   reports: Record<string, { accession: string; filed: string }>;
 }
 
+/** The columns of the profiles a run writes (the securities import kind's). */
+export const PROFILE_COLUMNS = ["symbol", "exchange", "currency", "type", "name", "sector", "industry"];
+
 /** The columns of the quarters a run writes (the financials import kind's, the optional figures included). */
 export const FINANCIAL_COLUMNS = [
   "symbol",
@@ -183,7 +186,7 @@ async function companies(
     {
       kind: "securities",
       name: "submissions (profiles)",
-      columns: ["symbol", "exchange", "currency", "type", "name", "sector", "industry"],
+      columns: PROFILE_COLUMNS,
       records: profiles,
       count: profiles.length,
     },
