@@ -38,8 +38,9 @@ const PROGRAM = "import";
 export const USAGE = `Usage: mdg-import <kind> <file>… [options]   (npm run import -- <kind> <file>…)
 
 Kinds: ${KINDS.join(", ")} (columns: docs/import.md)
-Files: CSV with a header row, JSON Lines (.jsonl, .ndjson), or a Ghostfolio export (.json); any may be
-gzip-compressed. The format is recognised by the file's columns, or named with --format.
+Files: CSV with a header row, JSON Lines (.jsonl, .ndjson), a Ghostfolio export (.json), or the SEC's
+company facts of one company (.json, financials); any may be gzip-compressed. The format is recognised by
+the file's columns, or named with --format.
 
 Options:
   --format F         ${FORMATS.join(", ")} (native: the store's own columns)

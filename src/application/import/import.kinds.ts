@@ -44,6 +44,8 @@ import {
   noConflicts,
 } from "./import.plan";
 import { ghostfolioPlan } from "./import.ghostfolio";
+import type { InputFile } from "./import.readers";
+import { secFinancialsPlan } from "./import.sec";
 import {
   dividendsPlan,
   etfProfilesPlan,
@@ -76,7 +78,7 @@ export const KINDS = [
 export type ImportKind = (typeof KINDS)[number];
 
 /** The formats `--format` names; without it a file's format is recognised by its columns. */
-export const FORMATS = ["native", "yahoo", "stooq", "ecb", "ghostfolio"] as const;
+export const FORMATS = ["native", "yahoo", "stooq", "ecb", "ghostfolio", "sec"] as const;
 export type ImportFormat = (typeof FORMATS)[number];
 
 /** The kinds each format can be imported as (`native`, the store's own columns: every kind). */
@@ -86,6 +88,7 @@ export const FORMAT_KINDS: Readonly<Record<ImportFormat, readonly ImportKind[]>>
   stooq: ["daily-bars"],
   ecb: ["fx"],
   ghostfolio: ["daily-bars", "securities"],
+  sec: ["financials"],
 };
 
 /** What the command line says beyond the kind and files (the price-download options). */
@@ -126,13 +129,23 @@ export const INTRADAY_BAR_SECONDS = 300;
 export const YAHOO_COLUMNS = ["Date", "Open", "High", "Low", "Close", "Adj Close", "Volume"] as const;
 export const STOOQ_COLUMNS = ["Date", "Open", "High", "Low", "Close", "Volume"] as const;
 
-/** Sets the plan for one file of `kind`, from its columns; throws ImportSetupError when it cannot be read. */
+/**
+ * Sets the plan for one file of `kind`, from its columns (or the document the reader recognised: an SEC
+ * company-facts file); throws ImportSetupError when it cannot be read.
+ */
 export async function planFile(
   kind: ImportKind,
-  columns: readonly string[],
+  input: Pick<InputFile, "format" | "columns">,
   opts: KindOptions,
   sink: ImportSink,
 ): Promise<FilePlan<unknown>> {
+  const { columns } = input;
+  if (input.format === "sec-companyfacts") {
+    if (kind !== "financials") {
+      throw new ImportSetupError(`an SEC company-facts document is imported as financials, not ${kind}`);
+    }
+    return (await secFinancialsPlan(sink)) as FilePlan<unknown>;
+  }
   if (opts.format === "ghostfolio" || (opts.format === undefined && columns.includes("assetProfiles"))) {
     if (kind !== "daily-bars" && kind !== "securities") {
       throw new ImportSetupError(`a Ghostfolio export is imported as daily-bars or securities, not ${kind}`);

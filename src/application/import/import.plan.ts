@@ -26,6 +26,8 @@ export interface FilePlan<R> {
   skip?(values: Record<string, unknown>): boolean;
   /** Rows of another kind the file also wrote (a Ghostfolio export's securities), for the summary. */
   also?(): { kind: string; counts: ImportCounts } | undefined;
+  /** Lines for the summary once the file is read: what it held and left out (an SEC document's partial quarters). */
+  notes?(): string[];
 }
 
 export function hasAll(columns: readonly string[], wanted: readonly string[]): boolean {

@@ -1,6 +1,9 @@
 import { closeSync, createReadStream, openSync, readSync, statSync } from "node:fs";
 import { createGunzip } from "node:zlib";
 import type { Readable } from "node:stream";
+import { ProviderFormatError } from "../../sources/providers/provider.types";
+import { readCompanyQuarters } from "../../sources/providers/sec/sec.facts";
+import { FINANCIAL_COLUMNS, quarterValues } from "../../sources/providers/sec/sec.provider";
 
 /** One record of an input file: its cells by column name, and where it stands in the file. */
 export interface InputRecord {
@@ -11,7 +14,8 @@ export interface InputRecord {
 
 /** An open input file: its columns (CSV: the header row; JSON Lines: the first object's keys) and its records. */
 export interface InputFile {
-  format: "csv" | "jsonl" | "json";
+  /** `sec-companyfacts`: the SEC's company-facts document of one company, read whole (secCompanyFacts). */
+  format: "csv" | "jsonl" | "json" | "sec-companyfacts";
   columns: string[];
   /** Records in runs (a CSV chunk's records together), so a file costs few promises. */
   records: AsyncGenerator<InputRecord[]>;
@@ -389,6 +393,84 @@ async function jsonDocument(path: string, counter: { bytes: () => number }, size
 }
 
 /**
+ * The largest SEC company-facts document read: it is read whole (its quarters are derived from all its facts at once).
+ * The largest filers' are some 20 MiB.
+ */
+export const MAX_COMPANY_FACTS_BYTES = 64 * 1024 * 1024;
+
+/** The marker of a quarter the SEC's facts lack a figure of: the figures it lacks, for the plan's note. */
+export const SEC_MISSING = "__missing";
+
+/** A file's bytes, uncompressed, up to `cap` (InputError beyond). */
+async function wholeFile(path: string, counter: { bytes: () => number }, cap: number): Promise<Buffer> {
+  const raw = createReadStream(path);
+  counter.bytes = () => raw.bytesRead;
+  const bytes = isGzip(path) ? raw.pipe(createGunzip()) : raw;
+  raw.on("error", (e) => bytes.destroy(e));
+  const chunks: Buffer[] = [];
+  let n = 0;
+  for await (const chunk of bytes as AsyncIterable<Buffer>) {
+    n += chunk.length;
+    if (n > cap) {
+      bytes.destroy();
+      throw new InputError(`larger than ${cap / 2 ** 20} MiB, the most read whole`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, n);
+}
+
+/** The first characters of a file, uncompressed: enough to tell an SEC company-facts document (`{"cik":…`). */
+async function head(path: string): Promise<string> {
+  const text = textStream(path, { bytes: () => 0 });
+  try {
+    for await (const chunk of text as AsyncIterable<string>) return chunk.slice(0, 64);
+    return "";
+  } finally {
+    text.destroy();
+  }
+}
+
+/** True for the start of the SEC's company-facts document, whose first member is the company's CIK. */
+const isCompanyFacts = (start: string) => /^\uFEFF?\s*\{\s*"cik"\s*:/.test(start);
+
+/**
+ * The SEC's company-facts document of one company (`/api/xbrl/companyfacts/CIK##########.json`, as the SEC
+ * provider fetches it, or a member of the SEC's nightly `companyfacts.zip`), read whole in a worker thread and
+ * derived to its quarters exactly as the provider derives them (src/sources/providers/sec/sec.facts.ts). A record a
+ * quarter (row: its number, from 1, oldest first), in the financials kind's columns with the file's `cik` in place of
+ * the symbol; a quarter whose facts lack a figure carries the figures it lacks in SEC_MISSING instead.
+ */
+async function secCompanyFacts(path: string, counter: { bytes: () => number }, size: number): Promise<InputFile> {
+  const body = await wholeFile(path, counter, MAX_COMPANY_FACTS_BYTES);
+  let read;
+  try {
+    read = await readCompanyQuarters(body, "import");
+  } catch (e) {
+    if (e instanceof ProviderFormatError) throw new InputError(`not an SEC company-facts document: ${e.message}`);
+    throw e;
+  }
+  const { cik, quarters } = read;
+  const records = quarters.map((q, i): InputRecord => ({
+    row: i + 1,
+    values:
+      q.missing.length > 0
+        ? { cik, period_end: q.periodEnd, [SEC_MISSING]: q.missing.join(", ") }
+        : { cik, ...quarterValues(q) },
+  }));
+  async function* gen(): AsyncGenerator<InputRecord[]> {
+    if (records.length > 0) yield records;
+  }
+  return {
+    format: "sec-companyfacts",
+    columns: ["cik", ...FINANCIAL_COLUMNS.filter((c) => c !== "symbol")],
+    records: gen(),
+    bytesRead: () => counter.bytes(),
+    size,
+  };
+}
+
+/**
  * Opens an input file as a stream of records. A CSV record's values are its cells by header name (a trailing
  * empty header, as the ECB's files end each line with a comma, is dropped); a JSON Lines record's values are its
  * object's. A record that cannot be read as one (not JSON, not an object, more cells than the header) carries the
@@ -397,7 +479,11 @@ async function jsonDocument(path: string, counter: { bytes: () => number }, size
 export async function openInput(path: string, named?: string): Promise<InputFile> {
   const counter = { bytes: () => 0 };
   const size = statSync(path).size;
+  if (named === "sec") return secCompanyFacts(path, counter, size);
   const format = named === "ghostfolio" ? "json" : formatOf(path);
+  if (format === "json" && named === undefined && isCompanyFacts(await head(path))) {
+    return secCompanyFacts(path, counter, size);
+  }
   if (format === "json") return jsonDocument(path, counter, size);
   if (format === "csv") {
     let lineParser: ((line: string) => unknown) | undefined;

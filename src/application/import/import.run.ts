@@ -55,6 +55,8 @@ export interface ImportSummary {
   report?: string;
   /** Rows of other kinds a file also wrote (a Ghostfolio export's securities). */
   also: Record<string, { inserted: number; changed: number; unchanged: number }>;
+  /** What the files held and left out, by file (an SEC document's partial quarters). */
+  notes: string[];
 }
 
 /** A cell of the rejection report, quoted when it must be. */
@@ -105,6 +107,7 @@ export async function runImport(
     stopped: false,
     interrupted: false,
     also: {},
+    notes: [],
   };
   const report = new RejectionReport(opts.reportPath);
   const batchRows = opts.batchRows ?? sink.batchRows ?? DEFAULT_BATCH_ROWS;
@@ -129,7 +132,7 @@ export async function runImport(
     for (const source of inputs) {
       input = await source.open();
       const name = source.name;
-      const plan = await planFile(opts.kind, input.columns, opts, sink);
+      const plan = await planFile(opts.kind, input, opts, sink);
       let rows: unknown[] = [];
       /** The record of each batch row (a line parsed by plan.line: its line), for the conflicts a batch answers. */
       let origins: (InputRecord | number)[] = [];
@@ -232,6 +235,7 @@ export async function runImport(
         sum.changed += also.counts.changed;
         sum.unchanged += also.counts.unchanged;
       }
+      for (const note of plan.notes?.() ?? []) summary.notes.push(`${name}: ${note}`);
       doneBytes += input.size;
       progress.update({ ...state(summary), bytes: doneBytes, totalBytes });
       if (summary.stopped || summary.interrupted) break;
@@ -267,6 +271,7 @@ export function summaryLines(s: ImportSummary, dryRun: boolean): string[] {
   for (const [kind, c] of Object.entries(s.also)) {
     lines.push(`${kind}: ${c.inserted} inserted, ${c.changed} changed, ${c.unchanged} unchanged`);
   }
+  lines.push(...s.notes);
   if (s.report) lines.push(`rejected rows: ${s.report}`);
   if (s.stopped)
     lines.push(`stopped after ${s.rejected} rejected rows (--max-errors); the batches before stay written`);

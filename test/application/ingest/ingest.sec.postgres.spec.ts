@@ -3,6 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSources } from "../../../src/app.sources";
+import { main as importMain } from "../../../src/application/cli/import.cli";
+import { openIngestSink } from "../../../src/application/cli/ingest.cli";
 import { fixedClock } from "../../../src/platform/clock";
 import { loadConfig } from "../../../src/platform/config";
 import type { PostgresChangeFeed } from "../../../src/sources/postgres/postgres.changes";
@@ -90,5 +92,22 @@ RUN("npm run ingest -- sec into PostgreSQL", () => {
     expect(again.code).toBe(0);
     expect(server.hits.get(FACTS)).toBeUndefined();
     expect(again.text).toContain("sec companies securities: 0 inserted, 0 changed, 1 unchanged, 0 rejected");
+  }, 120_000);
+
+  it("imports the same company-facts file as the quarters the run wrote: every one unchanged", async () => {
+    const lines: string[] = [];
+    const code = await importMain(
+      ["financials", join(FIXTURES, "CIK0000320193.companyfacts.json"), "--report", join(dir, "import.csv")],
+      {
+        openSink: () => openIngestSink(config()),
+        out: { log: (l) => lines.push(l), error: (l) => lines.push(l) },
+        tty: false,
+      },
+    );
+    expect(code).toBe(0);
+    const text = lines.join("\n");
+    const written = Number(/AAPL: \d+ quarters in the facts, (\d+) to write/.exec(text)?.[1]);
+    expect(written).toBeGreaterThan(40);
+    expect(text).toContain(`financials: 0 inserted, 0 changed, ${written} unchanged, 0 rejected`);
   }, 120_000);
 });

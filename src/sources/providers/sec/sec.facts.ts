@@ -87,32 +87,43 @@ export function companyFactsOf(parsed: unknown): SecCompanyFacts {
 }
 
 /** What the worker answers for one company's facts: its quarters, or why the body could not be read. */
-export type CompanyQuartersAnswer = { ok: true; quarters: SecQuarter[] } | { ok: false; format: string };
+export type CompanyQuartersAnswer =
+  { ok: true; cik: number; entityName: string; quarters: SecQuarter[] } | { ok: false; format: string };
 
 /**
- * A company's quarters from its `companyfacts`, in a worker thread (src/platform/workers/worker.pool.ts, at a lower
- * priority): reading Apple's 3.5 MiB and deriving its quarters takes some 11 ms of CPU once the code is compiled, a
+ * A company's quarters from the body of its `companyfacts` document, read in a worker thread
+ * (src/platform/workers/worker.pool.ts, at a lower priority); throws ProviderFormatError for a body that is not such a
+ * document. Reading Apple's 3.5 MiB and deriving its quarters takes some 11 ms of CPU once the code is compiled, a
  * process's first company about five times that. Read on the event loop instead, on turns of it, the run held the
- * loop for 50 to 110 ms at a stretch (the parsed facts' garbage collected on the service's larger heap), and a
- * scheduled run reads five companies a second (BENCHMARKS.md "Providers against the importer"). The body is handed
- * over, not copied, when it has a memory of its own.
+ * loop for 50 to 110 ms at a stretch (the parsed facts' garbage collected on the service's larger heap). The body is
+ * handed over, not copied, when it has a memory of its own: the caller must not use it afterwards.
+ */
+export async function readCompanyQuarters(
+  body: Uint8Array,
+  label: string,
+): Promise<{ cik: number; entityName: string; quarters: SecQuarter[] }> {
+  const memory = body.buffer;
+  // Not a slice of memory other buffers share (Node's pool for small ones), which handing over would take from them.
+  const transfer: ArrayBuffer[] =
+    memory instanceof ArrayBuffer && body.byteOffset === 0 && body.byteLength === memory.byteLength ? [memory] : [];
+  const answer = await runInWorker<CompanyQuartersAnswer>(
+    workerFile(__dirname, "sec.facts.worker"),
+    { body },
+    `sec-companyfacts-${label}-${process.hrtime.bigint()}`,
+    transfer,
+  );
+  if (!answer.ok) throw new ProviderFormatError(answer.format);
+  return answer;
+}
+
+/**
+ * A company's quarters from `/api/xbrl/companyfacts/CIK##########.json` (readCompanyQuarters); a scheduled run reads
+ * five companies a second (BENCHMARKS.md "Providers against the importer").
  */
 export const companyQuartersFetcher: ProviderFetcher<number, SecQuarter[]> = {
   request: (cik) => ({ path: `/api/xbrl/companyfacts/CIK${cik10(cik)}.json`, host: "data" }),
   async transform(res, cik) {
-    const { body } = res;
-    const memory = body.buffer;
-    // Not a slice of memory other buffers share (Node's pool for small ones), which handing over would take from them.
-    const transfer: ArrayBuffer[] =
-      memory instanceof ArrayBuffer && body.byteOffset === 0 && body.byteLength === memory.byteLength ? [memory] : [];
-    const answer = await runInWorker<CompanyQuartersAnswer>(
-      workerFile(__dirname, "sec.facts.worker"),
-      { body },
-      `sec-companyfacts-${cik}-${process.hrtime.bigint()}`,
-      transfer,
-    );
-    if (!answer.ok) throw new ProviderFormatError(answer.format);
-    return answer.quarters;
+    return (await readCompanyQuarters(res.body, String(cik))).quarters;
   },
 };
 

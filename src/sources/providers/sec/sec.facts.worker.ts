@@ -2,12 +2,13 @@ import { type CompanyQuartersAnswer, parseCompanyFacts, quartersOf } from "./sec
 import { ProviderFormatError } from "../provider.types";
 
 /**
- * One company's `companyfacts` body to its quarters, in a worker thread (sec.facts.ts `companyQuartersFetcher`). A
+ * One company's `companyfacts` body to its quarters, in a worker thread (sec.facts.ts `readCompanyQuarters`). A
  * body it cannot read is answered as such, since an error's class does not survive the thread's boundary.
  */
 export default function companyQuarters(task: { body: Uint8Array }): CompanyQuartersAnswer {
   try {
-    return { ok: true, quarters: quartersOf(parseCompanyFacts(task.body)) };
+    const facts = parseCompanyFacts(task.body);
+    return { ok: true, cik: facts.cik, entityName: facts.entityName, quarters: quartersOf(facts) };
   } catch (e) {
     if (e instanceof ProviderFormatError) return { ok: false, format: e.message };
     throw e;

@@ -37,9 +37,9 @@ export const FINANCIAL_COLUMNS = [
   ...OPTIONAL_FINANCIAL_FIGURES.map(columnOf),
 ];
 
-function financialRecord(symbol: string, q: SecQuarter, row: number): IngestRecord {
+/** A quarter in the financials import kind's columns (FINANCIAL_COLUMNS), but for the symbol. */
+export function quarterValues(q: SecQuarter): Record<string, unknown> {
   const values: Record<string, unknown> = {
-    symbol,
     period_end: q.periodEnd,
     fiscal_year: q.fiscalYear,
     fiscal_quarter: q.fiscalQuarter,
@@ -48,7 +48,11 @@ function financialRecord(symbol: string, q: SecQuarter, row: number): IngestReco
   };
   for (const f of FINANCIAL_FIGURES) values[columnOf(f)] = q.figures[f];
   for (const f of OPTIONAL_FINANCIAL_FIGURES) values[columnOf(f)] = q.figures[f] ?? null;
-  return { row, values };
+  return values;
+}
+
+function financialRecord(symbol: string, q: SecQuarter, row: number): IngestRecord {
+  return { row, values: { symbol, ...quarterValues(q) } };
 }
 
 async function tickers(query: IngestQuery, http: ProviderHttp): Promise<IngestPlan> {
