@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inflateRawSync } from "node:zlib";
 import Database from "better-sqlite3";
-import { FINANCIAL_COLUMNS, PROFILE_COLUMNS } from "../../src/sources/providers/sec/sec.provider";
+import { PROFILE_COLUMNS } from "../../src/sources/providers/sec/sec.provider";
 
 /**
  * `BENCH_ONLY=providers npm run bench`: a provider run against the importer loading the same rows from files, in one
@@ -21,7 +21,8 @@ import { FINANCIAL_COLUMNS, PROFILE_COLUMNS } from "../../src/sources/providers/
  *   and `quotes` of the pairs the run wrote, into the store the run created with those three tables emptied.
  * - SEC: `ingest sec` (the companies dataset) for Apple on its full company-facts file, into a store listing Apple
  *   with its CIK (`ingest sec tickers --symbols AAPL` first, not measured), against `import securities` of the
- *   profiles and `import financials` of the quarters it wrote, into the same store as before the run. When
+ *   profiles it wrote and `import financials` of the company-facts file it fetched, into the same store as before
+ *   the run. When
  *   data/bench holds NVIDIA's and Marvell's recorded files too, the same for the three companies in one run. Each
  *   also in a warm process: both sides run `WARM_RUNS` times in one process, each on a fresh copy of the store,
  *   the median of the runs after the first reported (providers.child.ts, BENCH_REPEAT).
@@ -281,7 +282,12 @@ export async function providerBench(opts: ProviderBenchOptions): Promise<string[
     );
 
     // SEC: a store listing the companies with their CIKs, then the companies dataset on it.
-    const sec = await secRounds("SEC company facts, Apple", "sec-1", [], opts.rounds, { root, env, path, log });
+    const sec = await secRounds("SEC company facts, Apple", "sec-1", [], [opts.secFacts], opts.rounds, {
+      root,
+      env,
+      path,
+      log,
+    });
     const runs = [ecb, ...sec];
     if (opts.secMore) {
       const more = opts.secMore.map((c) => `${c.symbol},XNAS,USD,stock,${c.name},${Number(c.cik)}`);
@@ -291,6 +297,7 @@ export async function providerBench(opts: ProviderBenchOptions): Promise<string[
           `SEC company facts, Apple, ${opts.secMore.map((c) => c.name).join(", ")}`,
           "sec-3",
           ["import", "securities", path("more.csv")],
+          [opts.secFacts, ...opts.secMore.map((c) => c.facts)],
           opts.rounds,
           { root, env, path, log },
         )),
@@ -306,13 +313,15 @@ export async function providerBench(opts: ProviderBenchOptions): Promise<string[
 
 /**
  * `ingest sec` (the companies dataset) into a store listing Apple (`ingest sec tickers --symbols AAPL`, not
- * measured) and the companies `setup` lists, against the import of the rows it wrote into the same store as it was:
- * the profiles (`securities`) and the quarters (`financials`).
+ * measured) and the companies `setup` lists, against the import of the same rows from files into the same store as
+ * it was: the profiles it wrote (`securities`, a CSV) and the quarters from the SEC's own company-facts files it
+ * fetched (`financials`), as the ECB's row imports the ECB's own file.
  */
 async function secRounds(
   name: string,
   folder: string,
   setup: string[],
+  factsFiles: string[],
   n: number,
   ctx: {
     root: string;
@@ -339,25 +348,7 @@ async function secRounds(
       ),
     ),
   );
-  writeFileSync(
-    path(folder, "financials.csv"),
-    csv(
-      FINANCIAL_COLUMNS.join(","),
-      rowsOfStore(
-        first,
-        `SELECT ${FINANCIAL_COLUMNS.map((c) => (c === "symbol" ? "l.symbol" : `f.${c}`)).join(", ")}
-         FROM quarterly_financials f
-         JOIN listings l ON l.security_id = f.security_id AND l.is_primary = 1 ORDER BY l.symbol, f.period_end`,
-      ),
-    ),
-  );
-  const importArgs = [
-    "import",
-    "securities",
-    path(folder, "securities.csv"),
-    "financials",
-    path(folder, "financials.csv"),
-  ];
+  const importArgs = ["import", "securities", path(folder, "securities.csv"), "+", "financials", ...factsFiles];
   const measure = (label: string, prefix: string, repeat: number) =>
     rounds(
       label,

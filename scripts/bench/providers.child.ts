@@ -1,7 +1,7 @@
 /**
  * One measured run of the provider bench (scripts/bench/providers.bench.ts), in a process of its own so that its peak
- * RSS is its own: `ingest <args…>` runs the ingest CLI's `main`, `import <kind> <file> [<kind> <file> …]` the import
- * CLI's `main` once per file, in process, against the store the environment names. Prints one JSON line:
+ * RSS is its own: `ingest <args…>` runs the ingest CLI's `main`, `import <kind> <file>… [+ <kind> <file>… …]` the
+ * import CLI's `main` once per kind, in process, against the store the environment names. Prints one JSON line:
  * `{"ms", "maxRssKiB", "maxLoopMs", "code", "lines"}`; `ms` is the time inside `main` (module loading left out, as
  * alike for both), `maxLoopMs` the longest the event loop was held meanwhile.
  *
@@ -38,8 +38,9 @@ async function once(
       tty: false,
     });
   } else if (mode === "import") {
-    for (let i = 0; i + 1 < args.length && code === 0; i += 2) {
-      code = await importMain([args[i]!, args[i + 1]!], {
+    const groups = args.join(" ").split(" + ");
+    for (let i = 0; i < groups.length && code === 0; i++) {
+      code = await importMain(groups[i]!.split(" "), {
         openSink: () => openConfiguredSink(config),
         out,
         tty: false,
@@ -69,15 +70,13 @@ async function run(): Promise<void> {
     import("../../src/sources/sqlite/sqlite.import"),
     import("../../src/sources/sqlite/sqlite.changes"),
   ]);
-  // The SEC run parses in a worker thread: started, with its module loaded, before the clock too (a body that is not
-  // JSON is answered as such), as the service's pool usually has it.
-  if (mode === "ingest") {
-    await runInWorker(
-      workerFile(join(__dirname, "../../src/sources/providers/sec"), "sec.facts.worker"),
-      { body: new Uint8Array() },
-      "warm-up",
-    );
-  }
+  // The SEC's company facts are read in a worker thread, fetched or imported: started, with its module loaded, before
+  // the clock too (a body that is not JSON is answered as such), as the service's pool usually has it.
+  await runInWorker(
+    workerFile(join(__dirname, "../../src/sources/providers/sec"), "sec.facts.worker"),
+    { body: new Uint8Array() },
+    "warm-up",
+  );
   // How long the event loop was held at a stretch: what a service running this job on a schedule would make every
   // request it answers meanwhile wait.
   const loop = monitorEventLoopDelay({ resolution: 5 });
