@@ -272,8 +272,10 @@ export async function providerBench(opts: ProviderBenchOptions): Promise<string[
           "import",
           "fx",
           path("fx.csv"),
+          "+",
           "daily-bars",
           path("daily-bars.csv"),
+          "+",
           "quotes",
           path("quotes.csv"),
         ]);

@@ -38,9 +38,13 @@ async function once(
       tty: false,
     });
   } else if (mode === "import") {
-    const groups = args.join(" ").split(" + ");
+    const groups: string[][] = [[]];
+    for (const a of args) {
+      if (a === "+") groups.push([]);
+      else groups[groups.length - 1]!.push(a);
+    }
     for (let i = 0; i < groups.length && code === 0; i++) {
-      code = await importMain(groups[i]!.split(" "), {
+      code = await importMain(groups[i]!, {
         openSink: () => openConfiguredSink(config),
         out,
         tty: false,
