@@ -451,6 +451,7 @@ async function secCompanyFacts(path: string, counter: { bytes: () => number }, s
     throw e;
   }
   const { cik, quarters } = read;
+  if (!Number.isSafeInteger(cik) || cik <= 0) throw new InputError("not an SEC company-facts document: no cik");
   const records = quarters.map((q, i): InputRecord => ({
     row: i + 1,
     values:

@@ -146,6 +146,12 @@ describe("npm run import -- financials <the SEC's company facts>", () => {
     expect(cut.code).toBe(EXIT_FAILURE);
     expect(cut.text).toContain("not an SEC company-facts document: not JSON");
 
+    const noCik = join(dir, "no-cik.json");
+    writeFileSync(noCik, readFileSync(factsOf(MRVL), "utf8").replace(/^\{"cik":\d+/, '{"cik":"Marvell"'));
+    const nameForCik = await importCli(store, ["financials", noCik]);
+    expect(nameForCik.code).toBe(EXIT_FAILURE);
+    expect(nameForCik.text).toContain("not an SEC company-facts document: no cik");
+
     const csv = join(dir, "financials.csv");
     writeFileSync(csv, "symbol,period_end\nMRVL,2024-02-03\n");
     const notFacts = await importCli(store, ["financials", csv, "--format", "sec"]);
