@@ -117,7 +117,8 @@ export async function runIngest(opts: IngestOptions, deps: IngestDeps): Promise<
     const sinkNow = opened?.sink;
     const companies = async () => (sinkNow && hasIngestCompanies(sinkNow) ? sinkNow.companiesWithCik() : []);
     const cryptoListings = async () => (sinkNow && hasIngestCompanies(sinkNow) ? sinkNow.cryptoListings() : []);
-    const plan = await provider.fetch(opts.query, deps.http, state, { companies, cryptoListings });
+    const isListed = async (symbol: string) => (sinkNow ? (await sinkNow.findListing(symbol)) !== null : false);
+    const plan = await provider.fetch(opts.query, deps.http, state, { companies, cryptoListings, isListed });
     deps.log(`${provider.name} ${plan.dataset}: ${plan.calls} call${plan.calls === 1 ? "" : "s"}`);
     for (const note of plan.notes) deps.log(`${provider.name} ${plan.dataset}: ${note}`);
     opened ??= await deps.openSink();

@@ -63,6 +63,8 @@ export interface IngestStoreView {
   companies(): Promise<IngestCompany[]>;
   /** The crypto pairs the store lists (`BTC-USD`). */
   cryptoListings(): Promise<IngestListingRef[]>;
+  /** True when the store lists `symbol`, on any exchange. */
+  isListed(symbol: string): Promise<boolean>;
 }
 
 /** A provider: its datasets, and one run of a query against what the last run kept. */

@@ -1,7 +1,9 @@
 import Database from "better-sqlite3";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { main as importMain } from "../../../src/application/cli/import.cli";
+import { openIngestSink } from "../../../src/application/cli/ingest.cli";
 import { fixedClock } from "../../../src/platform/clock";
 import { createTestApp } from "../../helpers/app";
 import {
@@ -338,10 +340,29 @@ describe("npm run ingest -- sec (companies the store lists with a CIK)", () => {
     }
   });
 
-  it("names the --symbols the store lists without a CIK", async () => {
+  it("names the --symbols the store lists without a CIK, and leaves them as they are", async () => {
     const store = await appleStore("c");
+    const csv = join(dir, "c", "msft.csv");
+    writeFileSync(csv, "symbol,exchange,currency,type,name\nMSFT,XNAS,USD,stock,Our Microsoft\n");
+    const imported = await importMain(["securities", csv, "--report", join(dir, "c", "r.csv")], {
+      openSink: () => openIngestSink(secConfig(server, store)),
+      out: { log: () => undefined, error: () => undefined },
+      tty: false,
+    });
+    expect(imported).toBe(0);
+    server.hits.clear();
     const run = await ingest(store, ["sec", "companies", "--symbols", "AAPL,MSFT"]);
     expect(run.code).toBe(0);
-    expect(run.text).toContain("MSFT: not listed in the store with a CIK");
+    expect(run.text).toContain("MSFT: listed in the store without a CIK, left out");
+    // Apple's two calls; neither the tickers nor anything of Microsoft's.
+    expect(run.text).toContain("sec companies: 1 company, 2 calls");
+    expect(hits("/files/company_tickers_exchange.json")).toBe(0);
+    expect(
+      query(
+        store,
+        `SELECT s.name, s.cik FROM securities s JOIN listings l ON l.security_id = s.id
+      WHERE l.symbol = 'MSFT'`,
+      ),
+    ).toEqual([{ name: "Our Microsoft", cik: null }]);
   });
 });

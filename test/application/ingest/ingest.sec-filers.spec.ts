@@ -102,6 +102,35 @@ const quarter = (path: string, symbol: string, end: string) =>
   )[0];
 
 describe("npm run ingest -- sec, on NVIDIA's and Marvell's recorded filings", () => {
+  it("lists a --symbols company the store lacks from the SEC's tickers and fetches it in the same run", async () => {
+    const path = join(dir, "named", "market.db");
+    server.hits.clear();
+    const run = await ingest(path, ["sec", "--symbols", "NVDA,mrvl,ZZZZ"]);
+    expect(run.code).toBe(0);
+    // Marvell is not in the recorded tickers file (a trimmed copy): named, like an unknown symbol.
+    expect(run.text).toContain("MRVL, ZZZZ: not among the SEC's tickers on Nasdaq, NYSE or Cboe");
+    expect(run.text).toContain("NVDA: listed from the SEC's tickers, with their CIKs");
+    expect(run.text).toContain("sec companies: 1 company, 3 calls");
+    expect(server.hits.get("/files/company_tickers_exchange.json")).toBe(1);
+    expect(server.hits.get(paths(MRVL).facts)).toBeUndefined();
+    expect(
+      storeRows(
+        path,
+        `SELECT l.symbol, l.exchange, s.cik, s.industry FROM securities s JOIN listings l ON l.security_id = s.id`,
+      ),
+    ).toEqual([{ symbol: "NVDA", exchange: "XNAS", cik: 1045810, industry: "Semiconductors & Related Devices" }]);
+    const written = Number(/NVDA: \d+ quarters in the facts, (\d+) to write/.exec(run.text)?.[1]);
+    expect(written).toBeGreaterThan(30);
+    expect(storeRows<{ n: number }>(path, "SELECT count(*) AS n FROM quarterly_financials")).toEqual([{ n: written }]);
+
+    // Listed now, with its CIK: the next run asks NVIDIA's submissions alone, not the tickers.
+    server.hits.clear();
+    const again = await ingest(path, ["sec", "--symbols", "NVDA"]);
+    expect(again.code).toBe(0);
+    expect(again.text).toContain("sec companies: 1 company, 1 call");
+    expect(server.hits.get("/files/company_tickers_exchange.json")).toBeUndefined();
+  });
+
   it("reads both companies at once and writes each one's quarters", async () => {
     const path = await store("both");
     // NVIDIA's facts are answered only once Marvell's submissions were asked: one company after the other, the run

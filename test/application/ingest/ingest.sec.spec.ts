@@ -108,7 +108,7 @@ describe("npm run ingest -- sec tickers", () => {
 
   it("takes only the tickers --symbols names", async () => {
     const store = join(dir, "c", "market.db");
-    const run = await ingest(store, ["sec", "--symbols", "msft,TSM"]);
+    const run = await ingest(store, ["sec", "tickers", "--symbols", "msft,TSM"]);
     expect(run.code).toBe(0);
     expect(query(store, `SELECT symbol FROM listings ORDER BY symbol`)).toEqual([
       { symbol: "MSFT" },

@@ -143,28 +143,70 @@ async function readCompany(
 }
 
 /**
+ * The named symbols the store lacks, listed from the SEC's tickers file (one call) with their CIKs, so that
+ * `--symbols` fetches a company in one run. A symbol the store lists without a CIK is a security of the store's own,
+ * which a symbol alone does not show to be the SEC registrant's: it is named, and left as it is.
+ */
+async function listFromTickers(
+  lacking: readonly string[],
+  http: ProviderHttp,
+  store: IngestStoreView,
+): Promise<{ added: IngestCompany[]; loads: IngestLoad[]; notes: string[] }> {
+  const notes: string[] = [];
+  const unlisted: string[] = [];
+  const withoutCik: string[] = [];
+  for (const symbol of lacking) ((await store.isListed(symbol)) ? withoutCik : unlisted).push(symbol);
+  if (withoutCik.length > 0) {
+    notes.push(
+      `${withoutCik.join(", ")}: listed in the store without a CIK, left out (give it one with a cik column in ` +
+        "npm run import -- securities)",
+    );
+  }
+  if (unlisted.length === 0) return { added: [], loads: [], notes };
+  const wanted = new Set(unlisted);
+  const all = await fetchWith(http, tickersFetcher, undefined);
+  const found = all.filter((t) => SEC_EXCHANGES[t.exchange] && wanted.has(t.ticker.toUpperCase()));
+  const unknown = unlisted.filter((s) => !found.some((t) => t.ticker.toUpperCase() === s));
+  if (unknown.length > 0) notes.push(`${unknown.join(", ")}: not among the SEC's tickers on Nasdaq, NYSE or Cboe`);
+  if (found.length === 0) return { added: [], loads: [], notes };
+  const added = found.map((t): IngestCompany => ({
+    cik: t.cik,
+    symbol: t.ticker,
+    exchange: SEC_EXCHANGES[t.exchange]!.code,
+    currency: "USD",
+    type: "stock",
+    name: t.name,
+  }));
+  notes.push(`${added.map((c) => c.symbol).join(", ")}: listed from the SEC's tickers, with their CIKs`);
+  return { added, loads: tickerLoads(all, new Set(added.map((c) => c.symbol))), notes };
+}
+
+/**
  * The profile and quarters of each company (readCompany), a few companies at a time under the SEC's rate: about
- * two calls a company, one when nothing was filed since.
+ * two calls a company, one when nothing was filed since. Named companies the store lacks are listed first
+ * (listFromTickers).
  */
 async function companies(
   query: IngestQuery,
   http: ProviderHttp,
   state: string | undefined,
   listed: IngestCompany[],
+  store: IngestStoreView,
 ): Promise<IngestPlan> {
   const calls0 = http.requests;
   const kept: SecState = { reports: keptRecord<{ accession: string; filed: string }>(state, "reports") };
   const notes: string[] = [];
   let chosen = listed;
+  const listings: IngestLoad[] = [];
   if (query.symbols) {
     const wanted = new Set(query.symbols.map((s) => s.toUpperCase()));
     chosen = listed.filter((c) => wanted.has(c.symbol.toUpperCase()));
     const lacking = [...wanted].filter((s) => !chosen.some((c) => c.symbol.toUpperCase() === s));
     if (lacking.length > 0) {
-      notes.push(
-        `${lacking.join(", ")}: not listed in the store with a CIK (npm run ingest -- sec tickers, or a cik column ` +
-          "in npm run import -- securities)",
-      );
+      const more = await listFromTickers(lacking, http, store);
+      chosen = [...chosen, ...more.added];
+      listings.push(...more.loads);
+      notes.push(...more.notes);
     }
   }
   const reads = await mapLimited(chosen, SEC_COMPANIES_AT_ONCE, (c) =>
@@ -187,6 +229,7 @@ async function companies(
       `and two calls a company, 500 companies take about ${Math.ceil((500 * 2) / SEC_PER_SECOND)} s`,
   );
   const loads: IngestLoad[] = [
+    ...listings,
     {
       kind: "securities",
       name: "submissions (profiles)",
@@ -208,8 +251,9 @@ async function companies(
 /**
  * SEC EDGAR (keyless; the SEC requires a `User-Agent` naming the operator, MDG_SEC_USER_AGENT). Datasets:
  * `tickers`, `company_tickers_exchange.json`, the tickers of SEC registrants with their CIK and exchange (one
- * call); `companies`, the profile and quarterly financials of the companies the store lists with a CIK. Without a
- * dataset: `companies` when the store lists a company with a CIK, else `tickers`.
+ * call); `companies`, the profile and quarterly financials of the companies the store lists with a CIK, or of those
+ * `--symbols` names (listed first where the store lacks them). Without a dataset: `companies` when the store lists a
+ * company with a CIK or `--symbols` names any, else `tickers`.
  */
 export const secProvider: Provider = {
   name: "sec",
@@ -217,7 +261,7 @@ export const secProvider: Provider = {
   async fetch(query: IngestQuery, http: ProviderHttp, state: string | undefined, store: IngestStoreView) {
     if (query.dataset === "tickers") return tickers(query, http);
     const listed = await store.companies();
-    if (query.dataset === undefined && listed.length === 0) return tickers(query, http);
-    return companies(query, http, state, listed);
+    if (query.dataset === undefined && listed.length === 0 && !query.symbols) return tickers(query, http);
+    return companies(query, http, state, listed, store);
   },
 };
