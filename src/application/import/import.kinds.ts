@@ -144,7 +144,7 @@ export async function planFile(
     if (kind !== "financials") {
       throw new ImportSetupError(`an SEC company-facts document is imported as financials, not ${kind}`);
     }
-    return (await secFinancialsPlan(sink)) as FilePlan<unknown>;
+    return (await secFinancialsPlan(sink, opts)) as FilePlan<unknown>;
   }
   if (opts.format === "ghostfolio" || (opts.format === undefined && columns.includes("assetProfiles"))) {
     if (kind !== "daily-bars" && kind !== "securities") {

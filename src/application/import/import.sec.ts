@@ -11,9 +11,21 @@ import { SEC_MISSING } from "./import.readers";
 import { financialsPlan } from "./import.reference";
 import { RowError } from "./import.validate";
 
-export async function secFinancialsPlan(sink: ImportSink): Promise<FilePlan<FinancialsImportRow>> {
+/**
+ * The symbols of the store's companies by CIK, read once an import run: each file of a run is planned with the run's
+ * one options object, and an import of financials lists no company. A run of thousands of documents (the SEC's bulk
+ * archive) would otherwise read every company once a file.
+ */
+const symbolsOfRun = new WeakMap<object, Promise<Map<number, string>>>();
+
+export async function secFinancialsPlan(sink: ImportSink, run: object): Promise<FilePlan<FinancialsImportRow>> {
   if (!hasIngestCompanies(sink)) throw new ImportSetupError("this store cannot list its companies by CIK");
-  const symbols = new Map((await sink.companiesWithCik()).map((c) => [c.cik, c.symbol]));
+  let read = symbolsOfRun.get(run);
+  if (!read) {
+    read = sink.companiesWithCik().then((all) => new Map(all.map((c) => [c.cik, c.symbol])));
+    symbolsOfRun.set(run, read);
+  }
+  const symbols = await read;
   const store = financialsPlan(FINANCIAL_COLUMNS, sink);
   const lacking = new Set<string>();
   let quarters = 0;

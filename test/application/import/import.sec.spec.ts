@@ -66,15 +66,26 @@ function report(): string {
 }
 
 /** `npm run import -- <args>` in this process, into the SQLite store at `store`. */
-async function importCli(store: string, args: string[]): Promise<{ code: number; text: string; report: string }> {
+async function importCli(
+  store: string,
+  args: string[],
+): Promise<{ code: number; text: string; report: string; companyReads: number }> {
   const lines: string[] = [];
   const path = report();
+  let companyReads = 0;
   const code = await importMain([...args, "--report", path], {
-    openSink: () => openIngestSink(secConfig(server, store)),
+    async openSink() {
+      const opened = await openIngestSink(secConfig(server, store));
+      // The store's own sink, its reads of the companies listed by CIK counted.
+      const sink = opened.sink as typeof opened.sink & { companiesWithCik(): Promise<unknown[]> };
+      const read = sink.companiesWithCik.bind(sink);
+      sink.companiesWithCik = () => (companyReads++, read());
+      return opened;
+    },
     out: { log: (l) => lines.push(l), error: (l) => lines.push(l) },
     tty: false,
   });
-  return { code, text: lines.join("\n"), report: path };
+  return { code, text: lines.join("\n"), report: path, companyReads };
 }
 
 /** Every quarter of the store with its symbol, every column, in order. */
@@ -92,6 +103,8 @@ describe("npm run import -- financials <the SEC's company facts>", () => {
     const imported = copyOf();
     const run = await importCli(imported, ["financials", factsOf(NVDA), factsOf(MRVL)]);
     expect(run.code).toBe(0);
+    // The companies are read once for the run, not once a file.
+    expect(run.companyReads).toBe(1);
     const want = quarters(fetched);
     expect(want.length).toBeGreaterThan(50);
     expect(quarters(imported)).toEqual(want);
