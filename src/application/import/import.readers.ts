@@ -44,14 +44,18 @@ function isGzip(path: string): boolean {
   }
 }
 
-/** Text chunks of the file, gunzipped when it starts with gzip's magic bytes; never the whole file at once. */
-function textStream(path: string, counter: { bytes: () => number }): Readable {
+/** Byte chunks of the file, gunzipped when it starts with gzip's magic bytes; never the whole file at once. */
+function byteStream(path: string, counter: { bytes: () => number }): Readable {
   const raw = createReadStream(path);
   counter.bytes = () => raw.bytesRead;
-  const text = isGzip(path) ? raw.pipe(createGunzip()) : raw;
-  raw.on("error", (e) => text.destroy(e));
-  text.setEncoding("utf8");
-  return text;
+  const bytes = isGzip(path) ? raw.pipe(createGunzip()) : raw;
+  raw.on("error", (e) => bytes.destroy(e));
+  return bytes;
+}
+
+/** Text chunks of the file (byteStream, decoded as UTF-8). */
+function textStream(path: string, counter: { bytes: () => number }): Readable {
+  return byteStream(path, counter).setEncoding("utf8");
 }
 
 /** The cells of one complete CSV record that holds quotes (RFC 4180: commas, doubled quotes, line breaks inside). */
@@ -403,10 +407,7 @@ export const SEC_MISSING = "__missing";
 
 /** A file's bytes, uncompressed, up to `cap` (InputError beyond). */
 async function wholeFile(path: string, counter: { bytes: () => number }, cap: number): Promise<Buffer> {
-  const raw = createReadStream(path);
-  counter.bytes = () => raw.bytesRead;
-  const bytes = isGzip(path) ? raw.pipe(createGunzip()) : raw;
-  raw.on("error", (e) => bytes.destroy(e));
+  const bytes = byteStream(path, counter);
   const chunks: Buffer[] = [];
   let n = 0;
   for await (const chunk of bytes as AsyncIterable<Buffer>) {

@@ -87,11 +87,10 @@ export function companyFactsOf(parsed: unknown): SecCompanyFacts {
 }
 
 /** What the worker answers for one company's facts: its quarters, or why the body could not be read. */
-export type CompanyQuartersAnswer =
-  { ok: true; cik: number; entityName: string; quarters: SecQuarter[] } | { ok: false; format: string };
+export type CompanyQuartersAnswer = { ok: true; cik: number; quarters: SecQuarter[] } | { ok: false; format: string };
 
 /**
- * A company's quarters from the body of its `companyfacts` document, read in a worker thread
+ * A company's CIK and quarters from the body of its `companyfacts` document, read in a worker thread
  * (src/platform/workers/worker.pool.ts, at a lower priority); throws ProviderFormatError for a body that is not such a
  * document. Reading Apple's 3.5 MiB and deriving its quarters takes some 11 ms of CPU once the code is compiled, a
  * process's first company about five times that. Read on the event loop instead, on turns of it, the run held the
@@ -101,7 +100,7 @@ export type CompanyQuartersAnswer =
 export async function readCompanyQuarters(
   body: Uint8Array,
   label: string,
-): Promise<{ cik: number; entityName: string; quarters: SecQuarter[] }> {
+): Promise<{ cik: number; quarters: SecQuarter[] }> {
   const memory = body.buffer;
   // Not a slice of memory other buffers share (Node's pool for small ones), which handing over would take from them.
   const transfer: ArrayBuffer[] =

@@ -8,7 +8,7 @@ import { ProviderFormatError } from "../provider.types";
 export default function companyQuarters(task: { body: Uint8Array }): CompanyQuartersAnswer {
   try {
     const facts = parseCompanyFacts(task.body);
-    return { ok: true, cik: facts.cik, entityName: facts.entityName, quarters: quartersOf(facts) };
+    return { ok: true, cik: facts.cik, quarters: quartersOf(facts) };
   } catch (e) {
     if (e instanceof ProviderFormatError) return { ok: false, format: e.message };
     throw e;
