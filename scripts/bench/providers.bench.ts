@@ -22,10 +22,9 @@ import { PROFILE_COLUMNS } from "../../src/sources/providers/sec/sec.provider";
  * - SEC: `ingest sec` (the companies dataset) for Apple on its full company-facts file, into a store listing Apple
  *   with its CIK (`ingest sec tickers --symbols AAPL` first, not measured), against `import securities` of the
  *   profiles it wrote and `import financials` of the company-facts file it fetched, into the same store as before
- *   the run. When
- *   data/bench holds NVIDIA's and Marvell's recorded files too, the same for the three companies in one run. Each
- *   also in a warm process: both sides run `WARM_RUNS` times in one process, each on a fresh copy of the store,
- *   the median of the runs after the first reported (providers.child.ts, BENCH_REPEAT).
+ *   the run. When data/bench holds NVIDIA's and Marvell's recorded files too, the same for the three companies in
+ *   one run. Each also in a warm process: both sides run `WARM_RUNS` times in one process, each on a fresh copy of
+ *   the store, the median of the runs after the first reported (providers.child.ts, BENCH_REPEAT).
  */
 
 export interface ProviderBenchOptions {
@@ -67,7 +66,7 @@ interface Measured {
   ratios: number[];
 }
 
-const median = (xs: readonly number[]) => {
+export const median = (xs: readonly number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;

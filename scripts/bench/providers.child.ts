@@ -17,6 +17,7 @@ import { main as importMain, openConfiguredSink } from "../../src/application/cl
 import { loadConfig } from "../../src/platform/config";
 import { closeWorkerPool, runInWorker, workerFile } from "../../src/platform/workers/worker.pool";
 import { providerHttp } from "../../src/sources/providers/provider.registry";
+import { median } from "./providers.bench";
 
 /** `main` of the mode once, against the store at `store`: the time inside it, its exit code and its output. */
 async function once(
@@ -55,12 +56,6 @@ async function once(
   }
   return { ms: Number(process.hrtime.bigint() - started) / 1e6, code, lines };
 }
-
-const median = (xs: readonly number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 async function run(): Promise<void> {
   const [mode, ...args] = process.argv.slice(2);
