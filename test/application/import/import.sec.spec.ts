@@ -165,6 +165,13 @@ describe("npm run import -- financials <the SEC's company facts>", () => {
     expect(nameForCik.code).toBe(EXIT_FAILURE);
     expect(nameForCik.text).toContain("not an SEC company-facts document: no cik");
 
+    // 65 MiB once uncompressed, some 65 KiB as written: refused at the cap, not read into memory whole.
+    const bomb = join(dir, "bomb.json.gz");
+    writeFileSync(bomb, gzipSync(Buffer.concat([Buffer.from('{"cik":1835632,"x":"'), Buffer.alloc(65 * 2 ** 20, 32)])));
+    const tooLarge = await importCli(store, ["financials", bomb]);
+    expect(tooLarge.code).toBe(EXIT_FAILURE);
+    expect(tooLarge.text).toContain("larger than 64 MiB, the most read whole");
+
     const csv = join(dir, "financials.csv");
     writeFileSync(csv, "symbol,period_end\nMRVL,2024-02-03\n");
     const notFacts = await importCli(store, ["financials", csv, "--format", "sec"]);
